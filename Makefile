@@ -1,0 +1,65 @@
+# Build, test, benchmark and install. Every top-level target first runs
+# tools/deps.sh, which apt-installs missing Debian packages (idempotent).
+
+PREFIX   ?= /usr/local
+CC       ?= gcc
+LUA      ?= lua5.4
+BUILD    ?= build
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
+OPT      ?= -O3 -march=native
+CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS  += -shared -fopenmp
+LDLIBS   := -lopenblas -lm
+
+SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/lua/*.c)
+HDRS := $(wildcard src/*/*.h src/*/generic/*.c)
+OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
+LIB  := $(BUILD)/torch/core.so
+
+CORETYPE := $(shell tools/coretype.sh)
+RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
+BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
+
+.PHONY: all deps build test test-asan demo install clean bench-speed bench-memory bench-deps
+
+all: build
+
+deps:
+	@tools/deps.sh
+
+build: deps
+	@$(MAKE) --no-print-directory $(LIB)
+
+$(LIB): $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(EXTRA_LDFLAGS)
+
+$(BUILD)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+test: build
+	$(BUSTED) $(BUSTED_ARGS) spec
+
+# ASan + UBSan build of the same module, running the whole spec suite
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
+	  $(MAKE) --no-print-directory BUILD=build-asan test-run
+
+test-run:
+	$(BUSTED) $(BUSTED_ARGS) spec
+
+demo: build
+	$(RUNENV) $(LUA) examples/demo.lua
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch $(DESTDIR)$(PREFIX)/bin
+	cp -r lua/* $(DESTDIR)$(PREFIX)/share/lua/5.4/
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch/core.so
+	sed 's|^TH_INSTALLED=.*|TH_INSTALLED=1|' bin/th > $(DESTDIR)$(PREFIX)/bin/th
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/th
+
+clean:
+	rm -rf build build-asan

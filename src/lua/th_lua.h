@@ -1,0 +1,86 @@
+/*
+** th_lua.h: the binding layer's shared helpers.
+** Only src/lua knows about Lua. Every binding checks its arguments with
+** these helpers, calls the C core, and turns a core failure into a Lua
+** error through 'th_lua_check'. Lua's 1-based (and negative) indices
+** become 0-based in exactly one place: th_lua_checkindex/checkdim.
+*/
+#ifndef TH_LUA_H
+#define TH_LUA_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include "../tensor/th_tensor.h"
+
+/* registry names of the metatables: "torch.FloatTensor", "torch.FloatStorage" */
+extern const char *const th_lua_tensor_mt[TH_NDTYPES];
+extern const char *const th_lua_storage_mt[TH_NDTYPES];
+
+/* the storage userdata is a box around one reference */
+typedef struct th_lua_storage {
+  th_storage *s;
+} th_lua_storage;
+
+/* --- tensors --- */
+th_tensor *th_lua_totensor(lua_State *L, int idx);  /* NULL if not a tensor */
+/* a live (not freed) tensor of any type, or a Lua error naming 'fname' */
+th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname);
+/* the same, restricted to one dtype */
+th_tensor *th_lua_checktensortype(lua_State *L, int idx, th_dtype dt, const char *fname);
+/* a Float or Double tensor */
+th_tensor *th_lua_checkfloating(lua_State *L, int idx, const char *fname);
+/* pushes a new empty tensor of type dt */
+th_tensor *th_lua_newtensor(lua_State *L, th_dtype dt);
+/* result argument: the tensor at idx when it is one (of dtype dt), else a new one
+   pushed on top. Used for Torch7's optional leading result argument. */
+th_tensor *th_lua_optresult(lua_State *L, int idx, th_dtype dt, const char *fname, int *pushed);
+
+/* --- storages --- */
+th_lua_storage *th_lua_tostoragebox(lua_State *L, int idx);
+th_storage *th_lua_checkstorage(lua_State *L, int idx, const char *fname);
+/* pushes the one Lua object of storage s (cached, so identity holds); retains */
+void th_lua_pushstorage(lua_State *L, th_storage *s);
+
+/* --- arguments --- */
+/* converts a 1-based or negative Lua index into 0..n-1; errors name 'fname' */
+int64_t th_lua_checkindex(lua_State *L, int arg, int64_t n, const char *fname, const char *what);
+/* converts a 1-based or negative dimension into 0..ndim-1 (ndim+extra for unsqueeze) */
+int th_lua_checkdim(lua_State *L, int arg, int ndim, int extra, const char *fname);
+/* reads sizes from numbers at arg.. or one LongStorage/table at arg; returns count */
+int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname);
+/* like checksizes but stops at the first non-size argument */
+int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *what);
+/* name of the value's type for messages: "torch.FloatTensor", "number", "nil" */
+const char *th_lua_typename(lua_State *L, int idx);
+
+/* --- errors and memory --- */
+/* raises "fname: <core message>" */
+int th_lua_error(lua_State *L, const char *fname);
+/* raises unless rc == TH_OK; then feeds new storage bytes to the GC */
+void th_lua_check(lua_State *L, int rc, const char *fname);
+/* raises "bad argument #arg to 'fname' (msg)" */
+int th_lua_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+void th_lua_gcstep(lua_State *L);
+/* pushes a LongStorage holding the sizes */
+void th_lua_pushsizes(lua_State *L, int n, const int64_t *v);
+/* pushes a number from element i (0-based, in elements from the data start) */
+void th_lua_pushelement(lua_State *L, th_dtype dt, const void *data, int64_t i);
+/* writes number at stack idx into element i */
+void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i, const char *fname);
+
+/* each binding file registers its functions with one of these */
+void th_lua_open_tensor(lua_State *L, int methods);   /* core: views, set, resize, copy */
+void th_lua_open_storage(lua_State *L, int C);
+void th_lua_open_math(lua_State *L, int methods);     /* pointwise, reductions, BLAS */
+void th_lua_open_index(lua_State *L, int methods);    /* index, gather, scatter, masks, sort, cat */
+void th_lua_open_random(lua_State *L, int C, int methods);
+void th_lua_open_serialize(lua_State *L, int C);
+void th_lua_open_nn(lua_State *L, int C);
+void th_lua_open_plan(lua_State *L, int C);
+void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
+
+/* registers l into the methods table at index 'methods' (an absolute index
+   to a table that init.c copies into every tensor metatable) */
+void th_lua_register(lua_State *L, int methods, const luaL_Reg *l);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+** th_lua_init.c: luaopen_torch_core, the C module behind require 'torch'.
+** It builds one methods table from every binding file, then gives each
+** tensor type its own metatable holding those methods (the functions
+** dispatch on dtype themselves), as Torch7 keeps methods in metatables.
+*/
+#include "th_lua.h"
+
+int th_lua_tensor_new(lua_State *L);
+int luaopen_torch_core(lua_State *L);
+
+int luaopen_torch_core(lua_State *L) {
+  int C, methods, dt;
+  lua_newtable(L);
+  C = lua_gettop(L);
+  lua_newtable(L);
+  methods = lua_gettop(L);
+
+  th_lua_open_storage(L, C);
+  th_lua_open_tensor(L, methods);
+  th_lua_open_math(L, methods);
+  th_lua_open_index(L, methods);
+  th_lua_open_random(L, C, methods);
+  th_lua_open_serialize(L, C);
+  th_lua_open_nn(L, C);
+  th_lua_open_plan(L, C);
+  th_lua_open_sys(L, C);
+
+  lua_newtable(L);  /* C.tensorMetatables[dtype name] */
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    luaL_newmetatable(L, th_lua_tensor_mt[dt]);
+    lua_pushnil(L);
+    while (lua_next(L, methods)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, -4);
+    }
+    lua_pushstring(L, th_lua_tensor_mt[dt]);
+    lua_setfield(L, -2, "__typename");
+    lua_pushinteger(L, dt);
+    lua_setfield(L, -2, "__dtype");
+    lua_setfield(L, -2, th_dtype_name[dt]);
+  }
+  lua_setfield(L, C, "tensorMetatables");
+
+  lua_newtable(L);  /* C.storageMetatables[dtype name] */
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    luaL_getmetatable(L, th_lua_storage_mt[dt]);
+    lua_pushinteger(L, dt);
+    lua_setfield(L, -2, "__dtype");
+    lua_setfield(L, -2, th_dtype_name[dt]);
+  }
+  lua_setfield(L, C, "storageMetatables");
+
+  lua_newtable(L);  /* C.dtypes[name] = index */
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    lua_pushinteger(L, dt);
+    lua_setfield(L, -2, th_dtype_name[dt]);
+  }
+  lua_setfield(L, C, "dtypes");
+
+  lua_pushcfunction(L, th_lua_tensor_new);
+  lua_setfield(L, C, "newTensor");
+  lua_pushvalue(L, methods);
+  lua_setfield(L, C, "methods");
+  lua_settop(L, C);
+  return 1;
+}

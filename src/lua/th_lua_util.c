@@ -1,0 +1,251 @@
+/*
+** th_lua_util.c: argument checking, index conversion, errors and GC
+** pressure for all bindings.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "th_lua.h"
+#include "../tensor/th_error.h"
+
+const char *const th_lua_tensor_mt[TH_NDTYPES] = {
+    "torch.ByteTensor", "torch.LongTensor", "torch.FloatTensor", "torch.DoubleTensor"};
+const char *const th_lua_storage_mt[TH_NDTYPES] = {
+    "torch.ByteStorage", "torch.LongStorage", "torch.FloatStorage", "torch.DoubleStorage"};
+
+const char *th_lua_typename(lua_State *L, int idx) {
+  const char *name;
+  if (lua_getmetatable(L, idx)) {
+    lua_getfield(L, -1, "__typename");
+    name = lua_tostring(L, -1);
+    lua_pop(L, 2);
+    if (name) return name;  /* interned in the metatable: stays valid */
+  }
+  return luaL_typename(L, idx);
+}
+
+int th_lua_error(lua_State *L, const char *fname) {
+  return luaL_error(L, "%s: %s", fname, th_error_msg());
+}
+
+int th_lua_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, fname, msg);
+}
+
+void th_lua_gcstep(lua_State *L) {
+  int64_t bytes = th_alloc_take_pending();
+  /* an incremental step sized by the bytes just allocated: the GC then
+     runs as if the storage lived in the Lua heap. Never a full collect. */
+  if (bytes >= 1024) lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024));
+}
+
+void th_lua_check(lua_State *L, int rc, const char *fname) {
+  if (rc != TH_OK) th_lua_error(L, fname);
+  th_lua_gcstep(L);
+}
+
+th_tensor *th_lua_totensor(lua_State *L, int idx) {
+  int dt;
+  void *p = lua_touserdata(L, idx);
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    luaL_getmetatable(L, th_lua_tensor_mt[dt]);
+    if (lua_rawequal(L, -1, -2)) {
+      lua_pop(L, 2);
+      return (th_tensor *)p;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return NULL;
+}
+
+th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
+  th_tensor *t = th_lua_totensor(L, idx);
+  if (t == NULL)
+    th_lua_argerror(L, idx, fname, "tensor expected, got %s", th_lua_typename(L, idx));
+  if (t->flags & TH_TENSOR_FREED)
+    th_lua_argerror(L, idx, fname, "tensor was freed (used after :free()/:dispose())");
+  return t;
+}
+
+th_tensor *th_lua_checktensortype(lua_State *L, int idx, th_dtype dt, const char *fname) {
+  th_tensor *t = th_lua_checktensor(L, idx, fname);
+  if (t->dtype != dt)
+    th_lua_argerror(L, idx, fname, "%s expected, got %s", th_lua_tensor_mt[dt],
+                    th_lua_tensor_mt[t->dtype]);
+  return t;
+}
+
+th_tensor *th_lua_checkfloating(lua_State *L, int idx, const char *fname) {
+  th_tensor *t = th_lua_checktensor(L, idx, fname);
+  if (!TH_IS_FLOATING(t->dtype))
+    th_lua_argerror(L, idx, fname, "torch.FloatTensor or torch.DoubleTensor expected, got %s",
+                    th_lua_tensor_mt[t->dtype]);
+  return t;
+}
+
+th_tensor *th_lua_newtensor(lua_State *L, th_dtype dt) {
+  th_tensor *t = lua_newuserdatauv(L, sizeof(th_tensor), 0);
+  th_tensor_init(t, dt);  /* consistent before anything can raise */
+  luaL_setmetatable(L, th_lua_tensor_mt[dt]);
+  return t;
+}
+
+th_tensor *th_lua_optresult(lua_State *L, int idx, th_dtype dt, const char *fname, int *pushed) {
+  th_tensor *t = th_lua_totensor(L, idx);
+  *pushed = 0;
+  if (t != NULL) {
+    if (t->flags & TH_TENSOR_FREED)
+      th_lua_argerror(L, idx, fname, "tensor was freed (used after :free()/:dispose())");
+    if (t->dtype != dt)
+      th_lua_argerror(L, idx, fname, "result must be a %s, got %s", th_lua_tensor_mt[dt],
+                      th_lua_tensor_mt[t->dtype]);
+    return t;
+  }
+  *pushed = 1;
+  return th_lua_newtensor(L, dt);
+}
+
+th_lua_storage *th_lua_tostoragebox(lua_State *L, int idx) {
+  int dt;
+  void *p = lua_touserdata(L, idx);
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    luaL_getmetatable(L, th_lua_storage_mt[dt]);
+    if (lua_rawequal(L, -1, -2)) {
+      lua_pop(L, 2);
+      return (th_lua_storage *)p;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return NULL;
+}
+
+th_storage *th_lua_checkstorage(lua_State *L, int idx, const char *fname) {
+  th_lua_storage *b = th_lua_tostoragebox(L, idx);
+  if (b == NULL)
+    th_lua_argerror(L, idx, fname, "storage expected, got %s", th_lua_typename(L, idx));
+  if (b->s == NULL) th_lua_argerror(L, idx, fname, "storage was freed");
+  return b->s;
+}
+
+int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *what) {
+  int isnum;
+  lua_Number d;
+  lua_Integer i = lua_tointegerx(L, arg, &isnum);
+  if (isnum) return (int64_t)i;
+  d = lua_tonumberx(L, arg, &isnum);
+  if (!isnum)
+    th_lua_argerror(L, arg, fname, "%s must be a number, got %s", what, th_lua_typename(L, arg));
+  th_lua_argerror(L, arg, fname, "%s must be an integer, got %g", what, (double)d);
+  return 0;
+}
+
+int64_t th_lua_checkindex(lua_State *L, int arg, int64_t n, const char *fname, const char *what) {
+  int64_t i = th_lua_checkint(L, arg, fname, what);
+  int64_t z = i < 0 ? n + i : i - 1;
+  if (i == 0 || z < 0 || z >= n)
+    th_lua_argerror(L, arg, fname, "%s %lld out of range (expected 1..%lld or -%lld..-1)", what,
+                    (long long)i, (long long)n, (long long)n);
+  return z;
+}
+
+int th_lua_checkdim(lua_State *L, int arg, int ndim, int extra, const char *fname) {
+  int64_t n = ndim + extra;
+  int64_t d = th_lua_checkint(L, arg, fname, "dimension");
+  int64_t z = d < 0 ? n + d : d - 1;
+  if (d == 0 || z < 0 || z >= n) {
+    if (n == 0) th_lua_argerror(L, arg, fname, "dimension %lld out of range: tensor is empty", (long long)d);
+    th_lua_argerror(L, arg, fname, "dimension %lld out of range for a %dD tensor (expected 1..%lld)",
+                    (long long)d, ndim, (long long)n);
+  }
+  return (int)z;
+}
+
+static int sizes_from_table(lua_State *L, int arg, int64_t *size, const char *fname) {
+  int n = (int)luaL_len(L, arg), i;
+  if (n > TH_MAXDIM) th_lua_argerror(L, arg, fname, "at most %d sizes, got %d", TH_MAXDIM, n);
+  for (i = 0; i < n; i++) {
+    lua_geti(L, arg, i + 1);
+    if (!lua_isinteger(L, -1) && !lua_isnumber(L, -1))
+      th_lua_argerror(L, arg, fname, "sizes must be numbers, got %s at position %d",
+                      luaL_typename(L, -1), i + 1);
+    size[i] = (int64_t)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname) {
+  th_lua_storage *b = th_lua_tostoragebox(L, arg);
+  int n = 0;
+  if (b != NULL) {
+    int64_t i;
+    if (b->s == NULL || b->s->dtype != TH_LONG)
+      th_lua_argerror(L, arg, fname, "sizes must be a torch.LongStorage, got %s", th_lua_typename(L, arg));
+    if (b->s->size > TH_MAXDIM)
+      th_lua_argerror(L, arg, fname, "at most %d sizes, got %lld", TH_MAXDIM, (long long)b->s->size);
+    for (i = 0; i < b->s->size; i++) size[i] = ((int64_t *)b->s->data)[i];
+    return (int)b->s->size;
+  }
+  if (lua_istable(L, arg) && !lua_getmetatable(L, arg)) return sizes_from_table(L, arg, size, fname);
+  if (lua_istable(L, arg)) {
+    lua_pop(L, 1);
+    return sizes_from_table(L, arg, size, fname);
+  }
+  while (lua_type(L, arg + n) == LUA_TNUMBER) {
+    if (n >= TH_MAXDIM) th_lua_argerror(L, arg + n, fname, "at most %d sizes", TH_MAXDIM);
+    size[n] = th_lua_checkint(L, arg + n, fname, "size");
+    n++;
+  }
+  return n;
+}
+
+void th_lua_pushsizes(lua_State *L, int n, const int64_t *v) {
+  th_storage *s = th_storage_new(TH_LONG, n);
+  if (s == NULL) th_lua_error(L, "size");
+  memcpy(s->data, v, sizeof(int64_t) * (size_t)n);
+  th_lua_pushstorage(L, s);
+  th_storage_release(s);
+}
+
+void th_lua_pushelement(lua_State *L, th_dtype dt, const void *data, int64_t i) {
+  switch (dt) {
+    case TH_BYTE: lua_pushinteger(L, ((const uint8_t *)data)[i]); break;
+    case TH_LONG: lua_pushinteger(L, ((const int64_t *)data)[i]); break;
+    case TH_FLOAT: lua_pushnumber(L, ((const float *)data)[i]); break;
+    default: lua_pushnumber(L, ((const double *)data)[i]); break;
+  }
+}
+
+void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i, const char *fname) {
+  int isnum;
+  lua_Number v = lua_tonumberx(L, idx, &isnum);
+  if (!isnum) {
+    if (lua_isboolean(L, idx)) v = lua_toboolean(L, idx);
+    else th_lua_argerror(L, idx, fname, "number expected, got %s", th_lua_typename(L, idx));
+  }
+  switch (dt) {
+    case TH_BYTE: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; break;
+    case TH_LONG:
+      ((int64_t *)data)[i] = lua_isinteger(L, idx) ? (int64_t)lua_tointeger(L, idx) : (int64_t)v;
+      break;
+    case TH_FLOAT: ((float *)data)[i] = (float)v; break;
+    default: ((double *)data)[i] = v; break;
+  }
+}
+
+void th_lua_register(lua_State *L, int methods, const luaL_Reg *l) {
+  for (; l->name != NULL; l++) {
+    lua_pushcfunction(L, l->func);
+    lua_setfield(L, methods, l->name);
+  }
+}

@@ -1,0 +1,96 @@
+/*
+** th_alloc.c: counted, aligned allocation for storages.
+** Invariant: stats.live_bytes == sum of the sizes of all blocks handed out
+** and not yet freed; each category's live count sums to the same total.
+** Sizes beyond physical memory are refused up front: on Linux an
+** over-committed block would be granted and the process killed later.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "th_alloc.h"
+#include "th_error.h"
+
+#define ALIGNMENT 64
+
+const char *const th_memcat_name[TH_MEM_NCATS] = {"free", "module", "scoped"};
+
+static th_memstats stats;
+static int64_t pending;
+
+size_t th_alloc_limit(void) {
+  static size_t limit;
+  if (limit == 0) {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    limit = (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : ((size_t)1 << 40);
+  }
+  return limit;
+}
+
+static void account(int64_t delta, th_memcat cat) {
+  stats.live_bytes += delta;
+  if (stats.live_bytes > stats.peak_bytes) stats.peak_bytes = stats.live_bytes;
+  stats.cat_live[cat] += delta;
+  if (stats.cat_live[cat] > stats.cat_peak[cat]) stats.cat_peak[cat] = stats.cat_live[cat];
+  if (delta > 0) pending += delta;
+}
+
+void *th_alloc(size_t bytes, th_memcat cat) {
+  void *p = NULL;
+  if (bytes == 0) bytes = 1;  /* a valid, unique pointer for empty storages */
+  if (bytes > th_alloc_limit()) {
+    th_error_set("cannot allocate %zu bytes: more than the machine's memory (%zu bytes)",
+                 bytes, th_alloc_limit());
+    return NULL;
+  }
+  if (posix_memalign(&p, ALIGNMENT, bytes) != 0 || p == NULL) {
+    th_error_set("out of memory allocating %zu bytes", bytes);
+    return NULL;
+  }
+  account((int64_t)bytes, cat);
+  stats.live_count++;
+  stats.total_count++;
+  return p;
+}
+
+void *th_realloc(void *p, size_t oldbytes, size_t newbytes, th_memcat cat) {
+  void *q;
+  if (oldbytes == 0) oldbytes = 1;
+  q = th_alloc(newbytes, cat);
+  if (q == NULL) return NULL;
+  if (p != NULL) {
+    memcpy(q, p, oldbytes < newbytes ? oldbytes : newbytes);
+    th_free(p, oldbytes, cat);
+  }
+  return q;
+}
+
+void th_free(void *p, size_t bytes, th_memcat cat) {
+  if (p == NULL) return;
+  if (bytes == 0) bytes = 1;
+  free(p);
+  account(-(int64_t)bytes, cat);
+  stats.live_count--;
+}
+
+void th_alloc_recategorize(size_t bytes, th_memcat from, th_memcat to) {
+  if (from == to) return;
+  if (bytes == 0) bytes = 1;
+  stats.cat_live[from] -= (int64_t)bytes;
+  stats.cat_live[to] += (int64_t)bytes;
+  if (stats.cat_live[to] > stats.cat_peak[to]) stats.cat_peak[to] = stats.cat_live[to];
+}
+
+void th_alloc_stats(th_memstats *out) { *out = stats; }
+
+void th_alloc_reset_peak(void) {
+  int c;
+  stats.peak_bytes = stats.live_bytes;
+  for (c = 0; c < TH_MEM_NCATS; c++) stats.cat_peak[c] = stats.cat_live[c];
+}
+
+int64_t th_alloc_take_pending(void) {
+  int64_t p = pending;
+  pending = 0;
+  return p;
+}

@@ -1,0 +1,66 @@
+/*
+** th_storage.c: storage life cycle.
+** Invariant: 'data' always points at a live block of at least one byte,
+** so views never see NULL and empty storages still have an identity.
+*/
+#include <stdlib.h>
+#include "th_error.h"
+#include "th_storage.h"
+
+int th_storage_checksize(th_dtype dtype, int64_t n) {
+  if (n < 0) return th_error_set("size must be non-negative, got %lld", (long long)n);
+  if ((uint64_t)n > (uint64_t)(SIZE_MAX / 2) / th_dtype_size[dtype])
+    return th_error_set("size %lld is too large for %s elements", (long long)n,
+                        th_dtype_name[dtype]);
+  return TH_OK;
+}
+
+size_t th_storage_bytes(const th_storage *s) {
+  return (size_t)s->size * th_dtype_size[s->dtype];
+}
+
+th_storage *th_storage_new(th_dtype dtype, int64_t size) {
+  th_storage *s;
+  if (th_storage_checksize(dtype, size) != TH_OK) return NULL;
+  s = malloc(sizeof *s);
+  if (s == NULL) {
+    th_error_set("out of memory allocating a storage");
+    return NULL;
+  }
+  s->dtype = dtype;
+  s->size = size;
+  s->refcount = 1;
+  s->cat = TH_MEM_FREE;
+  s->data = th_alloc((size_t)size * th_dtype_size[dtype], s->cat);
+  if (s->data == NULL) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void th_storage_retain(th_storage *s) {
+  if (s) s->refcount++;
+}
+
+void th_storage_release(th_storage *s) {
+  if (s == NULL || --s->refcount > 0) return;
+  th_free(s->data, th_storage_bytes(s), s->cat);
+  free(s);
+}
+
+int th_storage_resize(th_storage *s, int64_t size) {
+  void *p;
+  if (size == s->size) return TH_OK;
+  if (th_storage_checksize(s->dtype, size) != TH_OK) return TH_ERR;
+  p = th_realloc(s->data, th_storage_bytes(s), (size_t)size * th_dtype_size[s->dtype], s->cat);
+  if (p == NULL) return TH_ERR;
+  s->data = p;
+  s->size = size;
+  return TH_OK;
+}
+
+void th_storage_set_category(th_storage *s, th_memcat cat) {
+  th_alloc_recategorize(th_storage_bytes(s), s->cat, cat);
+  s->cat = cat;
+}

@@ -1,0 +1,33 @@
+/*
+** th_storage.h: refcounted, typed, contiguous blocks of memory.
+** A storage is the unit of memory: tensors are views over one storage,
+** and the memory optimizer shares storages between tensors.
+*/
+#ifndef TH_STORAGE_H
+#define TH_STORAGE_H
+
+#include <stdint.h>
+#include "th_alloc.h"
+#include "th_dtype.h"
+
+typedef struct th_storage {
+  void *data;       /* size * th_dtype_size[dtype] bytes (never NULL) */
+  int64_t size;     /* in elements */
+  th_dtype dtype;
+  int refcount;     /* views and Lua handles holding it */
+  th_memcat cat;    /* accounting category of 'data' */
+} th_storage;
+
+/* a new storage with refcount 1; contents uninitialised. NULL + th_error on failure */
+th_storage *th_storage_new(th_dtype dtype, int64_t size);
+void th_storage_retain(th_storage *s);
+/* drops one reference; frees at zero. NULL is ignored */
+void th_storage_release(th_storage *s);
+/* grows or shrinks in place (the block may move), keeping the common prefix */
+int th_storage_resize(th_storage *s, int64_t size);
+void th_storage_set_category(th_storage *s, th_memcat cat);
+size_t th_storage_bytes(const th_storage *s);
+/* checks that n elements of 'dtype' fit in a size_t byte count */
+int th_storage_checksize(th_dtype dtype, int64_t n);
+
+#endif
