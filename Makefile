@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan demo install clean bench-speed bench-memory bench-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-deps
 
 all: build
 
@@ -40,16 +40,17 @@ $(BUILD)/obj/%.o: %.c $(HDRS)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 test: build
-	$(BUSTED) $(BUSTED_ARGS) spec
+	$(BUSTED) $(BUSTED_ARGS) $(or $(SPEC),spec)
 
 # ASan + UBSan build of the same module, running the whole spec suite
 test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so
-	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
-	  $(MAKE) --no-print-directory BUILD=build-asan test-run
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	  PRELOAD='LD_PRELOAD="$(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1' test-run
 
+# runs the specs against an already built $(BUILD); PRELOAD carries sanitizer runtimes
 test-run:
-	$(BUSTED) $(BUSTED_ARGS) spec
+	$(PRELOAD) $(BUSTED) $(BUSTED_ARGS) $(or $(SPEC),spec)
 
 demo: build
 	$(RUNENV) $(LUA) examples/demo.lua

@@ -1,0 +1,37 @@
+-- nn: Torch7's neural-network modules for Lua 5.4.
+-- One file per module, loaded here in dependency order (base classes first).
+
+require 'torch'
+nn = nn or {}   -- Torch7 scripts expect the global
+local nn = nn
+
+local function load(name)
+  local ok, err = pcall(require, 'nn.' .. name)
+  if not ok and not tostring(err):find("module 'nn." .. name .. "' not found", 1, true) then
+    error(err, 0)
+  end
+end
+
+local files = {
+  -- base classes and helpers
+  'utils', 'Module', 'Container', 'Criterion', 'Jacobian',
+  -- containers
+  'Sequential', 'Concat', 'DepthConcat', 'ConcatTable', 'ParallelTable', 'Parallel',
+  -- layers
+  'Linear', 'SpatialConvolution', 'SpatialConvolutionMM', 'SpatialFullConvolution',
+  'SpatialMaxPooling', 'SpatialAveragePooling', 'SpatialMaxUnpooling', 'SpatialZeroPadding',
+  'BatchNormalization', 'SpatialBatchNormalization', 'SpatialCrossMapLRN',
+  'Threshold', 'ReLU', 'LeakyReLU', 'ELU', 'Tanh', 'Sigmoid', 'SoftMax', 'LogSoftMax', 'SoftPlus',
+  'Dropout', 'View', 'Reshape', 'Identity', 'Copy', 'MulConstant', 'AddConstant', 'Mul', 'CMul',
+  'Add', 'Narrow', 'Select', 'Transpose', 'Mean', 'Sum', 'Max', 'Min', 'Squeeze', 'Replicate',
+  'LookupTable',
+  -- table modules
+  'CAddTable', 'CSubTable', 'CMulTable', 'JoinTable', 'SplitTable', 'SelectTable',
+  'NarrowTable', 'FlattenTable', 'PairwiseDistance',
+  -- criterions
+  'MSECriterion', 'AbsCriterion', 'SmoothL1Criterion', 'ClassNLLCriterion',
+  'CrossEntropyCriterion', 'BCECriterion', 'MarginCriterion', 'DistKLDivCriterion',
+}
+for _, f in ipairs(files) do load(f) end
+
+return nn
