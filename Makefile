@@ -9,7 +9,7 @@ LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/incl
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
 OPT      ?= -O3 -march=native
 CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
-LDFLAGS  += -shared -fopenmp
+LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
 LDLIBS   := -lopenblas -lm
 
 SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/lua/*.c)
@@ -54,6 +54,26 @@ test-run:
 
 demo: build
 	$(RUNENV) $(LUA) examples/demo.lua
+
+bench-deps:
+	@tools/deps.sh python3-torch
+
+bench-speed: build
+	$(RUNENV) $(LUA) bench/speed.lua
+
+bench-memory: build
+	$(RUNENV) $(LUA) bench/memory.lua
+
+# the memory planner's plain C test program (src/plan has no Lua): property
+# tests, hand-made cases, then timings and quality ratios (PLAN_TEST_ARGS=--quick skips those)
+.PHONY: test-plan
+PLAN_SRCS := $(wildcard src/plan/*.c) src/tensor/th_error.c
+$(BUILD)/tests/plan_test: tests/plan_test.c $(PLAN_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARN) $(EXTRA_CFLAGS) -o $@ tests/plan_test.c $(PLAN_SRCS) $(EXTRA_LDFLAGS)
+
+test-plan: $(BUILD)/tests/plan_test
+	$(BUILD)/tests/plan_test $(PLAN_TEST_ARGS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch $(DESTDIR)$(PREFIX)/bin

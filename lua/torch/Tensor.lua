@@ -65,6 +65,9 @@ define('isTensor', function() return true end)
 
 -- t:split(size [, dim]) and t:chunk(n [, dim]): tables of views
 define('split', function(self, size, dim)
+  if math.type(size) ~= 'integer' or size < 1 then
+    error(string.format('split: size must be a positive integer, got %s', tostring(size)), 2)
+  end
   dim = dim or 1
   local n = self:size(dim)
   local out = {}
@@ -78,6 +81,9 @@ define('split', function(self, size, dim)
 end)
 
 define('chunk', function(self, n, dim)
+  if math.type(n) ~= 'integer' or n < 1 then
+    error(string.format('chunk: number of chunks must be a positive integer, got %s', tostring(n)), 2)
+  end
   dim = dim or 1
   local size = math.ceil(self:size(dim) / n)
   return self:split(size, dim)

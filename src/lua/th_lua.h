@@ -76,6 +76,7 @@ void th_lua_open_index(lua_State *L, int methods);    /* index, gather, scatter,
 void th_lua_open_random(lua_State *L, int C, int methods);
 void th_lua_open_serialize(lua_State *L, int C);
 void th_lua_open_nn(lua_State *L, int C);
+void th_lua_open_nn_layers(lua_State *L, int C);  /* pointwise layers; called by th_lua_open_nn */
 void th_lua_open_plan(lua_State *L, int C);
 void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
 

@@ -73,8 +73,10 @@ static int s_new(lua_State *L) {
     th_lua_pushstorage(L, s);
     th_storage_release(s);
     for (i = 0; i < n; i++) {
-      lua_geti(L, 2, i + 1);
-      th_lua_setelement(L, -1, dt, s->data, i, fname);
+      if (lua_geti(L, 2, i + 1) != LUA_TNUMBER && !lua_isboolean(L, -1))
+        return luaL_error(L, "%s: table holds a %s at position %I where a number was expected", fname,
+                          luaL_typename(L, -1), (lua_Integer)i + 1);
+      th_lua_setelement(L, lua_gettop(L), dt, s->data, i, fname);
       lua_pop(L, 1);
     }
     th_lua_gcstep(L);
@@ -185,8 +187,8 @@ static int s_setbytes(lua_State *L) {
   lua_Integer pos = luaL_optinteger(L, 3, 1);
   size_t need = th_storage_bytes(s);
   if (pos < 1 || (size_t)(pos - 1) > len || len - (size_t)(pos - 1) < need)
-    return luaL_error(L, "_setbytes: %zu bytes needed at position %lld, string has %zu",
-                      need, (long long)pos, len);
+    return luaL_error(L, "_setbytes: %I bytes needed at position %I, string has %I",
+                      (lua_Integer)need, (lua_Integer)pos, (lua_Integer)len);
   memcpy(s->data, str + pos - 1, need);
   lua_settop(L, 1);
   return 1;

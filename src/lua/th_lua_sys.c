@@ -1,8 +1,13 @@
 /*
 ** th_lua_sys.c: process-level services: identity (torch.pointer),
-** memory statistics, thread counts, clocks.
+** memory statistics, thread counts, clocks and CPU times, and the th
+** REPL's persistent history.
 */
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <cblas.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -96,10 +101,58 @@ static int sys_clock(lua_State *L) {
   return 2;
 }
 
+/* C.rusage() -> user seconds, system seconds of the process (torch.Timer) */
+static int sys_rusage(lua_State *L) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0)
+    return luaL_error(L, "torch._C.rusage: getrusage failed: %s", strerror(errno));
+  lua_pushnumber(L, (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec);
+  lua_pushnumber(L, (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec);
+  return 2;
+}
+
+/* C.history('read'|'write', path [, maxlines]) -> true | false, reason.
+   Persistent history for the th REPL. The stock lua5.4 REPL keeps its
+   history in GNU readline, which Debian links into the interpreter, but
+   never saves it. The functions are looked up in the running process
+   with dlsym rather than linked, so core.so needs no readline and loads
+   into hosts without it (then the answer is false, "no readline"). */
+static int sys_history(lua_State *L) {
+  static const char *const ops[] = {"read", "write", NULL};
+  int op = luaL_checkoption(L, 1, NULL, ops);
+  const char *path = luaL_checkstring(L, 2);
+  lua_Integer maxlines = luaL_optinteger(L, 3, 0);
+  void *self = dlopen(NULL, RTLD_LAZY);
+  int (*fn)(const char *) = NULL;
+  int (*trunc_fn)(const char *, int) = NULL;
+  int rc;
+  if (self != NULL) {
+    /* POSIX's way to turn dlsym's object pointer into a function pointer */
+    *(void **)(&fn) = dlsym(self, op == 0 ? "read_history" : "write_history");
+    *(void **)(&trunc_fn) = dlsym(self, "history_truncate_file");
+    dlclose(self);  /* the main program stays loaded: the pointers stay valid */
+  }
+  if (fn == NULL) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "no readline in this process");
+    return 2;
+  }
+  rc = fn(path);  /* readline returns 0 or an errno value */
+  if (rc == 0 && op == 1 && maxlines > 0 && trunc_fn != NULL)
+    rc = trunc_fn(path, maxlines > 1 << 30 ? 1 << 30 : (int)maxlines);
+  if (rc != 0) {
+    lua_pushboolean(L, 0);
+    lua_pushfstring(L, "%s: %s", path, strerror(rc));
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static const luaL_Reg sys_funcs[] = {
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
-    {"clock", sys_clock}, {NULL, NULL}};
+    {"clock", sys_clock}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};
 
 void th_lua_open_sys(lua_State *L, int C) {
   C = lua_absindex(L, C);

@@ -32,6 +32,16 @@ static int t_isfreed(lua_State *L) {
 
 /* --- construction ------------------------------------------------------- */
 
+/* sizes at arg (numbers, a LongStorage or a table) with nothing after them:
+   x:resize(2, 'a') is an error, not a resize to 2 */
+static int checksizes_only(lua_State *L, int arg, int64_t *size, const char *fname) {
+  int n = th_lua_checksizes(L, arg, size, fname);
+  int next = (th_lua_tostoragebox(L, arg) != NULL || lua_istable(L, arg)) ? arg + 1 : arg + n;
+  if (!lua_isnoneornil(L, next))
+    th_lua_argerror(L, next, fname, "size must be a number, got %s", th_lua_typename(L, next));
+  return n;
+}
+
 /* nested-table shape: walks first elements down, then checks every row */
 static int table_shape(lua_State *L, int idx, int64_t *size) {
   int n = 0;
@@ -51,8 +61,8 @@ static void table_fill(lua_State *L, int idx, th_tensor *t, int d, const int64_t
                        int ndim, int64_t *pos) {
   int64_t i, n = (int64_t)luaL_len(L, idx);
   if (n != size[d])
-    luaL_error(L, "torch.Tensor: table is not rectangular (dimension %d has %lld and %lld entries)",
-               d + 1, (long long)size[d], (long long)n);
+    luaL_error(L, "torch.Tensor: table is not rectangular (dimension %d has %I and %I entries)",
+               d + 1, (lua_Integer)size[d], (lua_Integer)n);
   for (i = 1; i <= n; i++) {
     lua_geti(L, idx, i);
     if (d == ndim - 1) {
@@ -150,28 +160,38 @@ static int t_new(lua_State *L) {
   const char *fname = th_lua_tensor_mt[dt];
   int64_t size[TH_MAXDIM];
   th_tensor *t;
+  th_lua_storage *box;
+  int nargs, tidx;
   lua_remove(L, 1);  /* constructor arguments now start at 1 */
+  nargs = lua_gettop(L);
+  /* two nils after the arguments: the readers stop at the first nil, so
+     they never reach the new tensor pushed above them */
+  lua_settop(L, nargs + 2);
   t = th_lua_newtensor(L, dt);
-  if (lua_gettop(L) == 1) return 1;  /* torch.Tensor() */
-  if (th_lua_totensor(L, 1) != NULL || th_lua_tostoragebox(L, 1) != NULL) {
+  tidx = lua_gettop(L);
+  if (nargs == 0) return 1;  /* torch.Tensor() */
+  box = th_lua_tostoragebox(L, 1);
+  /* a LongStorage gives sizes, except to a LongTensor (Torch7 reads its own storage type first) */
+  if (th_lua_totensor(L, 1) != NULL ||
+      (box != NULL && !(dt != TH_LONG && box->s != NULL && box->s->dtype == TH_LONG))) {
     set_from_args(L, t, 1, fname);
-    return 1;
-  }
-  if (lua_istable(L, 1) && !lua_getmetatable(L, 1)) {
+  } else if (lua_istable(L, 1) && !lua_getmetatable(L, 1)) {
     int64_t pos = 0;
     int n = table_shape(L, 1, size);
-    if (n == 0 || size[n - 1] == 0) return 1;
-    th_lua_check(L, th_tensor_resize(t, n, size), fname);
-    table_fill(L, 1, t, 0, size, n, &pos);
-    return 1;
-  }
-  {
-    int n = th_lua_checksizes(L, 1, size, fname);
-    if (n == 0 && !lua_isnoneornil(L, 1))
+    if (n > 0 && size[n - 1] > 0) {
+      th_lua_check(L, th_tensor_resize(t, n, size), fname);
+      table_fill(L, 1, t, 0, size, n, &pos);
+    }
+  } else {
+    int n;
+    lua_settop(L, tidx);  /* drops the metatable lua_getmetatable may have pushed */
+    if (lua_type(L, 1) != LUA_TNUMBER && !lua_istable(L, 1) && box == NULL)
       th_lua_argerror(L, 1, fname, "sizes, a table, a tensor or a storage expected, got %s",
                       th_lua_typename(L, 1));
+    n = checksizes_only(L, 1, size, fname);
     th_lua_check(L, th_tensor_resize(t, n, size), fname);
   }
+  lua_settop(L, tidx);
   return 1;
 }
 
@@ -243,6 +263,39 @@ static int t_issetto(lua_State *L) {
   return 1;
 }
 
+/* identity and byte size of the storage without creating its Lua object
+   (a Lua handle would keep the storage alive until the next GC cycle) */
+static int t_storageid(lua_State *L) {
+  th_tensor *t = th_lua_checktensor(L, 1, "_storageId");
+  if (t->storage == NULL) lua_pushnil(L);
+  else lua_pushinteger(L, (lua_Integer)(intptr_t)t->storage);
+  return 1;
+}
+
+static int t_storagebytes(lua_State *L) {
+  th_tensor *t = th_lua_checktensor(L, 1, "_storageBytes");
+  lua_pushinteger(L, t->storage ? (lua_Integer)th_storage_bytes(t->storage) : 0);
+  return 1;
+}
+
+/* bytes from the storage start to the end of the view: what the view needs */
+static int t_extentbytes(lua_State *L) {
+  th_tensor *t = th_lua_checktensor(L, 1, "_extentBytes");
+  lua_pushinteger(L, t->storage ? (lua_Integer)(th_tensor_extent(t) * (int64_t)th_dtype_size[t->dtype]) : 0);
+  return 1;
+}
+
+/* t:_setLimit(n): the view may not grow past storage element n (1-based
+   exclusive end as an element count from the storage start); 0 clears */
+static int t_setlimit(lua_State *L) {
+  th_tensor *t = th_lua_checktensor(L, 1, "_setLimit");
+  int64_t n = th_lua_checkint(L, 2, "_setLimit", "limit");
+  if (n < 0) return th_lua_argerror(L, 2, "_setLimit", "limit must be non-negative, got %I", (lua_Integer)n);
+  t->limit = n;
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int t_cdata(lua_State *L) {
   lua_pushlightuserdata(L, th_lua_checktensor(L, 1, "cdata"));
   return 1;
@@ -275,7 +328,7 @@ static int t_zero(lua_State *L) {
 static int t_resize(lua_State *L) {
   int64_t size[TH_MAXDIM];
   th_tensor *t = th_lua_checktensor(L, 1, "resize");
-  int n = th_lua_checksizes(L, 2, size, "resize");
+  int n = checksizes_only(L, 2, size, "resize");
   th_lua_check(L, th_tensor_resize(t, n, size), "resize");
   lua_settop(L, 1);
   return 1;
@@ -447,12 +500,12 @@ static int t_expand(lua_State *L) {
   int64_t size[TH_MAXDIM];
   int a = 2, n;
   th_tensor *r, *res = NULL;
-  if (th_lua_totensor(L, 2) != NULL && th_lua_totensor(L, 3) != NULL) {  /* res:expand(src, sizes) */
+  if (th_lua_totensor(L, 2) != NULL) {  /* res:expand(src, sizes) */
     res = t;
-    t = th_lua_checktensor(L, 2, "expand");
+    t = th_lua_checktensortype(L, 2, res->dtype, "expand");
     a = 3;
   }
-  n = th_lua_checksizes(L, a, size, "expand");
+  n = checksizes_only(L, a, size, "expand");
   r = res ? res : newview(L, t);
   th_lua_check(L, th_tensor_expand(r, t, n, size), "expand");
   if (res) lua_settop(L, 1);
@@ -474,13 +527,13 @@ static int t_view(lua_State *L) {
   int64_t size[TH_MAXDIM];
   int n;
   if (src != NULL) {
-    n = th_lua_checksizes(L, 3, size, "view");
+    n = checksizes_only(L, 3, size, "view");
     if (src->dtype != t->dtype) return th_lua_argerror(L, 2, "view", "%s expected", th_lua_tensor_mt[t->dtype]);
     th_lua_check(L, th_tensor_view(t, src, n, size), "view");
     lua_settop(L, 1);
     return 1;
   }
-  n = th_lua_checksizes(L, 2, size, "view");
+  n = checksizes_only(L, 2, size, "view");
   r = newview(L, t);
   th_lua_check(L, th_tensor_view(r, t, n, size), "view");
   return 1;
@@ -496,6 +549,14 @@ static int t_viewas(lua_State *L) {
 
 /* --- indexing: t[i], t[{...}], t[mask], t[longidx] ---------------------- */
 
+/* the integer on top of the stack, a bound of range number i */
+static int64_t range_bound(lua_State *L, const char *fname, int i) {
+  if (!lua_isinteger(L, -1))
+    luaL_error(L, "%s: range %d must hold integers, got %s", fname, i,
+               lua_type(L, -1) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, -1));
+  return (int64_t)lua_tointeger(L, -1);
+}
+
 /* applies one index table to 'r' (a view of t); returns 1 if the result is a
    single element (all entries numbers, one per dimension), with *elem set */
 static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const char *fname) {
@@ -510,8 +571,8 @@ static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const 
       if (!lua_isinteger(L, -1)) luaL_error(L, "%s: index %d must be an integer", fname, i);
       ix = v < 0 ? r->size[d] + v : v - 1;
       if (v == 0 || ix < 0 || ix >= r->size[d])
-        luaL_error(L, "%s: index %lld out of range for dimension %d of size %lld", fname,
-                   (long long)v, i, (long long)r->size[d]);
+        luaL_error(L, "%s: index %I out of range for dimension %d of size %I", fname,
+                   (lua_Integer)v, i, (lua_Integer)r->size[d]);
       if (r->ndim == 1) {  /* last dimension selected: a number */
         *elem = r->offset + ix * r->stride[0];
         numbers++;
@@ -523,19 +584,22 @@ static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const 
       numbers++;
     } else if (ty == LUA_TTABLE) {
       int64_t size = r->size[d], s = 1, e = size;
+      if (luaL_len(L, -1) > 2)
+        luaL_error(L, "%s: range %d must be {first, last}, got %d entries", fname, i,
+                   (int)luaL_len(L, -1));
       lua_geti(L, -1, 1);
-      if (!lua_isnil(L, -1)) s = (int64_t)luaL_checkinteger(L, -1);
+      if (!lua_isnil(L, -1)) s = range_bound(L, fname, i);
       lua_pop(L, 1);
       lua_geti(L, -1, 2);
-      if (!lua_isnil(L, -1)) e = (int64_t)luaL_checkinteger(L, -1);
+      if (!lua_isnil(L, -1)) e = range_bound(L, fname, i);
       else if (s != 1 || luaL_len(L, -2) >= 1) e = s;
       lua_pop(L, 1);
       if (luaL_len(L, -1) == 0) { s = 1; e = size; }
       if (s < 0) s += size + 1;
       if (e < 0) e += size + 1;
       if (s < 1 || s > size || e < s - 1 || e > size)
-        luaL_error(L, "%s: range {%lld, %lld} out of bounds for dimension %d of size %lld", fname,
-                   (long long)s, (long long)e, i, (long long)size);
+        luaL_error(L, "%s: range {%I, %I} out of bounds for dimension %d of size %I", fname,
+                   (lua_Integer)s, (lua_Integer)e, i, (lua_Integer)size);
       th_lua_check(L, th_tensor_narrow(r, r, d, s - 1, e - s + 1), fname);
       d++;
     } else {
@@ -679,6 +743,7 @@ static const luaL_Reg tensor_methods[] = {
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
     {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata},
+    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_extentBytes", t_extentbytes}, {"_storageBytes", t_storagebytes},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},
     {"narrow", t_narrow}, {"select", t_select}, {"sub", t_sub}, {"transpose", t_transpose},

@@ -38,11 +38,40 @@ int th_lua_argerror(lua_State *L, int arg, const char *fname, const char *fmt, .
   return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, fname, msg);
 }
 
+/* Storage bytes allocated since the collector last finished a cycle, and
+   the storage bytes live at that moment; process-wide, as the allocator's
+   counters are. */
+static int64_t since_cycle, live_after_cycle;
+#define MIN_MAJOR_BYTES ((int64_t)64 << 20)
+
+/* A step sized by the bytes just allocated: the GC then runs as if the
+   storage lived in the Lua heap, which in incremental mode finishes cycles
+   (and runs the finalizers that free storages) at the pace of tensor
+   allocation. That is not enough in generational mode, which the lua5.4
+   interpreter selects at start-up: there a step is a minor collection,
+   an object that survived two of them is old and dies only in a major
+   collection, and majors start on Lua-heap growth, which this debt does
+   not count; a tensor kept across two allocations then piled up for ever.
+   So when the storage allocated since the last finished cycle exceeds what
+   was live then (and 64 MiB), this does the collection Lua's own
+   generational rule (a major at 100% growth) would have done: in
+   incremental mode cycles finish long before, so this never fires there
+   unless the Lua heap is huge. Runs only here, after a kernel returned,
+   and never while the collector is stopped (by the user, or inside a
+   finalizer, where lua_gc answers -1). */
 void th_lua_gcstep(lua_State *L) {
   int64_t bytes = th_alloc_take_pending();
-  /* an incremental step sized by the bytes just allocated: the GC then
-     runs as if the storage lived in the Lua heap. Never a full collect. */
-  if (bytes >= 1024) lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024));
+  th_memstats m;
+  if (bytes < 1024 || lua_gc(L, LUA_GCISRUNNING) != 1) return;
+  since_cycle += bytes;
+  if (lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024)) != 1) {
+    /* no cycle ended (generational mode never reports one) */
+    if (since_cycle <= (live_after_cycle > MIN_MAJOR_BYTES ? live_after_cycle : MIN_MAJOR_BYTES)) return;
+    lua_gc(L, LUA_GCCOLLECT);
+  }
+  th_alloc_stats(&m);
+  live_after_cycle = m.live_bytes;
+  since_cycle = 0;
 }
 
 void th_lua_check(lua_State *L, int rc, const char *fname) {
@@ -152,6 +181,9 @@ int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *wh
 int64_t th_lua_checkindex(lua_State *L, int arg, int64_t n, const char *fname, const char *what) {
   int64_t i = th_lua_checkint(L, arg, fname, what);
   int64_t z = i < 0 ? n + i : i - 1;
+  if (n == 0)
+    th_lua_argerror(L, arg, fname, "%s %lld out of range: nothing to index (size 0)", what,
+                    (long long)i);
   if (i == 0 || z < 0 || z >= n)
     th_lua_argerror(L, arg, fname, "%s %lld out of range (expected 1..%lld or -%lld..-1)", what,
                     (long long)i, (long long)n, (long long)n);

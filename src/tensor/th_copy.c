@@ -32,7 +32,7 @@ static int same_view(const th_tensor *a, const th_tensor *b) {
 int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
   char a[128], b[128];
   if (th_tensor_numel(dst) != th_tensor_numel(src))
-    return th_error_set("sizes do not match: %s has %lld elements, %s has %lld",
+    return th_error_set("element counts differ: destination of size %s has %lld, source of size %s has %lld",
                         th_tensor_sizestr(dst, a, sizeof a), (long long)th_tensor_numel(dst),
                         th_tensor_sizestr(src, b, sizeof b), (long long)th_tensor_numel(src));
   if (th_tensor_numel(dst) == 0 || same_view(dst, src)) return TH_OK;

@@ -101,6 +101,10 @@ int th_tensor_resize(th_tensor *t, int ndim, const int64_t *size) {
   if (check_sizes(ndim, size, &numel) != TH_OK) return TH_ERR;
   if (th_storage_checksize(t->dtype, numel) != TH_OK) return TH_ERR;
   if (t->offset > INT64_MAX - numel) return th_error_set("size overflows with the offset");
+  if (t->limit > 0 && t->storage != NULL && t->offset + numel > t->limit)
+    return th_error_set("this tensor lives in a planned memory slot of %lld elements (optnet); "
+                        "%lld elements do not fit: call optnet.removeOptimization(net) or optimize again for this input",
+                        (long long)(t->limit - t->offset), (long long)numel);
   if (ndim == t->ndim) {
     int same = 1;
     for (d = 0; d < ndim; d++) same = same && size[d] == t->size[d];
@@ -178,6 +182,7 @@ void th_tensor_set_tensor(th_tensor *t, const th_tensor *src) {
   th_storage_release(t->storage);
   t->storage = src->storage;
   t->offset = src->offset;
+  t->limit = src->limit;
   t->ndim = src->ndim;
   memcpy(t->size, src->size, sizeof t->size);
   memcpy(t->stride, src->stride, sizeof t->stride);

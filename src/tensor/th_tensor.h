@@ -22,6 +22,10 @@ typedef struct th_tensor {
   int ndim;
   th_dtype dtype;
   unsigned flags;
+  /* when > 0: the view may not reach storage element 'limit' or beyond.
+     The memory optimizer sets it on tensors it placed in a shared arena, so
+     that a resize past the planned slot is an error, never an overlap. */
+  int64_t limit;
   int64_t size[TH_MAXDIM];
   int64_t stride[TH_MAXDIM];
 } th_tensor;

@@ -1,0 +1,53 @@
+-- One memory measurement in a fresh process:
+--   lua5.4 bench/memone.lua <model> <batch> <inference|training> <float|double>
+-- Prints one line of key=value pairs: per category before / after, lower bounds.
+require 'torch'
+require 'nn'
+local optnet = require 'optnet'
+
+local CONFIGS = {
+  alexnet = {'alexnet', {}},
+  ['vgg-A'] = {'vgg', {modelType = 'A'}},
+  googlenet = {'googlenet', {}},
+  ['resnet-110'] = {'resnet', {dataset = 'cifar10', depth = 110}},
+  densenet = {'densenet', {dataset = 'cifar10', depth = 100, growthRate = 12}},
+  ['resnet-50'] = {'resnet', {dataset = 'imagenet', depth = 50}},
+}
+
+local name, batch, mode, ty = arg[1], tonumber(arg[2]), arg[3], arg[4]
+local cfg = CONFIGS[name]
+assert(cfg and batch and (mode == 'inference' or mode == 'training'), 'usage: memone.lua model batch mode type')
+torch.setnumthreads(2)
+torch.manualSeed(0)
+local opts = {batch = batch, type = ty}
+for k, v in pairs(cfg[2]) do opts[k] = v end
+local net, input = require('models.' .. cfg[1])(opts)
+
+local function gradOf(out)
+  if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
+  local g = {}
+  for i, v in ipairs(out) do g[i] = gradOf(v) end
+  return g
+end
+
+if mode == 'inference' then net:evaluate() else net:training() end
+local t0 = torch._C.clock()
+local out = net:forward(input)
+if mode == 'training' then net:backward(input, gradOf(out)) end
+local before = optnet.countUsedMemory(net)
+local t1 = torch._C.clock()
+optnet.optimizeMemory(net, input, {mode = mode})
+local t2 = torch._C.clock()
+out = net:forward(input)
+if mode == 'training' then net:backward(input, gradOf(out)) end
+local after = optnet.countUsedMemory(net, input, {mode = mode})
+local parts = {string.format('model=%s batch=%d mode=%s type=%s optimize_s=%.2f', name, batch, mode, ty, t2 - t1)}
+for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params', 'state', 'total_size'} do
+  parts[#parts + 1] = string.format('before_%s=%d after_%s=%d', k, before[k], k, after[k])
+end
+parts[#parts + 1] = string.format('lower_bound=%d lower_bound_activations=%d', after.lower_bound, after.lower_bound_activations)
+local st = optnet._state(net)
+local arena = 0
+for _, v in pairs(st.result.arena) do arena = arena + v end
+parts[#parts + 1] = string.format('arena=%d', arena)
+print(table.concat(parts, ' '))

@@ -1,0 +1,52 @@
+-- nn.CAddTable([inplace]): output = input[1] + input[2] + ... (tensors of
+-- equal element counts). In place, the output is (a view of) input[1],
+-- which is overwritten, and every gradInput[i] is a view of gradOutput.
+
+require 'nn.Module'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local CAddTable, parent = torch.class('nn.CAddTable', 'nn.Module')
+
+function CAddTable:__init(ip)
+  parent.__init(self)
+  self.inplace = ip and true or false
+  self.gradInput = {}
+end
+
+function CAddTable:updateOutput(input)
+  utils.checkTensorTable(self, input, 'nn.CAddTable:updateOutput')
+  if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
+  if self.inplace then
+    self.output:set(input[1])
+  else
+    self.output:resizeAs(input[1]):copy(input[1])
+  end
+  for i = 2, #input do self.output:add(input[i]) end
+  return self.output
+end
+
+function CAddTable:updateGradInput(input, gradOutput)
+  utils.checkTensorTable(self, input, 'nn.CAddTable:updateGradInput')
+  utils.checkTensor(gradOutput, 'nn.CAddTable:updateGradInput', 'gradOutput')
+  local g = utils.gradTable(self, #input, input[1])
+  for i = 1, #input do
+    if self.inplace then
+      g[i]:set(gradOutput)
+    else
+      g[i]:resizeAs(input[i]):copy(gradOutput)
+    end
+  end
+  return g
+end
+
+function CAddTable:memoryTraits()
+  return {buffers = {}, needsInput = false, needsOutput = false, inplace = 'inplace'}
+end
+
+function CAddTable:__tostring__()
+  return 'nn.CAddTable' .. (self.inplace and '(inplace)' or '')
+end
+
+return CAddTable

@@ -1,0 +1,128 @@
+-- nn.CMul(size...): y = x .* w with a learnable weight of the given size
+-- (numbers or a LongStorage). The input is either the weight's size (any
+-- shape with as many elements), of the weight's dimension count with size
+-- 1 weight dimensions broadcast, or a batch of the weight (first dimension
+-- the batch). Initialised uniform(-1/sqrt(n), 1/sqrt(n)), n = weight
+-- elements. '_repeat' and '_sum' are backward-only scratch (accGradParameters
+-- when the weight is broadcast).
+
+local CMul, parent = torch.class('nn.CMul', 'nn.Module')
+
+function CMul:__init(...)
+  parent.__init(self)
+  local arg = {...}
+  self.size = torch.LongStorage()
+  local n = #arg
+  if n == 1 and torch.type(arg[1]) == 'torch.LongStorage' then
+    local src = arg[1]
+    self.size:resize(src:size())
+    for i = 1, src:size() do self.size[i] = src[i] end
+  else
+    if n == 0 then error('nn.CMul: weight size expected (numbers or a LongStorage), got nothing', 2) end
+    self.size:resize(n)
+    for i = 1, n do
+      local s = math.tointeger(arg[i])
+      if s == nil or s < 1 then
+        error(string.format('nn.CMul: size %d must be a positive integer, got %s', i, tostring(arg[i])), 2)
+      end
+      self.size[i] = s
+    end
+  end
+  self.weight = torch.Tensor(self.size)
+  self.gradWeight = torch.Tensor(self.size)
+  self.output:resize(self.size)
+  self:reset()
+end
+
+function CMul:reset(stdv)
+  if stdv then
+    stdv = stdv * math.sqrt(3)
+  else
+    stdv = 1 / math.sqrt(self.weight:nElement())
+  end
+  self.weight:uniform(-stdv, stdv)
+  return self
+end
+
+-- how the weight meets an input: 'same' (equal element counts), 'broadcast'
+-- (same dimension count, weight sizes 1 or equal) or 'batch'
+local function mode(self, input, method)
+  local w = self.weight
+  if input:nElement() == w:nElement() then return 'same' end
+  if input:dim() == w:dim() then
+    local ok = true
+    for i = 1, w:dim() do
+      if w:size(i) ~= 1 and w:size(i) ~= input:size(i) then ok = false end
+    end
+    if ok then return 'broadcast' end
+  elseif input:dim() > 0 and input:nElement() == input:size(1) * w:nElement() then
+    return 'batch'
+  end
+  error(string.format('%s:%s: input must have the weight\'s %d elements (%s), a batch of them, or its dimensions with size-1 weight dimensions broadcast, got %s',
+                      torch.type(self), method, w:nElement(), nn.utils.sizeString(w),
+                      nn.utils.shapeString(input)), 3)
+end
+
+-- t (contiguous, input-shaped) .*= the weight, laid out for mode m
+local function cmulWeight(self, t, m)
+  if m == 'same' then
+    t:cmul(self.weight)
+  elseif m == 'broadcast' then
+    t:cmul(self.weight:expandAs(t))
+  else
+    local b = t:size(1)
+    local n = self.weight:nElement()
+    t:view(b, n):cmul(self.weight:view(1, n):expand(b, n))
+  end
+end
+
+function CMul:updateOutput(input)
+  local m = mode(self, input, 'updateOutput')
+  self.output:resizeAs(input):copy(input)
+  cmulWeight(self, self.output, m)
+  return self.output
+end
+
+function CMul:updateGradInput(input, gradOutput)
+  if not self.gradInput then return end
+  local m = mode(self, input, 'updateGradInput')
+  self.gradInput:resizeAs(input):copy(gradOutput)
+  cmulWeight(self, self.gradInput, m)
+  return self.gradInput
+end
+
+function CMul:accGradParameters(input, gradOutput, scale)
+  scale = scale or 1
+  local m = mode(self, input, 'accGradParameters')
+  if m == 'same' then
+    self.gradWeight:addcmul(scale, input, gradOutput)
+    return
+  end
+  self._repeat = self._repeat or self.weight.new()
+  self._sum = self._sum or self.weight.new()
+  self._repeat:resizeAs(input):copy(input):cmul(gradOutput)
+  if m == 'batch' then
+    local b, n = input:size(1), self.weight:nElement()
+    self._sum:sum(self._repeat:view(b, n), 1)
+  else
+    -- sum over every broadcast dimension, ping-ponging between the buffers
+    local from, into = self._repeat, self._sum
+    for i = 1, self.weight:dim() do
+      if self.weight:size(i) ~= input:size(i) then
+        into:sum(from, i)
+        from, into = into, from
+      end
+    end
+    if from ~= self._sum then self._sum:resizeAs(from):copy(from) end
+  end
+  self.gradWeight:add(scale, self._sum)
+end
+
+function CMul:memoryTraits()
+  return {buffers = {_repeat = 'backward', _sum = 'backward'}, needsInput = true,
+          needsOutput = false}
+end
+
+function CMul:__tostring__()
+  return torch.type(self) .. '(' .. nn.utils.sizeString(self.weight) .. ')'
+end

@@ -1,0 +1,145 @@
+-- nn.Concat(dimension): every child gets the same input; their outputs are
+-- concatenated along 'dimension' (absolute: count the batch dimension).
+-- All other dimensions must agree. gradInput is the sum of the children's.
+
+require 'nn.Container'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local Concat, parent = torch.class('nn.Concat', 'nn.Container')
+
+function Concat:__init(dimension)
+  parent.__init(self)
+  if type(dimension) ~= 'number' or dimension < 1 or dimension % 1 ~= 0 then
+    error(string.format('%s: dimension (positive integer) expected, got %s', torch.type(self),
+                        tostring(dimension)), 3)
+  end
+  self.outputSize = torch.LongStorage()
+  self.dimension = dimension
+end
+
+-- sizes of the concatenated output (Concat: all other dimensions equal)
+function Concat:_outputSize(outs, who)
+  local d = self.dimension
+  local first = outs[1]
+  if not torch.isTensor(first) or first:dim() < d then
+    error(string.format('%s: output of module 1 must have at least %d dimensions, got %s', who, d,
+                        utils.shapeString(first)), 0)
+  end
+  local size = {}
+  for k = 1, first:dim() do size[k] = first:size(k) end
+  for i = 2, #outs do
+    local o = outs[i]
+    local ok = torch.isTensor(o) and o:dim() == first:dim()
+    if ok then
+      for k = 1, first:dim() do
+        if k ~= d and o:size(k) ~= size[k] then ok = false end
+      end
+    end
+    if not ok then
+      error(string.format('%s: output of module %d (%s) does not match output of module 1 (%s) outside dimension %d',
+                          who, i, utils.shapeString(o), utils.shapeString(first), d), 0)
+    end
+    size[d] = size[d] + o:size(d)
+  end
+  return size
+end
+
+-- whether children's windows leave parts of the output uncovered
+function Concat:_padded()
+  return false
+end
+
+-- the part of 'whole' (output or gradOutput) that belongs to child output 'o'
+function Concat:_window(whole, o, offset)
+  return whole:narrow(self.dimension, offset, o:size(self.dimension))
+end
+
+function Concat:updateOutput(input)
+  local who = torch.type(self) .. ':updateOutput'
+  if #self.modules == 0 then error(who .. ': container has no modules', 0) end
+  local outs = {}
+  for i = 1, #self.modules do
+    outs[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input)
+  end
+  local size = self:_outputSize(outs, who)
+  self.outputSize = torch.LongStorage(size)
+  self.output:resize(self.outputSize)
+  if self:_padded() then self.output:zero() end
+  local offset = 1
+  for i = 1, #outs do
+    self:_window(self.output, outs[i], offset):copy(outs[i])
+    offset = offset + outs[i]:size(self.dimension)
+  end
+  return self.output
+end
+
+function Concat:_checkGradOutput(gradOutput, who)
+  if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(self.output) then
+    error(string.format('%s: gradOutput must have the size of the output (%s), got %s', who,
+                        utils.shapeString(self.output), utils.shapeString(gradOutput)), 0)
+  end
+end
+
+local function backward(self, method, input, gradOutput, scale)
+  local who = torch.type(self) .. ':' .. method
+  self:_checkGradOutput(gradOutput, who)
+  local offset = 1
+  local first = true
+  for i, module in ipairs(self.modules) do
+    local o = module.output
+    local g = self:_window(gradOutput, o, offset)
+    local gi = self:rethrowErrors(module, i, method, input, g, scale)
+    if gi then  -- a module may produce no gradInput (e.g. a first layer)
+      if first then
+        self.gradInput:resizeAs(gi):copy(gi)
+        first = false
+      else
+        self.gradInput:add(gi)
+      end
+    end
+    offset = offset + o:size(self.dimension)
+  end
+  return self.gradInput
+end
+
+function Concat:updateGradInput(input, gradOutput)
+  return backward(self, 'updateGradInput', input, gradOutput)
+end
+
+function Concat:backward(input, gradOutput, scale)
+  return backward(self, 'backward', input, gradOutput, scale or 1)
+end
+
+function Concat:accGradParameters(input, gradOutput, scale)
+  scale = scale or 1
+  local offset = 1
+  for i, module in ipairs(self.modules) do
+    local o = module.output
+    self:rethrowErrors(module, i, 'accGradParameters', input, self:_window(gradOutput, o, offset), scale)
+    offset = offset + o:size(self.dimension)
+  end
+end
+
+function Concat:accUpdateGradParameters(input, gradOutput, lr)
+  local offset = 1
+  for i, module in ipairs(self.modules) do
+    local o = module.output
+    self:rethrowErrors(module, i, 'accUpdateGradParameters', input, self:_window(gradOutput, o, offset), lr)
+    offset = offset + o:size(self.dimension)
+  end
+end
+
+-- owns its output and gradInput (unlike Sequential)
+function Concat:clearState()
+  nn.utils.clear(self, 'output', 'gradInput')
+  for _, m in ipairs(self.modules) do m:clearState() end
+  return self
+end
+
+function Concat:__tostring__()
+  return self:_branchString()
+end
+
+return Concat

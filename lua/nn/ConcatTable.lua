@@ -1,0 +1,112 @@
+-- nn.ConcatTable: every child gets the same input (tensor or table); the
+-- output is the table of their outputs. gradInput is the sum of the
+-- children's gradInputs (elementwise through nested tables).
+
+require 'nn.Container'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local ConcatTable, parent = torch.class('nn.ConcatTable', 'nn.Container')
+
+function ConcatTable:__init()
+  parent.__init(self)
+  self.modules = {}
+  self.output = {}
+end
+
+function ConcatTable:updateOutput(input)
+  for i = 1, #self.modules do
+    self.output[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input)
+  end
+  for i = #self.output, #self.modules + 1, -1 do self.output[i] = nil end
+  return self.output
+end
+
+-- t1 takes t2's nested structure; f(t1, k, v) handles each tensor leaf
+local function retable(t1, t2, f)
+  for k, v in ipairs(t2) do
+    if utils.istable(v) then
+      t1[k] = retable(utils.istable(t1[k]) and t1[k] or {}, v, f)
+    else
+      f(t1, k, v)
+    end
+  end
+  for i = #t1, #t2 + 1, -1 do t1[i] = nil end
+  return t1
+end
+
+local function backward(self, method, input, gradOutput, scale)
+  local who = 'nn.ConcatTable:' .. method
+  if not utils.istable(gradOutput) or #gradOutput < #self.modules then
+    error(string.format('%s: gradOutput must be a table of %d elements, got %s', who, #self.modules,
+                        utils.shapeString(gradOutput)), 0)
+  end
+  if utils.istable(input) then
+    local wasTable = utils.istable(self.gradInput)
+    for i, module in ipairs(self.modules) do
+      local gi = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+      if not utils.istable(gi) or #gi ~= #input then
+        error(string.format('%s: gradInput of module %d must be a table of %d elements like the input, got %s',
+                            who, i, #input, utils.shapeString(gi)), 0)
+      end
+      if i == 1 then
+        if not wasTable then self.gradInput = {} end
+        retable(self.gradInput, gi, function(t, k, v)
+          if not torch.isTensor(t[k]) or torch.type(t[k]) ~= torch.type(v) then t[k] = v.new() end
+          t[k]:resizeAs(v):copy(v)
+        end)
+      else
+        retable(self.gradInput, gi, function(t, k, v)
+          if t[k] then t[k]:add(v) else t[k] = v:clone() end
+        end)
+      end
+    end
+  else
+    if not torch.isTensor(self.gradInput) then self.gradInput = input.new() end
+    for i, module in ipairs(self.modules) do
+      local gi = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+      if i == 1 then
+        self.gradInput:resizeAs(gi):copy(gi)
+      else
+        self.gradInput:add(gi)
+      end
+    end
+  end
+  return self.gradInput
+end
+
+function ConcatTable:updateGradInput(input, gradOutput)
+  return backward(self, 'updateGradInput', input, gradOutput)
+end
+
+function ConcatTable:backward(input, gradOutput, scale)
+  return backward(self, 'backward', input, gradOutput, scale or 1)
+end
+
+function ConcatTable:accGradParameters(input, gradOutput, scale)
+  scale = scale or 1
+  for i, module in ipairs(self.modules) do
+    self:rethrowErrors(module, i, 'accGradParameters', input, gradOutput[i], scale)
+  end
+end
+
+function ConcatTable:accUpdateGradParameters(input, gradOutput, lr)
+  for i, module in ipairs(self.modules) do
+    self:rethrowErrors(module, i, 'accUpdateGradParameters', input, gradOutput[i], lr)
+  end
+end
+
+-- the output table holds the children's outputs; gradInput is its own
+function ConcatTable:clearState()
+  self.output = {}
+  if torch.isTensor(self.gradInput) then self.gradInput:set() else self.gradInput = {} end
+  for _, m in ipairs(self.modules) do m:clearState() end
+  return self
+end
+
+function ConcatTable:__tostring__()
+  return self:_branchString()
+end
+
+return ConcatTable

@@ -1,0 +1,65 @@
+-- nn.Criterion: the base of loss functions. forward(input, target) returns
+-- the loss (a number, kept in self.output); backward(input, target) returns
+-- the gradient of the loss with respect to input (self.gradInput).
+
+require 'nn.utils'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local Criterion = torch.class('nn.Criterion')
+
+function Criterion:__init()
+  self.gradInput = torch.Tensor()
+  self.output = 0
+end
+
+function Criterion:updateOutput(input, target)
+end
+
+function Criterion:forward(input, target)
+  return self:updateOutput(input, target)
+end
+
+function Criterion:backward(input, target)
+  return self:updateGradInput(input, target)
+end
+
+function Criterion:updateGradInput(input, target)
+end
+
+function Criterion:clone()
+  return utils.deepCopy(self)
+end
+
+function Criterion:type(tname, tensorCache)
+  if not torch._tensortypes[tname or ''] then
+    error(string.format("%s:type: tensor type name expected (e.g. 'torch.FloatTensor'), got %s",
+                        torch.type(self), tostring(tname)), 2)
+  end
+  tensorCache = tensorCache or {}
+  for key, param in pairs(self) do
+    self[key] = utils.recursiveType(param, tname, tensorCache)
+  end
+  return self
+end
+
+function Criterion:float() return self:type('torch.FloatTensor') end
+function Criterion:double() return self:type('torch.DoubleTensor') end
+
+function Criterion:clearState()
+  return utils.clear(self, 'gradInput')
+end
+
+function Criterion:__call__(input, target)
+  self.output = self:forward(input, target)
+  self.gradInput = self:backward(input, target)
+  return self.output, self.gradInput
+end
+Criterion.__call = function(self, ...) return self:__call__(...) end
+
+function Criterion:__tostring__()
+  return torch.type(self)
+end
+
+return Criterion

@@ -1,0 +1,123 @@
+-- nn.Parallel(inputDimension, outputDimension): child i is applied to
+-- input:select(inputDimension, i); the outputs are concatenated along
+-- outputDimension. There must be exactly one child per input slice.
+
+require 'nn.Container'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local Parallel, parent = torch.class('nn.Parallel', 'nn.Container')
+
+function Parallel:__init(inputDimension, outputDimension)
+  parent.__init(self)
+  for i, v in ipairs{inputDimension, outputDimension} do
+    if type(v) ~= 'number' or v < 1 or v % 1 ~= 0 then
+      error(string.format('nn.Parallel: %s (positive integer) expected, got %s',
+                          i == 1 and 'inputDimension' or 'outputDimension', tostring(v)), 3)
+    end
+  end
+  self.modules = {}
+  self.inputDimension = inputDimension
+  self.outputDimension = outputDimension
+end
+
+local function checkInput(self, input, who)
+  if not torch.isTensor(input) or input:dim() < self.inputDimension then
+    error(string.format('%s: input must be a tensor with at least %d dimensions, got %s', who,
+                        self.inputDimension, utils.shapeString(input)), 0)
+  end
+  if input:size(self.inputDimension) ~= #self.modules then
+    error(string.format('%s: input has %d slices in dimension %d but the container has %d modules', who,
+                        input:size(self.inputDimension), self.inputDimension, #self.modules), 0)
+  end
+end
+
+function Parallel:updateOutput(input)
+  local who = 'nn.Parallel:updateOutput'
+  checkInput(self, input, who)
+  local d = self.outputDimension
+  local outs, size = {}, nil
+  for i = 1, #self.modules do
+    local o = self:rethrowErrors(self.modules[i], i, 'updateOutput', input:select(self.inputDimension, i))
+    if not torch.isTensor(o) or o:dim() < d then
+      error(string.format('%s: output of module %d must have at least %d dimensions, got %s', who, i, d,
+                          utils.shapeString(o)), 0)
+    end
+    outs[i] = o
+    if i == 1 then
+      size = {}
+      for k = 1, o:dim() do size[k] = o:size(k) end
+    else
+      local ok = o:dim() == #size
+      for k = 1, o:dim() do
+        if ok and k ~= d and o:size(k) ~= size[k] then ok = false end
+      end
+      if not ok then
+        error(string.format('%s: output of module %d (%s) does not match output of module 1 (%s) outside dimension %d',
+                            who, i, utils.shapeString(o), utils.shapeString(outs[1]), d), 0)
+      end
+      size[d] = size[d] + o:size(d)
+    end
+  end
+  self.totalOutputSize = torch.LongStorage(size)
+  self.output:resize(self.totalOutputSize)
+  local offset = 1
+  for i = 1, #outs do
+    self.output:narrow(d, offset, outs[i]:size(d)):copy(outs[i])
+    offset = offset + outs[i]:size(d)
+  end
+  return self.output
+end
+
+local function backward(self, method, input, gradOutput, scale)
+  local who = 'nn.Parallel:' .. method
+  checkInput(self, input, who)
+  if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(self.output) then
+    error(string.format('%s: gradOutput must have the size of the output (%s), got %s', who,
+                        utils.shapeString(self.output), utils.shapeString(gradOutput)), 0)
+  end
+  local d = self.outputDimension
+  if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
+    self.gradInput:resizeAs(input)
+  end
+  local offset = 1
+  for i, module in ipairs(self.modules) do
+    local n = module.output:size(d)
+    local gi = self:rethrowErrors(module, i, method, input:select(self.inputDimension, i),
+                                  gradOutput:narrow(d, offset, n), scale)
+    if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
+      self.gradInput:select(self.inputDimension, i):copy(gi)
+    end
+    offset = offset + n
+  end
+  return self.gradInput
+end
+
+function Parallel:updateGradInput(input, gradOutput)
+  return backward(self, 'updateGradInput', input, gradOutput)
+end
+
+function Parallel:backward(input, gradOutput, scale)
+  return backward(self, 'backward', input, gradOutput, scale or 1)
+end
+
+function Parallel:accGradParameters(input, gradOutput, scale)
+  backward(self, 'accGradParameters', input, gradOutput, scale or 1)
+end
+
+function Parallel:accUpdateGradParameters(input, gradOutput, lr)
+  backward(self, 'accUpdateGradParameters', input, gradOutput, lr)
+end
+
+function Parallel:clearState()
+  nn.utils.clear(self, 'output', 'gradInput')
+  for _, m in ipairs(self.modules) do m:clearState() end
+  return self
+end
+
+function Parallel:__tostring__()
+  return self:_branchString()
+end
+
+return Parallel

@@ -1,0 +1,124 @@
+-- nn.Sequential: children applied one after another. Its output and
+-- gradInput are the last child's output and the first child's gradInput
+-- (aliases, as in Torch7: it owns no tensors).
+
+require 'nn.Container'
+local torch = torch
+local nn = nn
+
+local Sequential, parent = torch.class('nn.Sequential', 'nn.Container')
+
+function Sequential:__init()
+  parent.__init(self)
+end
+
+function Sequential:add(module)
+  parent.add(self, module)
+  if #self.modules == 1 then self.gradInput = module.gradInput end
+  self.output = module.output
+  return self
+end
+
+function Sequential:insert(module, index)
+  index = index or (#self.modules + 1)
+  if not torch.isTypeOf(module, 'nn.Module') then
+    error(string.format('nn.Sequential:insert: nn.Module expected, got %s', torch.type(module)), 2)
+  end
+  if type(index) ~= 'number' or index < 1 or index > #self.modules + 1 then
+    error(string.format('nn.Sequential:insert: index must be between 1 and %d, got %s',
+                        #self.modules + 1, tostring(index)), 2)
+  end
+  table.insert(self.modules, index, module)
+  self.output = self.modules[#self.modules].output
+  self.gradInput = self.modules[1].gradInput
+  return self
+end
+
+function Sequential:remove(index)
+  index = index or #self.modules
+  if type(index) ~= 'number' or index < 1 or index > #self.modules then
+    error(string.format('nn.Sequential:remove: index must be between 1 and %d, got %s',
+                        #self.modules, tostring(index)), 2)
+  end
+  local m = table.remove(self.modules, index)
+  if #self.modules > 0 then
+    self.output = self.modules[#self.modules].output
+    self.gradInput = self.modules[1].gradInput
+  else
+    self.output = torch.Tensor()
+    self.gradInput = torch.Tensor()
+  end
+  return m
+end
+
+function Sequential:updateOutput(input)
+  local current = input
+  for i = 1, #self.modules do
+    current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
+  end
+  self.output = current
+  return current
+end
+
+function Sequential:updateGradInput(input, gradOutput)
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    current = self:rethrowErrors(self.modules[i], i, 'updateGradInput', self.modules[i - 1].output, current)
+  end
+  if #self.modules > 0 then
+    current = self:rethrowErrors(self.modules[1], 1, 'updateGradInput', input, current)
+  end
+  self.gradInput = current
+  return current
+end
+
+function Sequential:accGradParameters(input, gradOutput, scale)
+  scale = scale or 1
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    local m = self.modules[i]
+    self:rethrowErrors(m, i, 'accGradParameters', self.modules[i - 1].output, current, scale)
+    current = m.gradInput
+  end
+  if #self.modules > 0 then
+    self:rethrowErrors(self.modules[1], 1, 'accGradParameters', input, current, scale)
+  end
+end
+
+function Sequential:backward(input, gradOutput, scale)
+  scale = scale or 1
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    current = self:rethrowErrors(self.modules[i], i, 'backward', self.modules[i - 1].output, current, scale)
+  end
+  if #self.modules > 0 then
+    current = self:rethrowErrors(self.modules[1], 1, 'backward', input, current, scale)
+  end
+  self.gradInput = current
+  return current
+end
+
+function Sequential:accUpdateGradParameters(input, gradOutput, lr)
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    local m = self.modules[i]
+    self:rethrowErrors(m, i, 'accUpdateGradParameters', self.modules[i - 1].output, current, lr)
+    current = m.gradInput
+  end
+  if #self.modules > 0 then
+    self:rethrowErrors(self.modules[1], 1, 'accUpdateGradParameters', input, current, lr)
+  end
+end
+
+function Sequential:__tostring__()
+  local tab, line, nextm = '  ', '\n', ' -> '
+  local str = 'nn.Sequential' .. ' {' .. line .. tab .. '[input'
+  for i = 1, #self.modules do str = str .. nextm .. '(' .. i .. ')' end
+  str = str .. nextm .. 'output]'
+  for i = 1, #self.modules do
+    str = str .. line .. tab .. '(' .. i .. '): ' .. tostring(self.modules[i]):gsub(line, line .. tab)
+  end
+  return str .. line .. '}'
+end
+
+return Sequential

@@ -1,0 +1,121 @@
+-- nn.SpatialFullConvolution(nInputPlane, nOutputPlane, kW, kH [, dW, dH, padW, padH, adjW, adjH]):
+-- transposed ("full", "deconvolution") 2D convolution over 3D or 4D (batch)
+-- input. weight nInputPlane x nOutputPlane x kH x kW, bias nOutputPlane;
+-- output size oH = (H - 1) * dH - 2*padH + kH + adjH (adjH < dH), likewise oW.
+-- Kernel: gemm + col2im per image (src/nn/th_nn_fullconv.c); 'finput' is
+-- forward-only scratch, 'fgradInput' backward-only scratch.
+-- Not supported: Torch7's table input {input, targetSizeTensor}.
+
+local C = torch._C.nn
+local SpatialFullConvolution, parent = torch.class('nn.SpatialFullConvolution', 'nn.Module')
+
+local function count(v, what, cls, min)
+  local i = math.tointeger(v)
+  if i == nil or i < (min or 1) then
+    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
+  end
+  return i
+end
+
+function SpatialFullConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH, adjW, adjH)
+  parent.__init(self)
+  local cls = torch.type(self)
+  self.nInputPlane = count(nInputPlane, 'nInputPlane', cls)
+  self.nOutputPlane = count(nOutputPlane, 'nOutputPlane', cls)
+  self.kW = count(kW, 'kW', cls)
+  self.kH = count(kH, 'kH', cls)
+  self.dW = count(dW or 1, 'dW', cls)
+  self.dH = count(dH or 1, 'dH', cls)
+  self.padW = count(padW or 0, 'padW', cls, 0)
+  self.padH = count(padH or 0, 'padH', cls, 0)
+  self.adjW = count(adjW or 0, 'adjW', cls, 0)
+  self.adjH = count(adjH or 0, 'adjH', cls, 0)
+  if self.adjW > self.dW - 1 or self.adjH > self.dH - 1 then
+    error(string.format('%s: adjW and adjH must be smaller than dW and dH, got adj %d,%d for stride %d,%d',
+                        cls, self.adjW, self.adjH, self.dW, self.dH), 2)
+  end
+  self.weight = torch.Tensor(self.nInputPlane, self.nOutputPlane, self.kH, self.kW)
+  self.gradWeight = torch.Tensor(self.nInputPlane, self.nOutputPlane, self.kH, self.kW)
+  self.bias = torch.Tensor(self.nOutputPlane)
+  self.gradBias = torch.Tensor(self.nOutputPlane)
+  self:reset()
+end
+
+function SpatialFullConvolution:noBias()
+  self.bias = nil
+  self.gradBias = nil
+  return self
+end
+
+function SpatialFullConvolution:reset(stdv)
+  if stdv then
+    stdv = stdv * math.sqrt(3)
+  else
+    stdv = 1 / math.sqrt(self.kW * self.kH * self.nInputPlane)
+  end
+  self.weight:uniform(-stdv, stdv)
+  if self.bias then self.bias:uniform(-stdv, stdv) end
+  return self
+end
+
+local function buffers(self)
+  self.adjW = self.adjW or 0
+  self.adjH = self.adjH or 0
+  self.finput = self.finput or self.weight.new()
+  self.fgradInput = self.fgradInput or self.weight.new()
+end
+
+function SpatialFullConvolution:updateOutput(input)
+  buffers(self)
+  C.fullconv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput)
+  return self.output
+end
+
+function SpatialFullConvolution:updateGradInput(input, gradOutput)
+  if self.gradInput then
+    buffers(self)
+    C.fullconv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput)
+    return self.gradInput
+  end
+end
+
+function SpatialFullConvolution:accGradParameters(input, gradOutput, scale)
+  buffers(self)
+  C.fullconv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
+                               self.fgradInput, scale or 1)
+end
+
+function SpatialFullConvolution:type(type, tensorCache)
+  self.finput = self.finput and torch.Tensor()
+  self.fgradInput = self.fgradInput and torch.Tensor()
+  return parent.type(self, type, tensorCache)
+end
+
+function SpatialFullConvolution:memoryTraits()
+  return {buffers = {finput = 'forward', fgradInput = 'backward'},
+          needsInput = true, needsOutput = false}
+end
+
+function SpatialFullConvolution:__tostring__()
+  local s = string.format('%s(%d -> %d, %dx%d', torch.type(self),
+                          self.nInputPlane, self.nOutputPlane, self.kW, self.kH)
+  if self.dW ~= 1 or self.dH ~= 1 or self.padW ~= 0 or self.padH ~= 0 then
+    s = s .. string.format(', %d,%d', self.dW, self.dH)
+  end
+  if (self.padW or self.padH) and (self.padW ~= 0 or self.padH ~= 0) then
+    s = s .. ', ' .. self.padW .. ',' .. self.padH
+  end
+  if (self.adjW or self.adjH) and (self.adjW ~= 0 or self.adjH ~= 0) then
+    s = s .. ', ' .. self.adjW .. ',' .. self.adjH
+  end
+  if self.bias then
+    return s .. ')'
+  else
+    return s .. ') without bias'
+  end
+end
+
+function SpatialFullConvolution:clearState()
+  nn.utils.clear(self, 'finput', 'fgradInput', '_input', '_gradOutput')
+  return parent.clearState(self)
+end

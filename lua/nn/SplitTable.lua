@@ -1,0 +1,85 @@
+-- nn.SplitTable(dimension [, nInputDims]): output = the table of slices
+-- input:select(dimension, i) (views, no copy); negative dimensions count
+-- from the end; with nInputDims, an input with one extra (batch) dimension
+-- has dimension shifted by one. gradInput stacks the gradOutput slices.
+
+require 'nn.Module'
+local torch = torch
+local nn = nn
+local utils = nn.utils
+
+local SplitTable, parent = torch.class('nn.SplitTable', 'nn.Module')
+
+function SplitTable:__init(dimension, nInputDims)
+  parent.__init(self)
+  if type(dimension) ~= 'number' or dimension % 1 ~= 0 or dimension == 0 then
+    error(string.format('nn.SplitTable: dimension must be a non-zero integer, got %s', tostring(dimension)), 3)
+  end
+  self.dimension = dimension
+  self.nInputDims = nInputDims
+  self.output = {}
+end
+
+function SplitTable:_getPositiveDimension(input, who)
+  utils.checkTensor(input, who)
+  local dimension = self.dimension
+  if dimension < 0 then
+    dimension = input:dim() + dimension + 1
+  elseif self.nInputDims and input:dim() == self.nInputDims + 1 then
+    dimension = dimension + 1
+  end
+  if dimension < 1 or dimension > input:dim() then
+    error(string.format('%s: dimension %d out of range for input %s', who, self.dimension,
+                        utils.shapeString(input)), 0)
+  end
+  return dimension
+end
+
+function SplitTable:updateOutput(input)
+  local d = self:_getPositiveDimension(input, 'nn.SplitTable:updateOutput')
+  local slices = input:size(d)
+  if not utils.istable(self.output) then self.output = {} end
+  local out = self.output
+  for i = 1, slices do
+    -- the slice tensors are kept and re-pointed: same objects every call
+    if not torch.isTensor(out[i]) or torch.type(out[i]) ~= torch.type(input) then out[i] = input.new() end
+    out[i]:set(input:select(d, i))
+  end
+  for i = #out, slices + 1, -1 do out[i] = nil end
+  return out
+end
+
+function SplitTable:updateGradInput(input, gradOutput)
+  local d = self:_getPositiveDimension(input, 'nn.SplitTable:updateGradInput')
+  local slices = input:size(d)
+  if not utils.istable(gradOutput) or #gradOutput ~= slices then
+    error(string.format('nn.SplitTable:updateGradInput: gradOutput must be a table of %d tensors, got %s',
+                        slices, utils.shapeString(gradOutput)), 0)
+  end
+  if torch.type(self.gradInput) ~= torch.type(input) then self.gradInput = input.new() end
+  self.gradInput:resizeAs(input)
+  for i = 1, slices do
+    local slice = self.gradInput:select(d, i)
+    if not torch.isTensor(gradOutput[i]) or gradOutput[i]:nElement() ~= slice:nElement() then
+      error(string.format('nn.SplitTable:updateGradInput: gradOutput[%d] must have size %s, got %s', i,
+                          utils.sizeString(slice), utils.shapeString(gradOutput[i])), 0)
+    end
+    slice:copy(gradOutput[i])
+  end
+  return self.gradInput
+end
+
+function SplitTable:clearState()
+  self.output = {}
+  return parent.clearState(self)
+end
+
+function SplitTable:memoryTraits()
+  return {buffers = {}, needsInput = false, needsOutput = false}
+end
+
+function SplitTable:__tostring__()
+  return string.format('nn.SplitTable(%d)', self.dimension)
+end
+
+return SplitTable

@@ -1,0 +1,44 @@
+-- nn.Threshold(threshold, value [, inplace]): y = x > threshold ? x : value.
+-- Any shape. In place, the input is overwritten and the output is a view of
+-- it; that needs value <= threshold, so that backward, reading the
+-- overwritten input, still sees which elements passed.
+-- Kernel: src/nn/th_nn_activation.c (shared with ReLU).
+
+local C = torch._C.nn
+local Threshold, parent = torch.class('nn.Threshold', 'nn.Module')
+
+function Threshold:__init(th, v, ip)
+  parent.__init(self)
+  local cls = torch.type(self)
+  if (th ~= nil and type(th) ~= 'number') or (v ~= nil and type(v) ~= 'number') then
+    error(string.format('%s: threshold and value must be numbers, got %s and %s', cls,
+                        type(th), type(v)), 2)
+  end
+  if ip ~= nil and type(ip) ~= 'boolean' then
+    error(string.format('%s: in-place flag must be boolean, got %s', cls, type(ip)), 2)
+  end
+  self.threshold = th or 1e-6
+  self.val = v or 0
+  self.inplace = ip or false
+  self:validateParameters()
+end
+
+function Threshold:validateParameters()
+  self.inplace = self.inplace or false  -- modules saved before the flag existed
+  C.act_check(self, 'Threshold', self.inplace, self.threshold, self.val)
+end
+
+function Threshold:updateOutput(input)
+  C.Threshold_updateOutput(self, input, self.output, self.inplace, self.threshold, self.val)
+  return self.output
+end
+
+function Threshold:updateGradInput(input, gradOutput)
+  C.Threshold_updateGradInput(self, input, gradOutput, self.gradInput, nil, self.inplace,
+                              self.threshold, self.val)
+  return self.gradInput
+end
+
+function Threshold:memoryTraits()
+  return {buffers = {}, needsInput = true, needsOutput = false, inplace = 'inplace'}
+end

@@ -1,0 +1,81 @@
+-- optnet.count: memory a net holds, per category, each byte counted once.
+-- Categories follow OptNet: outputs, gradInputs, buffers (declared buffers
+-- and other module state), params (weights, biases and their gradients).
+-- A tensor in a private storage counts the whole storage; a tensor planned
+-- into an arena counts its slot, so categories sharing an arena each show
+-- the bytes they use, and total_size counts every arena once, whole.
+local walk = require 'optnet.walk'
+local apply = require 'optnet.apply'
+
+local count = {}
+
+local CATEGORY = {output = 'outputs', gradInput = 'gradInputs', buffer = 'buffers', state = 'buffers',
+                  param = 'params', gradParam = 'params'}
+
+-- adds [lo, hi) of storage id to a range set; returns nothing
+local function addRange(set, id, lo, hi)
+  local r = set[id]
+  if not r then r = {}; set[id] = r end
+  r[#r + 1] = {lo, hi}
+end
+
+local function unionBytes(set)
+  local total = 0
+  for _, ranges in pairs(set) do
+    table.sort(ranges, function(a, b) return a[1] < b[1] end)
+    local lo, hi = nil, nil
+    for _, r in ipairs(ranges) do
+      if not lo then lo, hi = r[1], r[2]
+      elseif r[1] <= hi then if r[2] > hi then hi = r[2] end
+      else total = total + (hi - lo); lo, hi = r[1], r[2] end
+    end
+    if lo then total = total + (hi - lo) end
+  end
+  return total
+end
+
+function count.used(modules, state)
+  local slotOf = {}   -- tensor -> {lo, hi} in its arena (bytes)
+  if state then
+    for _, b in ipairs(state.bindings) do
+      slotOf[b.t] = {b.entry.offset, b.entry.offset + b.entry.bytes}
+    end
+  end
+  local sets = {outputs = {}, gradInputs = {}, buffers = {}, params = {}, state = {}}
+  local wholeStorage = {}
+  for _, it in ipairs(apply.allTensors(modules)) do
+    local t = it.t
+    local id = t:_storageId()
+    if id then
+      local cat = CATEGORY[it.role]
+      local slot = slotOf[t]
+      if slot then
+        addRange(sets[cat], id, slot[1], slot[2])
+      else
+        local bytes = t:_storageBytes()
+        addRange(sets[cat], id, 0, bytes)
+        if it.role == 'state' then addRange(sets.state, id, 0, bytes) end
+        wholeStorage[id] = bytes
+      end
+    end
+  end
+  local r = {}
+  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do r[k] = unionBytes(sets[k]) end
+  -- total: every storage once, arenas whole
+  local total = 0
+  for _, bytes in pairs(wholeStorage) do
+    total = total + bytes
+  end
+  if state then
+    for _, s in pairs(state.arenas) do
+      local dt = torch.typename(s):gsub('Storage$', 'Tensor')
+      total = total + s:size() * apply.ESIZE[dt]
+    end
+  end
+  -- module state (running statistics) that no plan moves
+  r.state = unionBytes(sets.state)
+  r.total_size = total
+  return r
+end
+
+return count

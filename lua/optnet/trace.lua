@@ -1,0 +1,163 @@
+-- optnet.trace: one forward (and, in training mode, one backward) pass
+-- with every module's methods temporarily wrapped, recording for every
+-- storage the first step that defines it and the last step that uses it.
+--
+-- Steps follow the execution order. In training mode each leaf module
+-- contributes a forward step, a gradient step (accGradParameters) and a
+-- derivative step (updateGradInput), nntrainer's three-way order; a
+-- container's step comes after its children's (post-order), because that is
+-- when it reads their results (Concat copies them, ConcatTable sums their
+-- gradInputs). What a step uses follows the module's memoryTraits():
+-- backward reads the input or output only when the module says it needs it.
+local walk = require 'optnet.walk'
+
+local trace = {}
+
+local WHEN = {
+  forward = {forward = true, both = true, temp = true},
+  backward = {backward = true, both = true, temp = true},
+}
+
+-- the record being filled
+local function newRecord()
+  return {steps = {}, storages = {}, order = {}, uses = {}}
+end
+
+local function touchTensor(rec, t, step)
+  local id = t:_storageId()
+  if not id then return end
+  local u = rec.uses[step]
+  if not u then u = {}; rec.uses[step] = u end
+  u[id] = true
+  local bytes = t:_storageBytes()
+  if bytes == 0 then return end
+  local s = rec.storages[id]
+  if not s then
+    s = {id = id, bytes = bytes, dtype = torch.typename(t), first = step, last = step}
+    rec.storages[id] = s
+    rec.order[#rec.order + 1] = s
+  else
+    if bytes > s.bytes then s.bytes = bytes end
+    if step > s.last then s.last = step end
+  end
+end
+
+local function touch(rec, v, step)
+  walk.tensors(v, function(t) touchTensor(rec, t, step) end)
+end
+
+local function touchBuffers(rec, m, traits, when, step)
+  for name, w in pairs(traits.buffers) do
+    if WHEN[when][w] and m[name] ~= nil then touch(rec, m[name], step) end
+  end
+end
+
+-- records one step of module m; kind: 'forward', 'derivative', 'gradient', 'backward'
+local function record(rec, m, kind, input, gradOutput)
+  local step = #rec.steps + 1
+  rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
+  local tr = rec.traits[m]
+  if kind == 'forward' then
+    touch(rec, input, step)
+    touch(rec, m.output, step)
+    touchBuffers(rec, m, tr, 'forward', step)
+    if tr.childOutputs and m.modules then
+      for _, c in ipairs(m.modules) do touch(rec, c.output, step) end
+    end
+  else
+    touch(rec, gradOutput, step)
+    if kind ~= 'gradient' then touch(rec, m.gradInput, step) end
+    if kind ~= 'backward' then
+      if tr.needsInput then touch(rec, input, step) end
+      if tr.needsOutput then touch(rec, m.output, step) end
+      touchBuffers(rec, m, tr, 'backward', step)
+    end
+    if kind ~= 'gradient' and tr.childGradInputs and m.modules then
+      for _, c in ipairs(m.modules) do touch(rec, c.gradInput, step) end
+    end
+  end
+end
+
+local function wrap(rec, modules)
+  local saved = {}
+  for _, m in ipairs(modules) do
+    local isContainer = type(m.modules) == 'table'
+    local s = {updateOutput = rawget(m, 'updateOutput'), updateGradInput = rawget(m, 'updateGradInput'),
+               accGradParameters = rawget(m, 'accGradParameters'), backward = rawget(m, 'backward')}
+    saved[m] = s
+    local uo, ugi, agp, bw = m.updateOutput, m.updateGradInput, m.accGradParameters, m.backward
+    m.updateOutput = function(self, input)
+      local out = uo(self, input)
+      record(rec, self, 'forward', input)
+      return out
+    end
+    m.updateGradInput = function(self, input, gradOutput)
+      local gi = ugi(self, input, gradOutput)
+      record(rec, self, 'derivative', input, gradOutput)
+      return gi
+    end
+    m.accGradParameters = function(self, input, gradOutput, scale)
+      agp(self, input, gradOutput, scale)
+      record(rec, self, 'gradient', input, gradOutput)
+    end
+    if isContainer then
+      m.backward = function(self, input, gradOutput, scale)
+        local gi = bw(self, input, gradOutput, scale)
+        record(rec, self, 'backward', input, gradOutput)
+        return gi
+      end
+    end
+  end
+  return saved
+end
+
+local function unwrap(saved)
+  for m, s in pairs(saved) do
+    for _, k in ipairs{'updateOutput', 'updateGradInput', 'accGradParameters', 'backward'} do
+      rawset(m, k, s[k])
+    end
+  end
+end
+
+-- a gradOutput shaped like the output, with finite values
+local function makeGradOutput(out)
+  if torch.isTensor(out) then
+    local g = out:clone()
+    g:fill(1 / math.max(1, out:nElement()))
+    return g
+  elseif type(out) == 'table' then
+    local g = {}
+    for k, v in pairs(out) do g[k] = makeGradOutput(v) end
+    return g
+  end
+  error('optnet: net output must be a tensor or a table of tensors, got ' .. type(out), 0)
+end
+
+-- runs the pass; returns the record:
+--   steps[i] = {module=, kind=}, storages[id] = {id, bytes, dtype, first, last},
+--   order = storages in first-use order, nForward = steps of the forward pass
+function trace.run(net, input, mode)
+  local rec = newRecord()
+  rec.modules = walk.modules(net)
+  rec.traits = {}
+  for _, m in ipairs(rec.modules) do rec.traits[m] = walk.traits(m) end
+  local saved = wrap(rec, rec.modules)
+  local ok, err = pcall(function()
+    -- the input exists before the first step
+    touch(rec, input, 0)
+    local out = net:forward(input)
+    rec.nForward = #rec.steps
+    if mode == 'training' then
+      local gradOutput = makeGradOutput(out)
+      rec.gradOutputIds = walk.storageIds(gradOutput)
+      -- scale 0: the trace must not change the accumulated parameter gradients
+      net:backward(input, gradOutput, 0)
+    end
+  end)
+  unwrap(saved)
+  if not ok then error(err, 0) end
+  rec.nSteps = #rec.steps
+  return rec
+end
+
+return trace

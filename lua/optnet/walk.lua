@@ -1,0 +1,117 @@
+-- optnet.walk: finding the tensors of a net and what each is for.
+-- A module's tensors fall in roles: 'output', 'gradInput', 'buffer' (the
+-- fields its memoryTraits() declares), 'param' (weight, bias), 'gradParam'
+-- (gradWeight, gradBias) and 'state' (any other tensor field, e.g. batch
+-- norm's running statistics). Only outputs, gradInputs and buffers are ever
+-- planned; params and state are never moved.
+local walk = {}
+
+local PARAM = {weight = true, bias = true}
+local GRADPARAM = {gradWeight = true, gradBias = true}
+
+-- calls f(t) for every tensor in v (a tensor or nested tables of tensors)
+function walk.tensors(v, f, seen)
+  if torch.isTensor(v) then
+    f(v)
+  elseif type(v) == 'table' and not torch.typename(v) then
+    seen = seen or {}
+    if seen[v] then return end
+    seen[v] = true
+    for _, x in pairs(v) do walk.tensors(x, f, seen) end
+  end
+end
+
+-- whether a container reads its children's outputs at its own forward step
+-- (it copies them: Concat) and their gradInputs at its backward step (it
+-- sums or copies them: ConcatTable, Concat). Routers that only hand tensors
+-- along (Sequential, ParallelTable) read neither; unknown containers are
+-- assumed to read both, which is always safe.
+local CONTAINERS = {
+  ['nn.Sequential'] = {false, false},
+  ['nn.ParallelTable'] = {false, false},
+  ['nn.ConcatTable'] = {false, true},
+  ['nn.Concat'] = {true, true},
+  ['nn.DepthConcat'] = {true, true},
+  ['nn.Parallel'] = {true, true},
+}
+
+-- the module's memory traits with defaults filled in
+function walk.traits(m)
+  local tr = m.memoryTraits and m:memoryTraits() or {}
+  local isContainer = type(m.modules) == 'table'
+  local out = {
+    buffers = tr.buffers or {},
+    needsInput = tr.needsInput,
+    needsOutput = tr.needsOutput,
+    inplace = tr.inplace,
+    childOutputs = tr.childOutputs,
+    childGradInputs = tr.childGradInputs,
+  }
+  if out.needsInput == nil then out.needsInput = not isContainer end
+  if out.needsOutput == nil then out.needsOutput = not isContainer end
+  -- containers that compute (Concat, JoinTable-like) read their children's
+  -- results; pure routers (Sequential) declare they do not
+  local known = CONTAINERS[torch.typename(m)]
+  if out.childOutputs == nil then out.childOutputs = isContainer and (not known or known[1]) end
+  if out.childGradInputs == nil then out.childGradInputs = isContainer and (not known or known[2]) end
+  return out
+end
+
+-- calls f(tensor, role, fieldname) for each tensor held by module m itself
+-- (not its children)
+function walk.moduleTensors(m, f)
+  local tr = walk.traits(m)
+  for k, v in pairs(m) do
+    if k ~= 'modules' and type(k) == 'string' then
+      local role
+      if k == 'output' then role = 'output'
+      elseif k == 'gradInput' then role = 'gradInput'
+      elseif PARAM[k] then role = 'param'
+      elseif GRADPARAM[k] then role = 'gradParam'
+      elseif tr.buffers[k] then role = 'buffer'
+      else role = 'state' end
+      walk.tensors(v, function(t) f(t, role, k) end)
+    end
+  end
+end
+
+-- every module of the net, containers included, each once, in listModules order
+function walk.modules(net)
+  local list, seen = {}, {}
+  for _, m in ipairs(net:listModules()) do
+    if not seen[m] then
+      seen[m] = true
+      list[#list + 1] = m
+    end
+  end
+  return list
+end
+
+-- a path name per module ('1.3.2' below the root, the root is '')
+function walk.paths(net)
+  local names = {}
+  local function rec(m, prefix)
+    if names[m] then return end
+    names[m] = prefix
+    if type(m.modules) == 'table' then
+      for i, c in ipairs(m.modules) do
+        local n = c.name or tostring(i)
+        rec(c, prefix == '' and n or (prefix .. '.' .. n))
+      end
+    end
+  end
+  rec(net, '')
+  return names
+end
+
+-- storage ids of every tensor in v
+function walk.storageIds(v, set)
+  set = set or {}
+  walk.tensors(v, function(t)
+    local id = t:_storageId()
+    if id then set[id] = true end
+  end)
+  return set
+end
+
+return walk

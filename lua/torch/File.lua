@@ -1,0 +1,845 @@
+-- Serialization in Torch7's formats: torch.save/load, torch.serialize/
+-- deserialize, and the torch.File objects behind them (torch.DiskFile,
+-- torch.MemoryFile) whose writeObject/readObject walk the object graph.
+--
+-- A value is a 4-byte type tag (0 nil, 1 number, 2 string, 3 table,
+-- 4 torch object, 5 boolean) and its payload; tables and torch objects
+-- carry an index, one counter for both in order of first appearance, and
+-- a later occurrence writes only the index: that keeps cycles, aliases and
+-- storage sharing. Torch objects write "V <version>", their class name and
+-- then tensors their geometry, storages their raw elements, and classes a
+-- table of their fields (or whatever their __write/write hook writes).
+-- The 'ascii' format writes the same items as text lines. Storage payloads
+-- move in bulk through C (torch._C.serialize), never element by element.
+--
+-- Numbers are doubles in the file (as Torch7 writes them). On load, a
+-- number with an integral value that fits in a Lua integer becomes an
+-- integer (42, not 42.0; -0.0 stays a float); on save, an integer that a
+-- double cannot hold exactly is an error rather than a silent rounding.
+
+local torch = torch
+local C = torch._C
+local S = C.serialize
+
+local spack, sunpack, sformat = string.pack, string.unpack, string.format
+
+local TYPE_NIL, TYPE_NUMBER, TYPE_STRING, TYPE_TABLE, TYPE_TORCH, TYPE_BOOLEAN = 0, 1, 2, 3, 4, 5
+local TYPE_FUNCTION, LEGACY_TYPE_RECUR_FUNCTION, TYPE_RECUR_FUNCTION = 6, 7, 8
+
+local CHUNK = 1 << 16    -- bytes read from a file at a time (payloads bypass this)
+local FLUSH = 1 << 20    -- bytes buffered before a write to the file
+local MAXDIM = 16
+
+-- the classes written and read by this file itself
+local builtin = {}
+local elemsize = {Byte = 1, Long = 8, Float = 4, Double = 8}
+for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
+  builtin['torch.' .. n .. 'Tensor'] = {kind = 'tensor', dtype = C.dtypes[n], name = n}
+  builtin['torch.' .. n .. 'Storage'] = {kind = 'storage', dtype = C.dtypes[n], name = n}
+end
+
+local File = torch.class('torch.File')
+
+-- --- state ---------------------------------------------------------------
+
+local function init(self, name)
+  self._name = name
+  self._mode = 'binary'
+  self._longSize = 8
+  self._force = false      -- referenced(false): no object indices are reused
+  self._wobj, self._nw = {}, 0
+  self._robj = {}
+  self._stack = {}
+  -- writer
+  self._out, self._outn, self._outbytes = {}, 0, 0
+  -- reader: _buf holds the bytes from file offset _base on; _pos is 1-based in _buf
+  self._buf, self._pos, self._base = '', 1, 0
+end
+
+local function checkopen(self)
+  if self._closed then error(sformat('%s: file is closed', self._name), 0) end
+end
+
+function File:binary()
+  if not S.littleEndian then
+    error(sformat('%s: binary Torch7 files are little-endian; this machine is not', self._name), 0)
+  end
+  self._mode = 'binary'
+  return self
+end
+
+function File:ascii()
+  self._mode = 'ascii'
+  return self
+end
+
+function File:isBinary() return self._mode == 'binary' end
+
+-- Torch7's File:longSize(n): 8 (default) or 4 bytes per 'long' in binary files
+function File:longSize(n)
+  if n ~= 4 and n ~= 8 then error(sformat('%s: longSize must be 4 or 8, got %s', self._name, tostring(n)), 0) end
+  self._longSize = n
+  return self
+end
+
+function File:referenced(ref)
+  self._force = not ref
+  return self
+end
+
+function File:isReferenced() return not self._force end
+
+-- --- errors --------------------------------------------------------------
+
+local function tell(self) return self._base + self._pos - 1 end
+
+local function corrupt(self, at, fmt, ...)
+  error(sformat('%s: corrupt at byte %d: ' .. fmt, self._name, at, ...), 0)
+end
+
+local function truncated(self, at, n, what)
+  local stop = self._base + #self._buf
+  if self._size then stop = math.max(stop, self._size) end
+  error(sformat('%s: truncated at byte %d (%s at byte %d needs %d bytes, %d left)',
+                self._name, stop, what, at, n, math.max(stop - at, 0)), 0)
+end
+
+-- a name from a file, safe to print: at most 80 bytes, non-printables escaped
+local function printable(s)
+  if #s > 80 then s = s:sub(1, 80) .. '...' end
+  return (s:gsub('[^\32-\126]', function(c) return sformat('\\%d', c:byte()) end))
+end
+
+local function path(self)
+  local parts = {}
+  for i, p in ipairs(self._stack) do parts[i] = tostring(p) end
+  return table.concat(parts, '.')
+end
+
+-- --- writing: primitives -------------------------------------------------
+
+local function flush(self)
+  if self._fh and self._outn > 0 then
+    local ok, err = self._fh:write(table.concat(self._out, '', 1, self._outn))
+    if not ok then error(sformat('%s: write failed: %s', self._name, tostring(err)), 0) end
+    self._out, self._outn, self._outbytes = {}, 0, 0
+  end
+end
+
+local function put(self, s)
+  local n = self._outn + 1
+  self._out[n] = s
+  self._outn = n
+  self._outbytes = self._outbytes + #s
+  if self._fh and self._outbytes >= FLUSH then flush(self) end
+end
+
+local function checkwrite(self)
+  checkopen(self)
+  if not self._writable then error(sformat('%s: file is not open for writing', self._name), 0) end
+end
+
+function File:writeInt(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack('<i4', v)) else put(self, sformat('%d\n', v)) end
+end
+
+function File:writeLong(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack(self._longSize == 8 and '<i8' or '<i4', v))
+  else put(self, sformat('%d\n', v)) end
+end
+
+function File:writeDouble(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack('<d', v)) else put(self, sformat('%.17g\n', v)) end
+end
+
+function File:writeFloat(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack('<f', v)) else put(self, sformat('%.9g\n', v)) end
+end
+
+function File:writeByte(v)
+  checkwrite(self)
+  put(self, spack('B', v))
+  if self._mode == 'ascii' then put(self, '\n') end
+end
+
+function File:writeBool(v) self:writeInt(v and 1 or 0) end
+
+-- raw characters (Torch7's writeChar of a CharStorage); here a Lua string
+function File:writeChar(s)
+  checkwrite(self)
+  if type(s) ~= 'string' then error(sformat('%s: writeChar: string expected, got %s', self._name, type(s)), 0) end
+  put(self, s)
+  if self._mode == 'ascii' and #s > 0 then put(self, '\n') end
+end
+
+local function writeString(self, s)
+  if #s > 0x7fffffff then error(sformat('%s: string of %d bytes is too long for the format (at %s)', self._name, #s, path(self)), 0) end
+  self:writeInt(#s)
+  self:writeChar(s)
+end
+
+-- a tensor's sizes or strides: one line in ascii, nothing at all when empty
+local function writeLongs(self, st, n)
+  if self._mode == 'binary' then
+    local fmt = self._longSize == 8 and '<i8' or '<i4'
+    for i = 1, n do put(self, spack(fmt, st[i])) end
+  elseif n > 0 then
+    local t = {}
+    for i = 1, n do t[i] = sformat('%d', st[i]) end
+    put(self, table.concat(t, ' ') .. '\n')
+  end
+end
+
+local function writeStoragePayload(self, s, info)
+  local n = #s
+  self:writeLong(n)
+  if n == 0 then return end
+  if self._mode == 'binary' then
+    if info.name == 'Long' and self._longSize == 4 then
+      local str, bad = S.toint32(s)
+      if not str then
+        error(sformat('%s: LongStorage element %d does not fit in 4 bytes (longSize 4) at %s', self._name, bad, path(self)), 0)
+      end
+      put(self, str)
+    elseif self._fh then
+      flush(self)
+      local ok, err = S.write(self._fh, s)
+      if not ok then error(sformat('%s: %s', self._name, err), 0) end
+    else
+      put(self, s:_bytes())
+    end
+  else
+    put(self, info.name == 'Byte' and s:_bytes() or S.asciiformat(s))
+    put(self, '\n')
+  end
+end
+
+-- --- writing: objects ----------------------------------------------------
+
+local function classOf(obj)
+  local tname = torch.typename(obj)
+  if tname and torch.factory(tname) then return tname end
+  return nil
+end
+
+local function writable(v)
+  local t = type(v)
+  return t == 'nil' or t == 'number' or t == 'string' or t == 'boolean' or t == 'table' or classOf(v) ~= nil
+end
+
+local writeObject
+
+local function writeTorch(self, obj, tname)
+  local info = builtin[tname]
+  local mt = torch.getmetatable(tname)
+  local version = 1
+  if not info and mt then version = tonumber(mt.__version) or 1 end
+  version = math.tointeger(version) or version
+  writeString(self, 'V ' .. tostring(version))
+  writeString(self, tname)
+  if info and info.kind == 'tensor' then
+    local nd = obj:dim()
+    self:writeInt(nd)
+    writeLongs(self, obj:size(), nd)
+    writeLongs(self, obj:stride(), nd)
+    self:writeLong(obj:storageOffset())
+    writeObject(self, obj:storage(), 'storage')
+  elseif info then
+    writeStoragePayload(self, obj, info)
+  else
+    local hook = mt and (mt.__write or mt.write)
+    if type(hook) == 'function' then
+      hook(obj, self)
+    elseif type(obj) == 'table' then
+      local var = {}
+      for k, v in next, obj do
+        if writable(v) then
+          var[k] = v
+        else
+          io.stderr:write(sformat('torch.save: warning: field %s of %s (a %s) cannot be saved; skipped (at %s)\n',
+                                  tostring(k), tname, type(v), path(self)))
+        end
+      end
+      writeObject(self, var, nil)
+    else
+      error(sformat('%s: %s is not serializable (at %s)', self._name, tname, path(self)), 0)
+    end
+  end
+end
+
+writeObject = function(self, obj, name)
+  local stack = self._stack
+  stack[#stack + 1] = name or '?'
+  local t = type(obj)
+  local tname = classOf(obj)
+  if obj == nil then
+    self:writeInt(TYPE_NIL)
+  elseif tname == nil and t == 'number' then
+    if math.type(obj) == 'integer' and math.tointeger(obj + 0.0) ~= obj then
+      error(sformat('%s: integer %d cannot be stored exactly (the format stores numbers as doubles) at %s',
+                    self._name, obj, path(self)), 0)
+    end
+    self:writeInt(TYPE_NUMBER)
+    self:writeDouble(obj)
+  elseif tname == nil and t == 'string' then
+    self:writeInt(TYPE_STRING)
+    writeString(self, obj)
+  elseif tname == nil and t == 'boolean' then
+    self:writeInt(TYPE_BOOLEAN)
+    self:writeBool(obj)
+  elseif tname ~= nil or t == 'table' then
+    local tag = tname and TYPE_TORCH or TYPE_TABLE
+    local idx = self._wobj[obj]
+    self:writeInt(tag)
+    if idx and not self._force then
+      self:writeInt(idx)
+    else
+      idx = self._nw + 1
+      self._nw = idx
+      if not self._force then self._wobj[obj] = idx end
+      self:writeInt(idx)
+      if tname then
+        writeTorch(self, obj, tname)
+      else
+        local n = 0
+        for _ in next, obj do n = n + 1 end
+        self:writeInt(n)
+        for k, v in next, obj do
+          writeObject(self, k, nil)
+          writeObject(self, v, k)
+        end
+      end
+    end
+  else
+    error(sformat('%s: cannot save a %s (at %s)%s', self._name, t, path(self),
+                  t == 'function' and '; Torch7 stored functions as LuaJIT bytecode, which is not supported' or ''), 0)
+  end
+  stack[#stack] = nil
+end
+
+function File:writeObject(obj, name)
+  checkwrite(self)
+  writeObject(self, obj, name or (#self._stack == 0 and 'root' or nil))
+end
+
+-- --- reading: primitives -------------------------------------------------
+
+local function checkread(self)
+  checkopen(self)
+  if not self._readable then error(sformat('%s: file is not open for reading', self._name), 0) end
+end
+
+-- makes n bytes available at _pos (binary)
+local function need(self, n, what)
+  local avail = #self._buf - self._pos + 1
+  if avail >= n then return end
+  if self._fh then
+    local rest = self._pos <= #self._buf and self._buf:sub(self._pos) or ''
+    local more, err = self._fh:read(math.max(n - #rest, CHUNK))
+    if more == nil and err then error(sformat('%s: cannot read: %s', self._name, tostring(err)), 0) end
+    self._base = self._base + self._pos - 1
+    self._buf = more and (rest .. more) or rest
+    self._pos = 1
+    if #self._buf >= n then return end
+  end
+  truncated(self, tell(self), n, what)
+end
+
+-- ascii reading works on the whole remaining content
+local function loadall(self)
+  if self._fh then
+    local rest = self._buf:sub(self._pos)
+    self._base = self._base + self._pos - 1
+    local more, err = self._fh:read('a')
+    if more == nil then error(sformat('%s: cannot read: %s', self._name, tostring(err)), 0) end
+    self._buf = rest .. more
+    self._pos = 1
+    self._fh = nil
+  end
+end
+
+-- after a group of ascii values Torch7 writes one newline; it is consumed
+local function endline(self)
+  if self._buf:byte(self._pos) == 10 then self._pos = self._pos + 1 end
+end
+
+local function token(self, what)
+  loadall(self)
+  local at = tell(self)
+  local _, e, tok = self._buf:find('^%s*(%S+)', self._pos)
+  if not tok then
+    error(sformat('%s: truncated at byte %d (%s expected at byte %d)', self._name, self._base + #self._buf, what, at), 0)
+  end
+  self._pos = e + 1
+  return tok, at
+end
+
+local function asciiInteger(self, what)
+  local tok, at = token(self, what)
+  local v = tok:match('^[+-]?%d+$') and math.tointeger(tonumber(tok))
+  if not v then corrupt(self, at, "%s expected, got '%s'", what, printable(tok)) end
+  return v
+end
+
+local specials = {inf = math.huge, ['+inf'] = math.huge, ['-inf'] = -math.huge, infinity = math.huge,
+                  ['-infinity'] = -math.huge, nan = 0 / 0, ['-nan'] = 0 / 0, ['+nan'] = 0 / 0}
+
+local function asciiNumber(self, what)
+  local tok, at = token(self, what)
+  local v = tonumber(tok)
+  if v == nil then v = specials[tok:lower()] end
+  if v == nil then corrupt(self, at, "%s expected, got '%s'", what, printable(tok)) end
+  if v == 0 and tok:find('^%-') then return -0.0 end   -- "-0" reads as the integer 0
+  return v + 0.0
+end
+
+function File:readInt()
+  checkread(self)
+  if self._mode == 'binary' then
+    need(self, 4, 'an int')
+    local v
+    v, self._pos = sunpack('<i4', self._buf, self._pos)
+    return v
+  end
+  local v = asciiInteger(self, 'an integer')
+  endline(self)
+  return v
+end
+
+function File:readLong()
+  checkread(self)
+  if self._mode == 'binary' then
+    local n = self._longSize
+    need(self, n, 'a long')
+    local v
+    v, self._pos = sunpack(n == 8 and '<i8' or '<i4', self._buf, self._pos)
+    return v
+  end
+  local v = asciiInteger(self, 'an integer')
+  endline(self)
+  return v
+end
+
+function File:readDouble()
+  checkread(self)
+  if self._mode == 'binary' then
+    need(self, 8, 'a double')
+    local v
+    v, self._pos = sunpack('<d', self._buf, self._pos)
+    return v
+  end
+  local v = asciiNumber(self, 'a number')
+  endline(self)
+  return v
+end
+
+function File:readFloat()
+  checkread(self)
+  if self._mode == 'binary' then
+    need(self, 4, 'a float')
+    local v
+    v, self._pos = sunpack('<f', self._buf, self._pos)
+    return v
+  end
+  local v = asciiNumber(self, 'a number')
+  endline(self)
+  return v
+end
+
+function File:readBool() return self:readInt() == 1 end
+
+-- n raw bytes as a string (Torch7's readChar(n) returned a CharStorage)
+function File:readChar(n, what)
+  checkread(self)
+  if self._mode == 'ascii' then loadall(self) end
+  if n > 0 then
+    if self._mode == 'binary' then
+      need(self, n, what or 'a string')
+    elseif #self._buf - self._pos + 1 < n then
+      truncated(self, tell(self), n, what or 'a string')
+    end
+  end
+  local s = self._buf:sub(self._pos, self._pos + n - 1)
+  self._pos = self._pos + n
+  if self._mode == 'ascii' and n > 0 then endline(self) end
+  return s
+end
+
+function File:readByte()
+  return self:readChar(1, 'a byte'):byte()
+end
+
+local function readString(self, what)
+  local at = tell(self)
+  local n = self:readInt()
+  if n < 0 then corrupt(self, at, 'negative string length %d', n) end
+  return self:readChar(n, what)
+end
+
+local function readLongs(self, n)
+  local t = {}
+  if self._mode == 'binary' then
+    local sz = self._longSize
+    need(self, n * sz, 'tensor sizes')
+    local fmt = sz == 8 and '<i8' or '<i4'
+    for i = 1, n do t[i], self._pos = sunpack(fmt, self._buf, self._pos) end
+  else
+    for i = 1, n do t[i] = asciiInteger(self, 'a tensor size or stride') end
+    if n > 0 then endline(self) end
+  end
+  return t
+end
+
+-- bytes left in the source after the current position (nil if unknown)
+local function remaining(self)
+  if self._fh then
+    return self._size and self._size - tell(self) or nil
+  end
+  return #self._buf - self._pos + 1
+end
+
+local function readStoragePayload(self, info, tname)
+  local at = tell(self)
+  local n = self:readLong()
+  if n < 0 then corrupt(self, at, 'negative size %d for a %s', n, tname) end
+  local left = remaining(self)
+  local fsize = (info.name == 'Long' and self._longSize or elemsize[info.name])
+  if self._mode == 'binary' then
+    if left and n > left // fsize then
+      truncated(self, tell(self), n * fsize, sformat('a %s of %d elements', tname, n))
+    end
+  elseif left and n > left then
+    truncated(self, tell(self), n, sformat('a %s of %d elements', tname, n))
+  end
+  local s = torch[info.name .. 'Storage'](n)
+  if n == 0 then return s end
+  local what = sformat('a %s of %d elements', tname, n)
+  if self._mode == 'binary' then
+    if info.name == 'Long' and self._longSize == 4 then
+      need(self, 4 * n, what)
+      S.fromint32(s, self._buf, self._pos)
+      self._pos = self._pos + 4 * n
+      return s
+    end
+    local bytes = n * fsize
+    local avail = #self._buf - self._pos + 1
+    local k = math.min(avail, bytes)
+    S.setbytes(s, 0, self._buf, self._pos, k)
+    self._pos = self._pos + k
+    if k < bytes then
+      -- the rest goes straight from the file into the storage
+      local got = self._fh and S.read(self._fh, s, k) or 0
+      self._base = self._base + #self._buf + got
+      self._buf, self._pos = '', 1
+      if got < bytes - k then
+        error(sformat('%s: truncated at byte %d (%s at byte %d needs %d bytes, %d left)',
+                      self._name, self._base, what, at, bytes, self._base - at), 0)
+      end
+    end
+    return s
+  end
+  loadall(self)
+  if info.name == 'Byte' then
+    if #self._buf - self._pos + 1 < n then truncated(self, tell(self), n, what) end
+    S.setbytes(s, 0, self._buf, self._pos, n)
+    self._pos = self._pos + n
+  else
+    local pos, bad = S.asciiparse(s, self._buf, self._pos)
+    if not pos then
+      local b = self._base + bad - 1
+      if bad > #self._buf then
+        error(sformat('%s: truncated at byte %d (%s expected)', self._name, b, what), 0)
+      end
+      corrupt(self, b, "bad number in %s: '%s'", what, printable(self._buf:match('^%S*', bad)))
+    end
+    self._pos = pos
+  end
+  endline(self)
+  return s
+end
+
+-- --- reading: objects ----------------------------------------------------
+
+local function tonumber_loaded(v)
+  local i = math.tointeger(v)
+  if i and (v ~= 0 or 1 / v > 0) then return i end
+  return v
+end
+
+local readObject
+
+local function readTensorPayload(self, info, tname, at)
+  local nd = self:readInt()
+  if nd < 0 or nd > MAXDIM then corrupt(self, at, '%s with %d dimensions (at most %d supported)', tname, nd, MAXDIM) end
+  local sizes = readLongs(self, nd)
+  local strides = readLongs(self, nd)
+  local offset = self:readLong()
+  local sat = tell(self)
+  local st = readObject(self)
+  local sinfo = st ~= nil and builtin[torch.typename(st) or '']
+  if st ~= nil and not (sinfo and sinfo.kind == 'storage') then
+    corrupt(self, sat, 'the storage of a %s is a %s', tname, torch.type(st))
+  end
+  local t, err = S.tensor(info.dtype, st, offset, sizes, strides)
+  if not t then corrupt(self, at, '%s', err) end
+  return t
+end
+
+local function readTorch(self, index, at)
+  local vstr = readString(self, 'a class version')
+  local version = tonumber(vstr:match('^V (.*)$') or '')
+  local cname
+  if version then
+    cname = readString(self, 'a class name')
+  else
+    cname, version = vstr, 0   -- files from before versions were written
+  end
+  local info = builtin[cname]
+  if info then
+    local obj
+    if info.kind == 'tensor' then
+      obj = readTensorPayload(self, info, cname, at)
+    else
+      obj = readStoragePayload(self, info, cname)
+    end
+    if not self._force then self._robj[index] = obj end
+    return obj
+  end
+  if cname:match('^torch%.%w*Tensor$') or cname:match('^torch%.%w*Storage$') then
+    error(sformat('%s: %s (object #%d at byte %d) is not supported: only Byte, Long, Float and Double tensors and storages exist here; convert it (e.g. :double()) before saving',
+                  self._name, printable(cname), index, at), 0)
+  end
+  local factory = torch.factory(cname)
+  if not factory then
+    error(sformat("%s: unknown Torch class '%s' (object #%d at byte %d); load the package that defines it first (e.g. require 'nn')",
+                  self._name, printable(cname), index, at), 0)
+  end
+  local obj = factory()
+  if not self._force then self._robj[index] = obj end
+  local mt = torch.getmetatable(cname)
+  local hook = mt and (mt.__read or mt.read)
+  if type(hook) == 'function' then
+    hook(obj, self, version)
+  else
+    local fat = tell(self)
+    local var = readObject(self)
+    if type(var) ~= 'table' or torch.typename(var) then
+      corrupt(self, fat, 'the fields of %s must be a table, got %s', printable(cname), torch.type(var))
+    end
+    for k, v in pairs(var) do obj[k] = v end
+  end
+  return obj
+end
+
+readObject = function(self)
+  local at = tell(self)
+  local tag = self:readInt()
+  if tag == TYPE_NIL then
+    return nil
+  elseif tag == TYPE_NUMBER then
+    return tonumber_loaded(self:readDouble())
+  elseif tag == TYPE_BOOLEAN then
+    return self:readInt() == 1
+  elseif tag == TYPE_STRING then
+    return readString(self, 'a string')
+  elseif tag == TYPE_TABLE or tag == TYPE_TORCH then
+    local index = self:readInt()
+    local obj = self._robj[index]
+    if obj ~= nil and not self._force then return obj end
+    if tag == TYPE_TORCH then return readTorch(self, index, at) end
+    local nat = tell(self)
+    local n = self:readInt()
+    if n < 0 then corrupt(self, nat, 'negative table size %d', n) end
+    local t = {}
+    if not self._force then self._robj[index] = t end
+    for _ = 1, n do
+      local kat = tell(self)
+      local k = readObject(self)
+      local v = readObject(self)
+      if k == nil or k ~= k then corrupt(self, kat, 'table key is %s', tostring(k)) end
+      t[k] = v
+    end
+    return t
+  elseif tag == TYPE_FUNCTION or tag == TYPE_RECUR_FUNCTION or tag == LEGACY_TYPE_RECUR_FUNCTION then
+    error(sformat('%s: a Lua function (object at byte %d) cannot be loaded: Torch7 stored functions as LuaJIT bytecode',
+                  self._name, at), 0)
+  elseif at == 0 and self._mode == 'binary' and self._buf:match('^%d+\n') then
+    corrupt(self, at, "unknown type tag %d (the file looks like ascii: load it with mode 'ascii')", tag)
+  else
+    corrupt(self, at, 'unknown type tag %d', tag)
+  end
+end
+
+function File:readObject()
+  checkread(self)
+  return readObject(self)
+end
+
+-- --- files ---------------------------------------------------------------
+
+function File:close()
+  if self._closed then return end
+  local ok, err = pcall(flush, self)
+  if self._fh and self._ownsfh then self._fh:close() end
+  self._fh = nil
+  self._closed = true
+  if not ok then error(err, 0) end
+end
+
+-- torch.DiskFile(path [, 'r' | 'w'] [, quiet])
+local DiskFile = torch.class('torch.DiskFile', 'torch.File')
+
+function DiskFile:__init(path, mode, quiet)
+  mode = mode or 'r'
+  if type(path) ~= 'string' then
+    error(sformat('torch.DiskFile: file name (string) expected, got %s', type(path)), 2)
+  end
+  if mode ~= 'r' and mode ~= 'w' then
+    error(sformat("torch.DiskFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
+  end
+  init(self, path)
+  local fh, err = io.open(path, mode == 'r' and 'rb' or 'wb')
+  if not fh then
+    if quiet then self._closed = true return end
+    error(sformat('%s: cannot open for %s: %s', path, mode == 'r' and 'reading' or 'writing', tostring(err)), 0)
+  end
+  self._fh, self._ownsfh = fh, true
+  self._readable, self._writable = mode == 'r', mode == 'w'
+  if mode == 'r' then
+    local size = fh:seek('end')
+    if size and fh:seek('set') then self._size = size end
+  end
+end
+
+function DiskFile:isOpened() return not self._closed end
+
+-- torch.MemoryFile([string]): reads the string when one is given, else collects
+-- what is written; f:string() returns it
+local MemoryFile = torch.class('torch.MemoryFile', 'torch.File')
+
+function MemoryFile:__init(str, name)
+  if str ~= nil and type(str) ~= 'string' then
+    error(sformat('torch.MemoryFile: string expected, got %s', type(str)), 2)
+  end
+  init(self, name or '<memory>')
+  if str then
+    self._buf, self._readable = str, true
+  else
+    self._writable = true
+  end
+end
+
+function MemoryFile:string()
+  return table.concat(self._out, '', 1, self._outn)
+end
+
+-- --- torch.save / torch.load ---------------------------------------------
+
+local modes = {binary = true, ascii = true, b32 = true, b64 = true}
+
+local function setmode(f, fname, mode)
+  mode = mode or 'binary'
+  if not modes[mode] then
+    error(sformat("%s: mode 'binary' or 'ascii' expected, got %s", fname, tostring(mode)), 3)
+  end
+  if mode == 'ascii' then f:ascii() else f:binary() end
+  if mode == 'b32' then f:longSize(4) end
+end
+
+local function checkref(fname, referenced)
+  if referenced ~= nil and type(referenced) ~= 'boolean' then
+    error(sformat('%s: referenced must be a boolean, got %s', fname, type(referenced)), 3)
+  end
+  return referenced ~= false
+end
+
+-- torch.save(filename, object [, 'binary' | 'ascii' [, referenced]])
+function torch.save(filename, object, mode, referenced)
+  if type(filename) ~= 'string' then
+    error(sformat('torch.save: file name (string) expected, got %s', type(filename)), 2)
+  end
+  if not modes[mode or 'binary'] then
+    error(sformat("torch.save: mode 'binary' or 'ascii' expected, got %s", tostring(mode)), 2)
+  end
+  local ref = checkref('torch.save', referenced)
+  local f
+  local ok, err = pcall(function()
+    f = torch.DiskFile(filename, 'w')
+    setmode(f, 'torch.save', mode)
+    f:referenced(ref)
+    f:writeObject(object)
+    f:close()
+  end)
+  if not ok then
+    if f and not f._closed then
+      pcall(function() f._out, f._outn = {}, 0; f:close() end)
+      os.remove(filename)
+    end
+    error('torch.save: ' .. tostring(err), 2)
+  end
+end
+
+-- torch.load(filename [, 'binary' | 'ascii' [, referenced]])
+function torch.load(filename, mode, referenced)
+  if type(filename) ~= 'string' then
+    error(sformat('torch.load: file name (string) expected, got %s', type(filename)), 2)
+  end
+  if not modes[mode or 'binary'] then
+    error(sformat("torch.load: mode 'binary' or 'ascii' expected, got %s", tostring(mode)), 2)
+  end
+  local ref = checkref('torch.load', referenced)
+  local f
+  local ok, res = pcall(function()
+    f = torch.DiskFile(filename, 'r')
+    setmode(f, 'torch.load', mode)
+    f:referenced(ref)
+    local obj = f:readObject()
+    f:close()
+    return obj
+  end)
+  if not ok then
+    if f then pcall(f.close, f) end
+    error('torch.load: ' .. tostring(res), 2)
+  end
+  return res
+end
+
+-- torch.serialize(object [, mode]) -> string; torch.deserialize(string [, mode]) -> object
+function torch.serialize(object, mode)
+  if not modes[mode or 'binary'] then
+    error(sformat("torch.serialize: mode 'binary' or 'ascii' expected, got %s", tostring(mode)), 2)
+  end
+  local ok, res = pcall(function()
+    local f = torch.MemoryFile(nil, '<string>')
+    setmode(f, 'torch.serialize', mode)
+    f:writeObject(object)
+    return f:string()
+  end)
+  if not ok then error('torch.serialize: ' .. tostring(res), 2) end
+  return res
+end
+
+function torch.deserialize(str, mode)
+  if type(str) ~= 'string' then
+    error(sformat('torch.deserialize: string expected, got %s', type(str)), 2)
+  end
+  if not modes[mode or 'binary'] then
+    error(sformat("torch.deserialize: mode 'binary' or 'ascii' expected, got %s", tostring(mode)), 2)
+  end
+  local ok, res = pcall(function()
+    local f = torch.MemoryFile(str, '<string>')
+    setmode(f, 'torch.deserialize', mode)
+    return f:readObject()
+  end)
+  if not ok then error('torch.deserialize: ' .. tostring(res), 2) end
+  return res
+end
+
+torch.saveobj = torch.save
+torch.loadobj = torch.load
+
+return torch

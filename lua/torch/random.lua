@@ -1,0 +1,27 @@
+-- Random numbers, Torch7's API over the C generator (src/tensor/th_random.c).
+-- torch.manualSeed(123) followed by the same calls gives Torch7's numbers
+-- exactly. Every function takes an optional torch.Generator first.
+
+local torch = torch
+local R = torch._C.random
+
+for _, name in ipairs{'Generator', 'seed', 'manualSeed', 'initialSeed', 'getRNGState',
+                      'setRNGState', 'random', 'uniform', 'normal', 'exponential', 'cauchy',
+                      'logNormal', 'geometric', 'bernoulli'} do
+  torch[name] = R[name]
+end
+
+local dtypes = torch._C.dtypes
+
+local function defaultdtype()
+  return dtypes[torch._tensortypes[torch.getdefaulttensortype()]]
+end
+
+-- torch.rand([res,] [gen,] sizes...): uniform on [0, 1) in the default type (or res's)
+function torch.rand(...) return R.rand(defaultdtype(), ...) end
+-- torch.randn([res,] [gen,] sizes...): standard normal
+function torch.randn(...) return R.randn(defaultdtype(), ...) end
+-- torch.randperm([res,] [gen,] n): a random permutation of 1..n
+function torch.randperm(...) return R.randperm(defaultdtype(), ...) end
+
+return torch

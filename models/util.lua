@@ -1,0 +1,61 @@
+-- Shared helpers for the model builders: option defaults, typing, inputs.
+local M = {}
+
+-- fills defaults into a copy of opts and checks the common options
+function M.options(name, opts, defaults)
+  opts = opts or {}
+  if type(opts) ~= 'table' then
+    error(string.format('models.%s: options table expected, got %s', name, type(opts)), 3)
+  end
+  local o = {}
+  for k, v in pairs(defaults) do o[k] = v end
+  for k, v in pairs(opts) do o[k] = v end
+  o.batch = o.batch or 1
+  o.type = o.type or 'float'
+  if math.type(o.batch) ~= 'integer' or o.batch < 1 then
+    error(string.format('models.%s: batch must be a positive integer, got %s', name, tostring(o.batch)), 3)
+  end
+  if o.type ~= 'float' and o.type ~= 'double' then
+    error(string.format("models.%s: type must be 'float' or 'double', got %s", name, tostring(o.type)), 3)
+  end
+  return o
+end
+
+-- converts the net and makes a random input of the given per-sample shape
+function M.finish(net, o, ...)
+  local tname = o.type == 'double' and 'torch.DoubleTensor' or 'torch.FloatTensor'
+  net = net:type(tname)
+  local input = torch.randn(o.batch, ...):type(tname)
+  return net, input
+end
+
+-- He (MSR) initialisation as fb.resnet.torch does it
+function M.msrinit(net)
+  for _, m in ipairs(net:findModules('nn.SpatialConvolution')) do
+    local n = m.kW * m.kH * m.nOutputPlane
+    m.weight:normal(0, math.sqrt(2 / n))
+    if m.bias then m.bias:zero() end
+  end
+  for _, name in ipairs{'nn.SpatialBatchNormalization', 'nn.BatchNormalization'} do
+    for _, m in ipairs(net:findModules(name)) do
+      if m.weight then m.weight:fill(1) end
+      if m.bias then m.bias:zero() end
+    end
+  end
+  for _, m in ipairs(net:findModules('nn.Linear')) do
+    if m.bias then m.bias:zero() end
+  end
+end
+
+-- converts the net and makes a table input, one random tensor per shape
+function M.finishTable(net, o, shapes)
+  local tname = o.type == 'double' and 'torch.DoubleTensor' or 'torch.FloatTensor'
+  net = net:type(tname)
+  local input = {}
+  for i, shape in ipairs(shapes) do
+    input[i] = torch.randn(o.batch, table.unpack(shape)):type(tname)
+  end
+  return net, input
+end
+
+return M

@@ -1,0 +1,203 @@
+-- nn.BatchNormalization and nn.SpatialBatchNormalization: values and running
+-- statistics against a direct computation, train vs evaluate, gradients
+-- (finite differences, double), the fused backward, errors.
+require 'torch'
+require 'nn'
+
+local function flat(t) return t:contiguous():view(t:nElement()) end
+
+local function maxdiff(a, b)
+  assert.are.equal(a:nElement(), b:nElement())
+  local fa, fb, m = flat(a), flat(b), 0
+  for i = 1, fa:nElement() do m = math.max(m, math.abs(fa[i] - fb[i])) end
+  return m
+end
+
+-- gradient checks through the project's nn.Jacobian (double): input, and
+-- weight and bias when the module is affine
+local function checkGradients(m, x)
+  local errs = {nn.Jacobian.testJacobian(m, x)}
+  if m.weight then
+    errs[2] = nn.Jacobian.testJacobianParameters(m, x, m.weight, m.gradWeight)
+    errs[3] = nn.Jacobian.testJacobianParameters(m, x, m.bias, m.gradBias)
+  end
+  return math.max(table.unpack(errs))
+end
+
+local function errorOf(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
+end
+
+-- statistics of feature f over dimension 1 and all dimensions after 2
+local function featureValues(x, f)
+  local v = {}
+  local xs = x:select(2, f):contiguous()
+  local fx = flat(xs)
+  for i = 1, fx:nElement() do v[i] = fx[i] end
+  return v
+end
+
+local function meanVar(v)
+  local s = 0
+  for _, a in ipairs(v) do s = s + a end
+  local mean, q = s / #v, 0
+  for _, a in ipairs(v) do q = q + (a - mean) ^ 2 end
+  return mean, q / #v, q / (#v - 1)
+end
+
+describe('nn.BatchNormalization', function()
+  before_each(function() torch.manualSeed(11) end)
+
+  it('has Torch7 fields and printing', function()
+    local m = nn.BatchNormalization(4)
+    assert.are.equal(1e-5, m.eps); assert.are.equal(0.1, m.momentum)
+    assert.is_true(m.affine); assert.is_true(m.train)
+    assert.are.same({4}, m.running_mean:size():totable())
+    assert.are.same({4}, m.running_var:size():totable())
+    assert.are.equal(0, m.bias[1]); assert.are.equal(1, m.running_var[1])
+    assert.are.equal('nn.BatchNormalization (2D) (4)', tostring(m))
+    assert.are.equal('nn.SpatialBatchNormalization (4D) (3)', tostring(nn.SpatialBatchNormalization(3)))
+    local na = nn.BatchNormalization(4, 1e-3, 0.2, false)
+    assert.is_nil(na.weight); assert.is_false(na.affine); assert.are.equal(0.2, na.momentum)
+  end)
+
+  it('normalizes with batch statistics in training and running ones in evaluation', function()
+    for _, case in ipairs{{nn.BatchNormalization(4), {6, 4}}, {nn.SpatialBatchNormalization(3), {4, 3, 3, 5}}} do
+      local m, size = case[1], case[2]
+      m.weight:uniform(0.5, 1.5); m.bias:uniform(-1, 1)
+      m.running_mean:uniform(-1, 1); m.running_var:uniform(0.5, 2)
+      local rm0, rv0 = m.running_mean:clone(), m.running_var:clone()
+      local x = torch.DoubleTensor(table.unpack(size)):uniform(-2, 3)
+      local y = m:forward(x)
+      for f = 1, size[2] do
+        local mean, var, unbiased = meanVar(featureValues(x, f))
+        local xf, yf = featureValues(x, f), featureValues(y, f)
+        for i = 1, #xf do
+          local ref = (xf[i] - mean) / math.sqrt(var + m.eps) * m.weight[f] + m.bias[f]
+          assert.is_true(math.abs(ref - yf[i]) < 1e-12)
+        end
+        assert.is_true(math.abs(m.running_mean[f] - (0.9 * rm0[f] + 0.1 * mean)) < 1e-12)
+        assert.is_true(math.abs(m.running_var[f] - (0.9 * rv0[f] + 0.1 * unbiased)) < 1e-12)
+        assert.is_true(math.abs(m.save_mean[f] - mean) < 1e-12)
+        assert.is_true(math.abs(m.save_std[f] - 1 / math.sqrt(var + m.eps)) < 1e-12)   -- inverse std
+      end
+      m:evaluate()
+      local rm, rv = m.running_mean:clone(), m.running_var:clone()
+      y = m:forward(x):clone()
+      for f = 1, size[2] do
+        local xf, yf = featureValues(x, f), featureValues(y, f)
+        for i = 1, #xf do
+          local ref = (xf[i] - rm[f]) / math.sqrt(rv[f] + m.eps) * m.weight[f] + m.bias[f]
+          assert.is_true(math.abs(ref - yf[i]) < 1e-12)
+        end
+      end
+      assert.are.equal(0, maxdiff(rm, m.running_mean))   -- evaluation leaves them alone
+      -- one sample (evaluation only) gives the same as a batch of one, in its own shape
+      local one = m:forward(x[2]):clone()
+      assert.are.same(x[2]:size():totable(), one:size():totable())
+      assert.is_true(maxdiff(one, y[2]) < 1e-12)
+    end
+  end)
+
+  it('has exact gradients in training and evaluation, affine or not (double)', function()
+    for _, make in ipairs{function() return nn.BatchNormalization(3) end,
+                          function() return nn.BatchNormalization(3, 1e-5, 0.1, false) end,
+                          function() return nn.SpatialBatchNormalization(2) end} do
+      local m = make()
+      if m.weight then m.weight:uniform(0.5, 1.5); m.bias:uniform(-1, 1) end
+      local x = m.nDim == 2 and torch.DoubleTensor(5, 3):uniform(-1, 1)
+                or torch.DoubleTensor(3, 2, 2, 3):uniform(-1, 1)
+      assert.is_true(checkGradients(m, x) < 1e-5, tostring(m) .. ' train')
+      m:evaluate()
+      assert.is_true(checkGradients(m, x) < 1e-5, tostring(m) .. ' evaluate')
+      assert.is_true(checkGradients(m, x[1]:clone()) < 1e-5, tostring(m) .. ' one sample')
+    end
+  end)
+
+  it('gives the same gradients through backward as through the two separate calls', function()
+    local m = nn.SpatialBatchNormalization(3)
+    m.weight:uniform(0.5, 1.5)
+    local x = torch.DoubleTensor(4, 3, 5, 5):uniform(-1, 1)
+    local go = torch.DoubleTensor(4, 3, 5, 5):uniform(-1, 1)
+    m:forward(x)
+    m:zeroGradParameters()
+    local gi = m:backward(x, go, 0.5):clone()
+    local gw, gb = m.gradWeight:clone(), m.gradBias:clone()
+    m:zeroGradParameters()
+    assert.is_true(maxdiff(gi, m:updateGradInput(x, go)) < 1e-14)
+    m:accGradParameters(x, go, 0.5)
+    assert.is_true(maxdiff(gw, m.gradWeight) < 1e-13)
+    assert.is_true(maxdiff(gb, m.gradBias) < 1e-13)
+    -- the sums are not reused across a separate accGradParameters with another gradOutput
+    m:zeroGradParameters()
+    m:updateGradInput(x, go)
+    local go2 = go:clone():uniform(-1, 1)
+    m:accGradParameters(x, go2, 1)
+    local ref = nn.SpatialBatchNormalization(3)
+    ref.weight:copy(m.weight); ref.bias:copy(m.bias)
+    ref:forward(x); ref:zeroGradParameters(); ref:accGradParameters(x, go2, 1)
+    assert.is_true(maxdiff(ref.gradWeight, m.gradWeight) < 1e-13)
+  end)
+
+  it('agrees between float and double and keeps its tensors', function()
+    local m = nn.SpatialBatchNormalization(4)
+    local mf = nn.SpatialBatchNormalization(4):float()
+    mf.weight:copy(m.weight)
+    local out, gin = m.output, m.gradInput
+    local x = torch.DoubleTensor(8, 4, 6, 6):uniform(-1, 2)
+    local go = torch.DoubleTensor(8, 4, 6, 6):uniform(-1, 1)
+    assert.is_true(maxdiff(m:forward(x), mf:forward(x:float()):double()) < 1e-5)
+    m:zeroGradParameters(); mf:zeroGradParameters()
+    assert.is_true(maxdiff(m:backward(x, go), mf:backward(x:float(), go:float()):double()) < 1e-4)
+    assert.is_true(maxdiff(m.gradWeight, mf.gradWeight:double()) < 1e-3)
+    assert.is_true(maxdiff(m.running_var, mf.running_var:double()) < 1e-5)
+    assert.are.equal(out, m.output); assert.are.equal(gin, m.gradInput)
+    local tr = m:memoryTraits()
+    assert.are.equal('both', tr.buffers.save_mean); assert.are.equal('both', tr.buffers.save_std)
+    assert.is_true(tr.needsInput); assert.is_false(tr.needsOutput)
+  end)
+
+  it('reads running_std from files of old Torch7 versions', function()
+    local m = nn.BatchNormalization(2)
+    m.running_var = nil
+    m.running_std = torch.DoubleTensor({0.5, 2})
+    m:evaluate()
+    m:forward(torch.DoubleTensor(3, 2):uniform())
+    assert.is_nil(m.running_std)
+    assert.is_true(math.abs(m.running_var[1] - (4 - m.eps)) < 1e-12)
+    assert.is_true(math.abs(m.running_var[2] - (0.25 - m.eps)) < 1e-12)
+  end)
+
+  it('round-trips through save/load (nn.Jacobian.testIO)', function()
+    for _, m in ipairs{nn.BatchNormalization(3), nn.SpatialBatchNormalization(2, 1e-3, 0.2, false)} do
+      local x = m.nDim == 2 and torch.DoubleTensor(4, 3):uniform() or torch.DoubleTensor(2, 2, 3, 3):uniform()
+      local errf, errb = nn.Jacobian.testIO(m, x)
+      assert.are.equal(0, errf); assert.are.equal(0, errb)
+    end
+  end)
+
+  it('gives clear errors', function()
+    local m = nn.BatchNormalization(4)
+    assert.are.equal('nn.BatchNormalization:updateOutput: input must be 2D (batch x 4 features) in training mode, got 3D 2x4x3',
+                     errorOf(function() m:forward(torch.Tensor(2, 4, 3)) end))
+    assert.are.equal('nn.BatchNormalization:updateOutput: input must be 2D (batch x 4 features) in training mode, got 1D 4',
+                     errorOf(function() m:forward(torch.Tensor(4)) end))
+    assert.are.equal('nn.BatchNormalization:updateOutput: input must have 4 features (dimension 2), got 2D 3x5',
+                     errorOf(function() m:forward(torch.Tensor(3, 5)) end))
+    assert.are.equal('nn.BatchNormalization:updateOutput: training needs more than one value per feature, got input 1x4',
+                     errorOf(function() m:forward(torch.Tensor(1, 4)) end))
+    assert.are.equal('nn.SpatialBatchNormalization:updateOutput: input must be 4D (batch x 3 features x height x width) in training mode, got 3D 3x4x4',
+                     errorOf(function() nn.SpatialBatchNormalization(3):forward(torch.Tensor(3, 4, 4)) end))
+    assert.are.equal("nn.BatchNormalization:updateOutput: input must be a torch.FloatTensor or torch.DoubleTensor, got torch.LongTensor",
+                     errorOf(function() m:forward(torch.LongTensor(2, 4)) end))
+    assert.are.equal("nn.BatchNormalization:updateOutput: weight must be a torch.FloatTensor (the module's type), got torch.DoubleTensor",
+                     errorOf(function() m:forward(torch.FloatTensor(2, 4)) end))
+    m:forward(torch.Tensor(3, 4):uniform())
+    assert.are.equal('nn.BatchNormalization:updateGradInput: gradOutput must be 2D (batch x 4 features) in training mode, got 1D 4',
+                     errorOf(function() m:backward(torch.Tensor(3, 4), torch.Tensor(4)) end))
+    assert.is_truthy(errorOf(function() nn.BatchNormalization(0) end)
+                     :find('nn.BatchNormalization: nOutput (the number of features) must be a positive integer, got 0', 1, true))
+  end)
+end)

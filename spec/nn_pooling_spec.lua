@@ -1,0 +1,267 @@
+-- nn.SpatialMaxPooling, nn.SpatialAveragePooling, nn.SpatialMaxUnpooling,
+-- nn.SpatialZeroPadding: values against direct loops, ceil/floor shapes,
+-- padding, count_include_pad, indices, gradients (finite differences, double).
+require 'torch'
+require 'nn'
+
+local function flat(t) return t:contiguous():view(t:nElement()) end
+
+local function maxdiff(a, b)
+  assert.are.equal(a:nElement(), b:nElement())
+  local fa, fb, m = flat(a), flat(b), 0
+  for i = 1, fa:nElement() do m = math.max(m, math.abs(fa[i] - fb[i])) end
+  return m
+end
+
+-- gradient check through the project's nn.Jacobian (double)
+local function inputJacobianError(m, x) return nn.Jacobian.testJacobian(m, x) end
+
+local function errorOf(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
+end
+
+-- direct pooling of one plane (H x W) with Torch7's window rules
+local function naivePool(x, kW, kH, dW, dH, padW, padH, oH, oW, op, includePad)
+  local iH, iW = x:size(1), x:size(2)
+  local out = torch.DoubleTensor(oH, oW)
+  local idx = torch.LongTensor(oH, oW)
+  for y = 1, oH do for xx = 1, oW do
+    local y0, x0 = (y - 1) * dH - padH, (xx - 1) * dW - padW
+    local y1, x1 = math.min(y0 + kH, iH + padH), math.min(x0 + kW, iW + padW)
+    local poolSize = (y1 - y0) * (x1 - x0)
+    y0, x0, y1, x1 = math.max(y0, 0), math.max(x0, 0), math.min(y1, iH), math.min(x1, iW)
+    local best, bi, sum = -math.huge, 0, 0
+    for i = y0 + 1, y1 do for j = x0 + 1, x1 do
+      local v = x[i][j]
+      sum = sum + v
+      if v > best then best, bi = v, (i - 1) * iW + j end
+    end end
+    if op == 'max' then
+      out[y][xx], idx[y][xx] = best, bi
+    else
+      out[y][xx] = sum / (includePad and poolSize or (y1 - y0) * (x1 - x0))
+    end
+  end end
+  return out, idx
+end
+
+local function outSize(i, k, d, pad, ceil)
+  local n = i + 2 * pad - k
+  local o = (ceil and math.ceil(n / d) or n // d) + 1
+  if (o - 1) * d >= i + pad then o = o - 1 end
+  return o
+end
+
+describe('nn.SpatialMaxPooling', function()
+  before_each(function() torch.manualSeed(7) end)
+
+  it('has Torch7 defaults, fields and printing', function()
+    local m = nn.SpatialMaxPooling(3, 2)
+    assert.are.equal(3, m.dW); assert.are.equal(2, m.dH)
+    assert.are.equal(0, m.padW); assert.is_false(m.ceil_mode)
+    assert.are.equal('torch.LongTensor', torch.type(m.indices))
+    assert.are.equal('nn.SpatialMaxPooling(3x2, 3,2)', tostring(m))
+    assert.are.equal('nn.SpatialMaxPooling(3x3, 2,2, 1,1)', tostring(nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1)))
+    assert.are.equal(m, m:ceil()); assert.is_true(m.ceil_mode)
+    assert.are.equal(m, m:floor()); assert.is_false(m.ceil_mode)
+  end)
+
+  it('computes floor and ceil output shapes', function()
+    local x = torch.Tensor(2, 3, 7, 6):uniform()
+    assert.are.same({2, 3, 3, 2}, nn.SpatialMaxPooling(3, 3, 2, 2):forward(x):size():totable())
+    assert.are.same({2, 3, 3, 3}, nn.SpatialMaxPooling(3, 3, 2, 2):ceil():forward(x):size():totable())
+    assert.are.same({2, 3, 4, 3}, nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):forward(x):size():totable())
+    assert.are.same({2, 3, 4, 4}, nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil():forward(x):size():totable())
+    -- ceil mode never starts a window in the right padding: 5 + 2*1 - 3 = 4, ceil(4/3) + 1 = 3 -> 2
+    assert.are.same({1, 2, 2}, nn.SpatialMaxPooling(3, 3, 3, 3, 1, 1):ceil():forward(torch.Tensor(1, 5, 5):uniform()):size():totable())
+    assert.are.same({3, 3, 3}, nn.SpatialMaxPooling(2, 2):forward(x[1]):size():totable())
+  end)
+
+  it('matches direct pooling with indices, padding and ceil mode', function()
+    for _, c in ipairs{{2, 2, 2, 2, 0, 0, false}, {3, 3, 2, 2, 1, 1, true}, {3, 2, 1, 2, 1, 0, false},
+                       {2, 3, 3, 2, 0, 1, true}, {4, 4, 2, 2, 2, 2, false}} do
+      local m = nn.SpatialMaxPooling(c[1], c[2], c[3], c[4], c[5], c[6])
+      if c[7] then m:ceil() end
+      local x = torch.DoubleTensor(2, 3, 7, 8):uniform(-1, 1)
+      local y = m:forward(x)
+      local oH, oW = outSize(7, c[2], c[4], c[6], c[7]), outSize(8, c[1], c[3], c[5], c[7])
+      assert.are.same({2, 3, oH, oW}, y:size():totable())
+      for b = 1, 2 do for p = 1, 3 do
+        local ref, idx = naivePool(x[b][p], c[1], c[2], c[3], c[4], c[5], c[6], oH, oW, 'max')
+        assert.are.equal(0, maxdiff(ref, y[b][p]))
+        assert.are.equal(0, maxdiff(idx, m.indices[b][p]))
+      end end
+      assert.is_true(inputJacobianError(m, x) < 1e-5, tostring(m))
+      assert.is_true(inputJacobianError(m, x[1]:clone()) < 1e-5, tostring(m))
+    end
+  end)
+
+  it('agrees between float and double and keeps its tensors', function()
+    local m = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil()
+    local out, gin = m.output, m.gradInput
+    local x = torch.DoubleTensor(2, 2, 9, 9):uniform(-1, 1)
+    local y = m:forward(x):clone()
+    local go = y:clone():uniform()
+    local gi = m:backward(x, go):clone()
+    local mf = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil():float()
+    assert.is_true(maxdiff(y, mf:forward(x:float()):double()) < 1e-6)
+    assert.is_true(maxdiff(gi, mf:backward(x:float(), go:float()):double()) < 1e-6)
+    assert.are.equal(out, m.output); assert.are.equal(gin, m.gradInput)
+    assert.are.same({indices = 'both'}, m:memoryTraits().buffers)
+  end)
+
+  it('gives clear errors', function()
+    local m = nn.SpatialMaxPooling(2, 2)
+    assert.are.equal('nn.SpatialMaxPooling:updateOutput: input must be 3D or 4D (batch), got 2D 4x4',
+                     errorOf(function() m:forward(torch.Tensor(4, 4)) end))
+    assert.are.equal('nn.SpatialMaxPooling:updateOutput: input 3x1x5 is smaller than the 2x2 window (with padding 0,0)',
+                     errorOf(function() m:forward(torch.Tensor(3, 1, 5)) end))
+    assert.are.equal('nn.SpatialMaxPooling:updateOutput: padding must be at most half the kernel size, got padding 2,0 for kernel 3x3',
+                     errorOf(function() nn.SpatialMaxPooling(3, 3, 1, 1, 2, 0):forward(torch.Tensor(1, 5, 5)) end))
+    local x = torch.Tensor(1, 4, 4):uniform()
+    m:forward(x)
+    assert.are.equal('nn.SpatialMaxPooling:updateGradInput: gradOutput must be 1x2x2 (the output size), got 1x4x4',
+                     errorOf(function() m:backward(x, x) end))
+  end)
+end)
+
+describe('nn.SpatialAveragePooling', function()
+  before_each(function() torch.manualSeed(8) end)
+
+  it('has Torch7 defaults and printing', function()
+    local m = nn.SpatialAveragePooling(3, 3)
+    assert.are.equal(1, m.dW); assert.are.equal(1, m.dH)   -- unlike max pooling
+    assert.is_true(m.count_include_pad); assert.is_false(m.ceil_mode)
+    assert.are.equal('nn.SpatialAveragePooling(3x3, 1,1)', tostring(m))
+    assert.are.equal(m, m:setCountExcludePad()); assert.is_false(m.count_include_pad)
+    assert.are.equal(m, m:setCountIncludePad()); assert.is_true(m.count_include_pad)
+    assert.are.equal('nn.SpatialAveragePooling(2x2, 2,2, 1,1)', tostring(nn.SpatialAveragePooling(2, 2, 2, 2, 1, 1)))
+  end)
+
+  it('matches direct pooling with count_include_pad on and off, floor and ceil', function()
+    for _, c in ipairs{{2, 2, 2, 2, 0, 0, false}, {3, 3, 2, 2, 1, 1, true}, {3, 3, 2, 2, 1, 1, false},
+                       {3, 2, 1, 2, 1, 1, true}, {2, 2, 3, 3, 1, 0, true}} do
+      for _, include in ipairs{true, false} do
+        local m = nn.SpatialAveragePooling(c[1], c[2], c[3], c[4], c[5], c[6])
+        if c[7] then m:ceil() end
+        if not include then m:setCountExcludePad() end
+        local x = torch.DoubleTensor(2, 2, 7, 6):uniform(-1, 1)
+        local y = m:forward(x)
+        local oH, oW = outSize(7, c[2], c[4], c[6], c[7]), outSize(6, c[1], c[3], c[5], c[7])
+        assert.are.same({2, 2, oH, oW}, y:size():totable())
+        for b = 1, 2 do for p = 1, 2 do
+          local ref = naivePool(x[b][p], c[1], c[2], c[3], c[4], c[5], c[6], oH, oW, 'avg', include)
+          assert.is_true(maxdiff(ref, y[b][p]) < 1e-12, tostring(m))
+        end end
+        assert.is_true(inputJacobianError(m, x) < 1e-5, tostring(m))
+        assert.is_true(inputJacobianError(m, x[2]:clone()) < 1e-5, tostring(m))
+      end
+    end
+  end)
+
+  it('gives clear errors and declares no buffers', function()
+    local m = nn.SpatialAveragePooling(2, 2, 2, 2)
+    assert.are.equal('nn.SpatialAveragePooling:updateOutput: input must be 3D or 4D (batch), got 1D 4',
+                     errorOf(function() m:forward(torch.Tensor(4)) end))
+    assert.are.equal('nn.SpatialAveragePooling:updateOutput: input must be a torch.FloatTensor or torch.DoubleTensor, got torch.LongTensor',
+                     errorOf(function() m:forward(torch.LongTensor(1, 4, 4)) end))
+    assert.are.same({}, m:memoryTraits().buffers)
+    assert.is_false(m:memoryTraits().needsInput)
+  end)
+end)
+
+describe('nn.SpatialMaxUnpooling', function()
+  before_each(function() torch.manualSeed(9) end)
+
+  it('puts values back where the tied pooling module found them', function()
+    local pool = nn.SpatialMaxPooling(2, 2)
+    local unpool = nn.SpatialMaxUnpooling(pool)
+    assert.are.equal('nn.SpatialMaxUnpooling associated to nn.SpatialMaxPooling(2x2, 2,2)', tostring(unpool))
+    local x = torch.DoubleTensor(2, 3, 6, 5):uniform(0.5, 1)
+    local p = pool:forward(x)
+    local u = unpool:forward(p)
+    assert.are.same({2, 3, 6, 5}, u:size():totable())
+    -- each output is either 0 or the input value at the max position
+    local fu, fx, nonzero = flat(u), flat(x), 0
+    for i = 1, fu:nElement() do
+      if fu[i] ~= 0 then
+        nonzero = nonzero + 1
+        assert.are.equal(fx[i], fu[i])
+      end
+    end
+    assert.are.equal(p:nElement(), nonzero)
+    -- pooling the unpooled (positive) map gives the pooled map back
+    assert.are.equal(0, maxdiff(nn.SpatialMaxPooling(2, 2):forward(u), p))
+    -- gradient: picks gradOutput at the indices
+    assert.is_true(inputJacobianError(unpool, p:clone()) < 1e-5)
+    local p1 = pool:forward(x[1])
+    assert.are.same({3, 6, 5}, unpool:forward(p1):size():totable())
+  end)
+
+  it('checks its pooling module and its input', function()
+    assert.are.equal('nn.SpatialMaxUnpooling: argument must be a nn.SpatialMaxPooling module, got nn.SpatialAveragePooling',
+                     errorOf(function() nn.SpatialMaxUnpooling(nn.SpatialAveragePooling(2, 2, 2, 2)) end))
+    assert.are.equal("nn.SpatialMaxUnpooling: the pooling module's kernel must equal its stride, got kernel 3x3, stride 2,2",
+                     errorOf(function() nn.SpatialMaxUnpooling(nn.SpatialMaxPooling(3, 3, 2, 2)) end))
+    local pool = nn.SpatialMaxPooling(2, 2)
+    local unpool = nn.SpatialMaxUnpooling(pool)
+    assert.are.equal('nn.SpatialMaxUnpooling:updateOutput: the pooling module has not run forward yet',
+                     errorOf(function() unpool:forward(torch.Tensor(1, 2, 2)) end))
+    pool:forward(torch.Tensor(1, 4, 4):uniform())
+    assert.are.equal("nn.SpatialMaxUnpooling:updateOutput: input must be 1x2x2 (the size of the pooling module's output), got 1x3x3",
+                     errorOf(function() unpool:forward(torch.Tensor(1, 3, 3)) end))
+    -- corrupted indices are an error, never a stray write
+    pool.indices[1][1][1] = 99
+    assert.is_truthy(errorOf(function() unpool:forward(torch.Tensor(1, 2, 2):uniform()) end)
+                     :find('indices hold 1 positions outside the 4x4 output planes', 1, true))
+  end)
+end)
+
+describe('nn.SpatialZeroPadding', function()
+  before_each(function() torch.manualSeed(10) end)
+
+  it('pads and crops 3D and 4D inputs', function()
+    local m = nn.SpatialZeroPadding(1, 2, -1, 0)
+    assert.are.equal('nn.SpatialZeroPadding(l=1, r=2, t=-1, b=0)', tostring(m))
+    local x = torch.DoubleTensor(2, 3, 4, 5):uniform(1, 2)
+    local y = m:forward(x)
+    assert.are.same({2, 3, 3, 8}, y:size():totable())
+    for b = 1, 2 do for c = 1, 3 do for i = 1, 3 do for j = 1, 8 do
+      local src = (j >= 2 and j <= 6) and x[b][c][i + 1][j - 1] or 0
+      assert.are.equal(src, y[b][c][i][j])
+    end end end end
+    assert.is_true(inputJacobianError(m, x) < 1e-6)
+    local m2 = nn.SpatialZeroPadding(2)
+    assert.are.same({3, 8, 9}, m2:forward(x[1]):size():totable())
+    assert.is_true(inputJacobianError(m2, x[1]:clone()) < 1e-6)
+  end)
+
+  it('gives clear errors', function()
+    local m = nn.SpatialZeroPadding(-3, 0, 0, 0)
+    assert.are.equal('nn.SpatialZeroPadding:updateOutput: input 1x4x3 is too small for cropping -3,0,0,0',
+                     errorOf(function() m:forward(torch.Tensor(1, 4, 3)) end))
+    assert.are.equal('nn.SpatialZeroPadding:updateOutput: input must be 3D or 4D (batch), got 2D 4x3',
+                     errorOf(function() m:forward(torch.Tensor(4, 3)) end))
+    local p = nn.SpatialZeroPadding(1)
+    local x = torch.Tensor(1, 2, 2):uniform()
+    p:forward(x)
+    assert.are.equal('nn.SpatialZeroPadding:updateGradInput: gradOutput must be 1x4x4 (the output size), got 1x2x2',
+                     errorOf(function() p:backward(x, x) end))
+  end)
+end)
+
+describe('spatial pooling modules', function()
+  it('round-trip through save/load (nn.Jacobian.testIO)', function()
+    torch.manualSeed(13)
+    local pool = nn.SpatialMaxPooling(2, 2)
+    for _, m in ipairs{nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil(),
+                       nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1):ceil():setCountExcludePad(),
+                       nn.Sequential():add(pool):add(nn.SpatialMaxUnpooling(pool)),
+                       nn.SpatialZeroPadding(1, -1, 2, 0)} do
+      local errf, errb = nn.Jacobian.testIO(m, torch.DoubleTensor(2, 2, 6, 6):uniform())
+      assert.are.equal(0, errf); assert.are.equal(0, errb)
+    end
+  end)
+end)

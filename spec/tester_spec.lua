@@ -1,0 +1,88 @@
+-- torch.Tester / torch.TestSuite (lua/torch/Tester.lua): Torch7's test harness.
+require 'torch'
+
+-- runs a tester with io.write captured; returns ok, error, output
+local function run(tester, ...)
+  local out = {}
+  local write = io.write
+  io.write = function(...) for _, s in ipairs({...}) do out[#out + 1] = tostring(s) end end
+  local ok, err = pcall(tester.run, tester, ...)
+  io.write = write
+  return ok, err, table.concat(out)
+end
+
+describe('torch.Tester', function()
+  it('runs a suite and reports passes', function()
+    local suite, tester = torch.TestSuite(), torch.Tester()
+    function suite.numbers() tester:eq(1 + 1, 2, 'sum'); tester:assertalmosteq(0.1 + 0.2, 0.3, 1e-15) end
+    function suite.tensors()
+      tester:eq(torch.Tensor({1, 2}), torch.Tensor({1, 2 + 1e-12}), 1e-9)
+      tester:assertTensorEq(torch.Tensor({{1, 2}}), torch.Tensor({{1, 2}}), 0)
+      tester:assertTensorNe(torch.Tensor({1, 2}), torch.Tensor({1, 3}), 0.5)
+      tester:assertTableEq({a = {1, 2}, b = 'x'}, {a = {1, 2}, b = 'x'})
+      tester:assertError(function() error('x') end)
+      tester:assertErrorPattern(function() torch.Tensor(2):t() end, "bad argument #1 to 't'")
+      tester:assertNoError(function() return 1 end)
+      tester:assertlt(1, 2); tester:assertge(2, 2); tester:assertne(1, 2)
+    end
+    local ok, err, out = run(tester:add(suite))
+    assert.is_true(ok, err)
+    assert.are.equal(table.concat({
+      'Running 2 tests\n',
+      '1/2 numbers ' .. string.rep('.', 58) .. ' [PASS]\n',
+      '2/2 tensors ' .. string.rep('.', 58) .. ' [PASS]\n',
+      'Completed 12 asserts in 2 tests with 0 failures and 0 errors\n'}), out)
+  end)
+
+  it('records failures and errors, runs every test, then raises', function()
+    local suite, tester = torch.TestSuite(), torch.Tester()
+    function suite.a_fails()
+      tester:eq({1, 2}, {1, 3}, 'tables differ')
+      tester:assertTensorEq(torch.Tensor({1, 2}), torch.Tensor({1, 2.5}), 0.1)
+    end
+    function suite.b_errors() error('boom') end
+    function suite.c_passes() tester:assert(true) end
+    local ok, err, out = run(tester:add(suite))
+    assert.is_false(ok)
+    assert.is_truthy(err:find('torch.Tester: 2 of 3 tests failed', 1, true))
+    assert.is_truthy(out:find('1/3 a_fails %.+ %[FAIL%]'))
+    assert.is_truthy(out:find('2/3 b_errors %.+ %[ERROR%]'))
+    assert.is_truthy(out:find('3/3 c_passes %.+ %[PASS%]'))
+    assert.is_truthy(out:find('Completed 3 asserts in 3 tests with 2 failures and 1 error', 1, true))
+    assert.is_truthy(out:find('tables differ\nEQ violation', 1, true))
+    assert.is_truthy(out:find('TensorEQ violation: max |a - b| = 0.5 > 0.1', 1, true))
+    assert.is_truthy(out:find('at spec/tester_spec.lua:%d+'))
+    assert.is_truthy(out:find('boom', 1, true))
+  end)
+
+  it('runs only the named tests, and says when a name is unknown', function()
+    local tester = torch.Tester()
+    local ran = {}
+    tester:add(function() ran[#ran + 1] = 'x' end, 'x')
+    tester:add(function() ran[#ran + 1] = 'y' end, 'y')
+    local ok = run(tester, 'y')
+    assert.is_true(ok)
+    assert.are.same({'y'}, ran)
+    local ok2, err = run(tester, {'z'})
+    assert.is_false(ok2)
+    assert.is_truthy(err:find("torch.Tester:run: no test named 'z'", 1, true))
+  end)
+
+  it('stops at the first failure with setEarlyAbort', function()
+    local tester = torch.Tester():setEarlyAbort(true)
+    local after = false
+    tester:add(function() tester:assert(false, 'first'); after = true end, 'a')
+    tester:add(function() after = true end, 'b')
+    local ok = run(tester)
+    assert.is_false(ok)
+    assert.is_false(after)
+  end)
+
+  it('rejects a test defined twice and a test that is not a function', function()
+    local suite = torch.TestSuite()
+    function suite.t() end
+    assert.has_error(function() suite.t = function() end end, "torch.TestSuite: test 't' defined twice")
+    assert.has_error(function() torch.Tester():add({x = 1}) end,
+      "torch.Tester:add: test 'x' must be a function, got number")
+  end)
+end)

@@ -1,0 +1,133 @@
+/* generic/activation.c: pointwise activations for 'real' (included by th_nn_activation.c) */
+
+#if defined(TH_REAL_IS_FLOAT)
+#define EXP expf
+#define EXPM1 expm1f
+#define LOG1P log1pf
+#define TANH tanhf
+#else
+#define EXP exp
+#define EXPM1 expm1
+#define LOG1P log1p
+#define TANH tanh
+#endif
+
+/* y = f(x) over two tensors of equal numel; y may be x (in place), so CODE
+   reads *x into a local before it writes *y. CODE has no bare commas (it
+   passes through TH_APPLY2 as one macro argument). Contiguous operands run as
+   one flat loop, split over threads when large. */
+#define ACT_LOOP2(DST, SRC, CODE)                                        \
+  do {                                                                   \
+    if (th_tensor_is_contiguous(DST) && th_tensor_is_contiguous(SRC)) {  \
+      real *y0_ = th_tensor_data(DST);                                   \
+      const real *x0_ = th_tensor_data(SRC);                             \
+      int64_t n_ = th_tensor_numel(DST), i_;                             \
+      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                     \
+      for (i_ = 0; i_ < n_; i_++) {                                      \
+        real *y = y0_ + i_;                                              \
+        const real *x = x0_ + i_;                                        \
+        CODE                                                             \
+      }                                                                  \
+    } else {                                                             \
+      TH_APPLY2(real, y, DST, const real, x, SRC, CODE);                 \
+    }                                                                    \
+  } while (0)
+
+/* g = go * f'(r) over three tensors; g may be go (in place) */
+#define ACT_LOOP3(GI, GO, REF, CODE)                                     \
+  do {                                                                   \
+    if (th_tensor_is_contiguous(GI) && th_tensor_is_contiguous(GO) &&    \
+        th_tensor_is_contiguous(REF)) {                                  \
+      real *g0_ = th_tensor_data(GI);                                    \
+      const real *go0_ = th_tensor_data(GO), *r0_ = th_tensor_data(REF); \
+      int64_t n_ = th_tensor_numel(GI), i_;                              \
+      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                     \
+      for (i_ = 0; i_ < n_; i_++) {                                      \
+        real *g = g0_ + i_;                                              \
+        const real *go = go0_ + i_, *r = r0_ + i_;                       \
+        CODE                                                             \
+      }                                                                  \
+    } else {                                                             \
+      TH_APPLY3(real, g, GI, const real, go, GO, const real, r, REF, CODE); \
+    }                                                                    \
+  } while (0)
+
+static int TH_R(act_forward)(th_nn_act op, const double *p, th_tensor *dst, const th_tensor *src) {
+  switch (op) {
+    case TH_NN_THRESHOLD: {
+      const real th = (real)p[0], v = (real)p[1];
+      ACT_LOOP2(dst, src, { real a = *x; *y = a > th ? a : v; });
+      break;
+    }
+    case TH_NN_LEAKYRELU: {
+      const real neg = (real)p[0];
+      ACT_LOOP2(dst, src, { real a = *x; *y = a > 0 ? a : a * neg; });
+      break;
+    }
+    case TH_NN_ELU: {
+      const real alpha = (real)p[0];
+      ACT_LOOP2(dst, src, { real a = *x; *y = a <= 0 ? EXPM1(a) * alpha : a; });
+      break;
+    }
+    case TH_NN_TANH: ACT_LOOP2(dst, src, { *y = TANH(*x); }); break;
+    case TH_NN_SIGMOID:
+      ACT_LOOP2(dst, src, { real a = *x; *y = (real)1 / ((real)1 + EXP(-a)); });
+      break;
+    case TH_NN_SOFTPLUS: {
+      const real beta = (real)p[0], thr = (real)p[1];
+      ACT_LOOP2(dst, src, {
+        real a = *x;
+        *y = a * beta > thr ? a : LOG1P(EXP(a * beta)) / beta;
+      });
+      break;
+    }
+    default: return th_error_set("unknown activation %d", (int)op);
+  }
+  return TH_OK;
+}
+
+static int TH_R(act_backward)(th_nn_act op, const double *p, th_tensor *gi, const th_tensor *go_t,
+                              const th_tensor *ref) {
+  switch (op) {
+    case TH_NN_THRESHOLD: {
+      const real th = (real)p[0];
+      ACT_LOOP3(gi, go_t, ref, { *g = *r > th ? *go : 0; });
+      break;
+    }
+    case TH_NN_LEAKYRELU: {
+      const real neg = (real)p[0];
+      ACT_LOOP3(gi, go_t, ref, { real d = *go; *g = *r > 0 ? d : d * neg; });
+      break;
+    }
+    case TH_NN_ELU: {
+      const real alpha = (real)p[0];
+      ACT_LOOP3(gi, go_t, ref, { real y = *r; real d = *go; *g = y <= 0 ? d * (y + alpha) : d; });
+      break;
+    }
+    case TH_NN_TANH:
+      ACT_LOOP3(gi, go_t, ref, { real y = *r; *g = *go * ((real)1 - y * y); });
+      break;
+    case TH_NN_SIGMOID:
+      ACT_LOOP3(gi, go_t, ref, { real y = *r; *g = *go * ((real)1 - y) * y; });
+      break;
+    case TH_NN_SOFTPLUS: {
+      const real beta = (real)p[0], thr = (real)p[1];
+      /* from the output: f'(x) = 1 - exp(-beta y) */
+      ACT_LOOP3(gi, go_t, ref, {
+        real y = *r;
+        real d = *go;
+        *g = y * beta > thr ? d : d * -EXPM1(-y * beta);
+      });
+      break;
+    }
+    default: return th_error_set("unknown activation %d", (int)op);
+  }
+  return TH_OK;
+}
+
+#undef ACT_LOOP2
+#undef ACT_LOOP3
+#undef EXP
+#undef EXPM1
+#undef LOG1P
+#undef TANH

@@ -1,0 +1,118 @@
+/* generic/batchnorm.c: batch normalization for 'real' (included by th_nn_batchnorm.c) */
+
+#define V(v, f) (((real *)(v)->p)[(f) * (v)->st])
+
+static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, const vec *w,
+                                   const vec *b, const vec *rm, const vec *rv, const vec *sm,
+                                   const vec *ss, const geom *g, int train, double momentum,
+                                   double eps) {
+  const real *in = th_tensor_data(input);
+  real *out = th_tensor_data(output);
+  const int64_t FS = g->F * g->S, n = g->N * g->S;
+  int64_t f;
+#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_ELEMS)
+  for (f = 0; f < g->F; f++) {
+    accreal mean, invstd;
+    real wf = w->p ? V(w, f) : 1, bf = b->p ? V(b, f) : 0, m, k;
+    int64_t i, s;
+    if (train) {
+      accreal sum = 0, var = 0;
+      for (i = 0; i < g->N; i++) {
+        const real *x = in + i * FS + f * g->S;
+        for (s = 0; s < g->S; s++) sum += x[s];
+      }
+      mean = sum / n;
+      for (i = 0; i < g->N; i++) {
+        const real *x = in + i * FS + f * g->S;
+        for (s = 0; s < g->S; s++) {
+          accreal d = x[s] - mean;
+          var += d * d;
+        }
+      }
+      invstd = (var == 0 && eps == 0) ? 0 : 1 / sqrt(var / n + eps);
+      V(sm, f) = (real)mean;
+      V(ss, f) = (real)invstd;
+      V(rm, f) = (real)(momentum * mean + (1 - momentum) * V(rm, f));
+      V(rv, f) = (real)(momentum * var / (n - 1) + (1 - momentum) * V(rv, f));
+    } else {
+      mean = V(rm, f);
+      invstd = 1 / sqrt((accreal)V(rv, f) + eps);
+    }
+    /* y = x * k + (b - mean * k) with k = invstd * w */
+    k = (real)(invstd * wf);
+    m = (real)(bf - mean * invstd * wf);
+    for (i = 0; i < g->N; i++) {
+      const real *x = in + i * FS + f * g->S;
+      real *y = out + i * FS + f * g->S;
+      for (s = 0; s < g->S; s++) y[s] = x[s] * k + m;
+    }
+  }
+  return TH_OK;
+}
+
+static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gradOutput,
+                                    th_tensor *gradInput, const vec *gw, const vec *gb,
+                                    const vec *w, const vec *rm, const vec *rv, const vec *sm,
+                                    const vec *ss, const vec *st, int stats_mode, const geom *g,
+                                    int train, double scale, double eps) {
+  const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
+  real *gi = gradInput ? th_tensor_data(gradInput) : NULL;
+  const int64_t FS = g->F * g->S, n = g->N * g->S;
+  int64_t f;
+#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_ELEMS)
+  for (f = 0; f < g->F; f++) {
+    accreal mean, invstd, sum = 0, dotp = 0;
+    real wf = w->p ? V(w, f) : 1;
+    int64_t i, s;
+    if (train) {
+      mean = V(sm, f);
+      invstd = V(ss, f);
+    } else {
+      mean = V(rm, f);
+      invstd = 1 / sqrt((accreal)V(rv, f) + eps);
+    }
+    if (stats_mode == TH_NN_STATS_REUSE) {
+      sum = V(st, 2 * f);
+      dotp = V(st, 2 * f + 1);
+    } else {
+      for (i = 0; i < g->N; i++) {
+        const real *x = in + i * FS + f * g->S, *dy = go + i * FS + f * g->S;
+        real m = (real)mean, rs = 0, rd = 0;
+        for (s = 0; s < g->S; s++) {
+          rs += dy[s];
+          rd += (x[s] - m) * dy[s];
+        }
+        sum += rs;
+        dotp += rd;
+      }
+      if (stats_mode == TH_NN_STATS_STORE) {
+        V(st, 2 * f) = (real)sum;
+        V(st, 2 * f + 1) = (real)dotp;
+      }
+    }
+    if (gi) {
+      if (train) {
+        /* dx = (dy - mean(dy) - (x - mean) * dotp * invstd^2 / n) * invstd * w */
+        real k = (real)(dotp * invstd * invstd / n), gm = (real)(sum / n);
+        real c = (real)(invstd * wf), m = (real)mean;
+        for (i = 0; i < g->N; i++) {
+          const real *x = in + i * FS + f * g->S, *dy = go + i * FS + f * g->S;
+          real *dx = gi + i * FS + f * g->S;
+          for (s = 0; s < g->S; s++) dx[s] = (dy[s] - gm - (x[s] - m) * k) * c;
+        }
+      } else {
+        real c = (real)(invstd * wf);
+        for (i = 0; i < g->N; i++) {
+          const real *dy = go + i * FS + f * g->S;
+          real *dx = gi + i * FS + f * g->S;
+          for (s = 0; s < g->S; s++) dx[s] = dy[s] * c;
+        }
+      }
+    }
+    if (gw->p) V(gw, f) += (real)(scale * dotp * invstd);
+    if (gb->p) V(gb, f) += (real)(scale * sum);
+  }
+  return TH_OK;
+}
+
+#undef V

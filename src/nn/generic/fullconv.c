@@ -1,0 +1,181 @@
+/* generic/fullconv.c: full convolution compute for 'real' (included by th_nn_fullconv.c) */
+
+#ifdef TH_REAL_IS_FLOAT
+#define GEMM cblas_sgemm
+#else
+#define GEMM cblas_dgemm
+#endif
+
+/* output[b] = col2im(weight^T * input[b]) + bias; the output plays the
+   image and the input grid the convolution's output grid */
+static void TH_R(fullconv_forward_image)(const real *x, real *y, const real *wt,
+                                         const real *bias, real *cols, const geom *g,
+                                         const th_nn_window *w) {
+  const int64_t P = g->oH * g->oW;
+  int64_t o, n;
+  if (g->direct) {
+    GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)g->N, (int)g->nIn, 1, wt,
+         (int)g->K, x, (int)g->N, 0, y, (int)g->N);
+  } else {
+    GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)g->N, (int)g->nIn, 1, wt,
+         (int)g->K, x, (int)g->N, 0, cols, (int)g->N);
+    memset(y, 0, sizeof(real) * (size_t)(g->nOut * P));
+    TH_R(th_nn_col2im)(cols, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, y);
+  }
+  if (bias) {
+    for (o = 0; o < g->nOut; o++) {
+      real v = bias[o], *row = y + o * P;
+      for (n = 0; n < P; n++) row[n] += v;
+    }
+  }
+}
+
+static int TH_R(fullconv_forward)(const th_tensor *input, th_tensor *output,
+                                  const th_tensor *weight, const th_tensor *bias,
+                                  th_tensor *finput, const geom *g, const th_nn_window *w,
+                                  int nt) {
+  const real *in = th_tensor_data(input), *wt = th_tensor_data(weight);
+  const real *bs = bias ? th_tensor_data(bias) : NULL;
+  real *out = th_tensor_data(output), *cols = g->direct ? NULL : th_tensor_data(finput);
+  const int64_t inS = g->nIn * g->N, outS = g->nOut * g->oH * g->oW, colS = g->K * g->N;
+  int64_t b;
+  if (nt <= 1) {
+    for (b = 0; b < g->B; b++)
+      TH_R(fullconv_forward_image)(in + b * inS, out + b * outS, wt, bs, cols, g, w);
+    return TH_OK;
+  }
+  {
+    int old = th_nn_blas_single_begin();
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0;
+      int64_t i;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+#pragma omp for schedule(dynamic, 1)
+      for (i = 0; i < g->B; i++)
+        TH_R(fullconv_forward_image)(in + i * inS, out + i * outS, wt, bs,
+                                     cols ? cols + t * colS : NULL, g, w);
+    }
+    th_nn_blas_single_end(old);
+  }
+  return TH_OK;
+}
+
+/* gradInput[b] = weight * im2col(gradOutput[b]) */
+static void TH_R(fullconv_backward_input_image)(const real *go, real *gi, const real *wt,
+                                                real *cols, const geom *g,
+                                                const th_nn_window *w) {
+  const real *m = go;
+  if (!g->direct) {
+    TH_R(th_nn_im2col)(go, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols);
+    m = cols;
+  }
+  GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->nIn, (int)g->N, (int)g->K, 1, wt,
+       (int)g->K, m, (int)g->N, 0, gi, (int)g->N);
+}
+
+static int TH_R(fullconv_backward_input)(const th_tensor *gradOutput, th_tensor *gradInput,
+                                         const th_tensor *weight, th_tensor *fgradInput,
+                                         const geom *g, const th_nn_window *w, int nt) {
+  const real *go = th_tensor_data(gradOutput), *wt = th_tensor_data(weight);
+  real *gi = th_tensor_data(gradInput), *cols = g->direct ? NULL : th_tensor_data(fgradInput);
+  const int64_t inS = g->nIn * g->N, outS = g->nOut * g->oH * g->oW, colS = g->K * g->N;
+  int64_t b;
+  if (nt <= 1) {
+    for (b = 0; b < g->B; b++)
+      TH_R(fullconv_backward_input_image)(go + b * outS, gi + b * inS, wt, cols, g, w);
+    return TH_OK;
+  }
+  {
+    int old = th_nn_blas_single_begin();
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0;
+      int64_t i;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+#pragma omp for schedule(dynamic, 1)
+      for (i = 0; i < g->B; i++)
+        TH_R(fullconv_backward_input_image)(go + i * outS, gi + i * inS, wt,
+                                            cols ? cols + t * colS : NULL, g, w);
+    }
+    th_nn_blas_single_end(old);
+  }
+  return TH_OK;
+}
+
+/* each thread: acc += scale * input[b] * im2col(gradOutput[b])^T over the
+   images it takes, handed out one at a time through '*next', inside the
+   parallel region or alone */
+static void TH_R(fullconv_backward_params_thread)(const real *in, const real *go, real *acc,
+                                                  real beta0, real *cols, const geom *g,
+                                                  const th_nn_window *w, real scale,
+                                                  int64_t *next) {
+  const int64_t inS = g->nIn * g->N, outS = g->nOut * g->oH * g->oW;
+  real beta = beta0;
+  int64_t i;
+  while ((i = th_nn_next_item(next)) < g->B) {
+    const real *m = go + i * outS;
+    if (!g->direct) {
+      TH_R(th_nn_im2col)(m, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols);
+      m = cols;
+    }
+    GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nIn, (int)g->K, (int)g->N, scale,
+         in + i * inS, (int)g->N, m, (int)g->N, beta, acc, (int)g->K);
+    beta = 1;
+  }
+  if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(g->nIn * g->K));
+}
+
+static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
+                                          th_tensor *gradWeight, th_tensor *gradBias,
+                                          th_tensor *fgradInput, const geom *g,
+                                          const th_nn_window *w, int nt, double scale) {
+  const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
+  real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
+  const int64_t colS = g->direct ? 0 : g->K * g->N, rowS = colS + g->nIn * g->K;
+  const int64_t P = g->oH * g->oW, outS = g->nOut * P, nw = g->nIn * g->K;
+  int64_t o, next = 0;
+  if (nt <= 1) {
+    TH_R(fullconv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, &next);
+  } else {
+    int old = th_nn_blas_single_begin();
+    int64_t k;
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+      TH_R(fullconv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + colS,
+                                            t == 0 ? 1 : 0, buf + t * rowS, g, w,
+                                            (real)scale, &next);
+    }
+    th_nn_blas_single_end(old);
+    for (o = 1; o < nt; o++) {
+      const real *p = buf + o * rowS + colS;
+      for (k = 0; k < nw; k++) gw[k] += p[k];
+    }
+  }
+  if (gradBias) {
+    real *gb = th_tensor_data(gradBias);
+#pragma omp parallel for if (g->B * outS > TH_NN_PAR_MIN_ELEMS)
+    for (o = 0; o < g->nOut; o++) {
+      accreal s = 0;
+      int64_t b, n;
+      for (b = 0; b < g->B; b++) {
+        const real *row = go + b * outS + o * P;
+        real rs = 0;
+        for (n = 0; n < P; n++) rs += row[n];
+        s += rs;
+      }
+      gb[o] += (real)(scale * s);
+    }
+  }
+  return TH_OK;
+}
+
+#undef GEMM

@@ -1,0 +1,117 @@
+/*
+** th_nn_activation.c: the pointwise activations (Threshold and ReLU,
+** LeakyReLU, ELU, Tanh, Sigmoid, SoftPlus), forward and backward, float
+** and double from generic/activation.c.
+** Invariants: the output (gradInput) is resized as the operand it mirrors,
+** never replaced; in place, the input (gradOutput) is overwritten and the
+** output (gradInput) becomes a view of it. In-place parameters are checked
+** so that the output selects the same elements in backward as the input
+** would have (Threshold: value <= threshold; LeakyReLU: negval >= 0;
+** ELU: alpha >= 0): in-place results equal out-of-place ones.
+*/
+#include <math.h>
+#include "th_nn_layers.h"
+#include "../tensor/th_error.h"
+#include "../tensor/th_generic.h"
+#include "../tensor/th_iter.h"
+
+const char *const th_nn_act_name[TH_NN_NACT] = {"Threshold", "LeakyReLU", "ELU",
+                                                "Tanh",      "Sigmoid",   "SoftPlus"};
+_Static_assert(sizeof th_nn_act_name / sizeof th_nn_act_name[0] == TH_NN_NACT,
+               "one name per activation");
+
+/* contiguous operands of at least this many elements are split over threads */
+#define OMP_MIN 32768
+
+#define TH_GENERIC_FILE "../nn/generic/activation.c"
+#include "../tensor/th_generic_floating.h"
+
+int th_nn_act_check(th_nn_act op, const double *p, int inplace) {
+  if ((int)op < 0 || op >= TH_NN_NACT) return th_error_set("unknown activation %d", (int)op);
+  switch (op) {
+    case TH_NN_THRESHOLD:
+      if (inplace && p[1] > p[0])
+        return th_error_set("in-place processing requires value (%g) not exceed threshold (%g)",
+                            p[1], p[0]);
+      break;
+    case TH_NN_LEAKYRELU:
+      if (inplace && p[0] < 0)
+        return th_error_set("in-place processing requires a non-negative negval, got %g", p[0]);
+      break;
+    case TH_NN_ELU:
+      if (p[0] < 0) return th_error_set("alpha must be non-negative, got %g", p[0]);
+      break;
+    case TH_NN_SOFTPLUS:
+      if (!(p[0] > 0)) return th_error_set("beta must be positive, got %g", p[0]);
+      break;
+    default: break;
+  }
+  return TH_OK;
+}
+
+static int check_floating(const th_tensor *t, const char *what) {
+  if (!TH_IS_FLOATING(t->dtype))
+    return th_error_set("%s must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
+                        what, th_dtype_name[t->dtype]);
+  return TH_OK;
+}
+
+static int check_like(const th_tensor *t, const th_tensor *ref, const char *what,
+                      const char *refwhat) {
+  char a[128], b[128];
+  if (t->dtype != ref->dtype)
+    return th_error_set("%s must be a torch.%sTensor like the %s, got torch.%sTensor", what,
+                        th_dtype_name[ref->dtype], refwhat, th_dtype_name[t->dtype]);
+  if (th_tensor_numel(t) != th_tensor_numel(ref))
+    return th_error_set("%s must have as many elements as the %s (%s, %lld), got %s (%lld)", what,
+                        refwhat, th_tensor_sizestr(ref, a, sizeof a),
+                        (long long)th_tensor_numel(ref), th_tensor_sizestr(t, b, sizeof b),
+                        (long long)th_tensor_numel(t));
+  return TH_OK;
+}
+
+int th_nn_act_update_output(th_nn_act op, const double *p, th_tensor *input, th_tensor *output,
+                            int inplace) {
+  if (th_nn_act_check(op, p, inplace) != TH_OK || check_floating(input, "input") != TH_OK)
+    return TH_ERR;
+  if (inplace) {
+    TH_DISPATCH_FLOATING(input->dtype, act_forward, (op, p, input, input), "activation");
+    if (output != input) th_tensor_set_tensor(output, input);
+    return TH_OK;
+  }
+  if (output->dtype != input->dtype)
+    return th_error_set("input must be a torch.%sTensor like the module's output (convert one with :type()), got torch.%sTensor",
+                        th_dtype_name[output->dtype], th_dtype_name[input->dtype]);
+  if (th_tensor_resize_as(output, input) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_FLOATING(input->dtype, act_forward, (op, p, output, input), "activation");
+}
+
+int th_nn_act_update_grad_input(th_nn_act op, const double *p, const th_tensor *input,
+                                th_tensor *gradOutput, th_tensor *gradInput,
+                                const th_tensor *output, int inplace) {
+  const th_tensor *ref;
+  const char *refwhat;
+  if (th_nn_act_check(op, p, inplace) != TH_OK) return TH_ERR;
+  if (op == TH_NN_THRESHOLD || op == TH_NN_LEAKYRELU) {
+    ref = input, refwhat = "input";
+  } else {
+    ref = output, refwhat = "output";
+  }
+  if (ref == NULL) return th_error_set("backward needs the module's %s", refwhat);
+  if (check_floating(ref, refwhat) != TH_OK) return TH_ERR;
+  if (th_tensor_numel(ref) == 0)
+    return th_error_set("the %s is empty: call updateOutput before updateGradInput", refwhat);
+  if (check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
+  if (inplace) {
+    TH_DISPATCH_FLOATING(ref->dtype, act_backward, (op, p, gradOutput, gradOutput, ref),
+                         "activation");
+    if (gradInput != gradOutput) th_tensor_set_tensor(gradInput, gradOutput);
+    return TH_OK;
+  }
+  if (gradInput->dtype != ref->dtype)
+    return th_error_set("%s must be a torch.%sTensor like the module's gradInput (convert one with :type()), got torch.%sTensor",
+                        refwhat, th_dtype_name[gradInput->dtype], th_dtype_name[ref->dtype]);
+  if (th_tensor_resize_as(gradInput, ref) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_FLOATING(ref->dtype, act_backward, (op, p, gradInput, gradOutput, ref),
+                              "activation");
+}

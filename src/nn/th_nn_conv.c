@@ -1,0 +1,219 @@
+/*
+** th_nn_conv.c: 2D convolution (nn.SpatialConvolution) lowered to BLAS:
+** per image, im2col builds its (nIn*kH*kW) x (oH*oW) columns in a
+** per-thread buffer and one gemm with the nOut x (nIn*kH*kW) weight gives
+** the output; 1x1 stride-1 unpadded kernels use the image as its own
+** columns. Images of a batch run in parallel (th_nn_threads_for).
+** Backward re-derives the columns instead of keeping a whole batch of them
+** from forward: the buffers stay per-thread and cache-sized, 'finput' is
+** forward-only and 'fgradInput' backward-only scratch.
+*/
+#include <string.h>
+#include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_nn_internal.h"
+
+typedef struct geom {
+  int batch;                      /* 4D input */
+  int64_t B, nIn, iH, iW;         /* B = 1 for a single image */
+  int64_t nOut, oH, oW;
+  int64_t K, N;                   /* an image's columns are K x N */
+  int64_t rows, tn;               /* im2col tiles: output rows, columns (rows * oW) */
+  int direct;                     /* 1x1, stride 1, no padding: no im2col */
+} geom;
+
+/* elements of one im2col tile: small enough to stay in L2 next to the gemm */
+#ifndef TILE_ELEMS
+#define TILE_ELEMS 65536
+#endif
+
+static int check_geom(const th_tensor *input, const th_tensor *weight, const th_nn_window *w,
+                      geom *g) {
+  char a[128];
+  int64_t k = w->kW * w->kH;
+  if (th_nn_check_window(w) != TH_OK) return TH_ERR;
+  if (!TH_IS_FLOATING(weight->dtype))
+    return th_error_set("weight must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
+                        th_dtype_name[weight->dtype]);
+  if (weight->ndim == 4 && weight->size[2] == w->kH && weight->size[3] == w->kW) {
+    g->nOut = weight->size[0];
+    g->nIn = weight->size[1];
+  } else if (weight->ndim == 2 && weight->size[1] % k == 0) {
+    g->nOut = weight->size[0];
+    g->nIn = weight->size[1] / k;
+  } else {
+    return th_error_set("weight must be nOutputPlane x nInputPlane x %lldx%lld, got %s",
+                        (long long)w->kH, (long long)w->kW,
+                        th_tensor_sizestr(weight, a, sizeof a));
+  }
+  if (th_nn_check_type(input, weight->dtype, "input") != TH_OK) return TH_ERR;
+  if (!(input->ndim == 3 || input->ndim == 4) || input->size[input->ndim - 3] != g->nIn ||
+      th_tensor_numel(input) == 0)
+    return th_error_set("input must be 3D or 4D (batch) with %lld input planes, got %dD %s",
+                        (long long)g->nIn, input->ndim, th_tensor_sizestr(input, a, sizeof a));
+  g->batch = input->ndim == 4;
+  g->B = g->batch ? input->size[0] : 1;
+  g->iH = input->size[input->ndim - 2];
+  g->iW = input->size[input->ndim - 1];
+  if (g->iH + 2 * w->padH < w->kH || g->iW + 2 * w->padW < w->kW)
+    return th_error_set("input %s is smaller than the %lldx%lld kernel (with padding %lld,%lld)",
+                        th_tensor_sizestr(input, a, sizeof a), (long long)w->kH,
+                        (long long)w->kW, (long long)w->padW, (long long)w->padH);
+  g->oH = (g->iH + 2 * w->padH - w->kH) / w->dH + 1;
+  g->oW = (g->iW + 2 * w->padW - w->kW) / w->dW + 1;
+  g->K = g->nIn * k;
+  g->N = g->oH * g->oW;
+  g->direct = w->kW == 1 && w->kH == 1 && w->dW == 1 && w->dH == 1 && w->padW == 0 &&
+              w->padH == 0;
+  g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_ELEMS);
+  g->tn = g->rows * g->oW;
+  return TH_OK;
+}
+
+static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const char *what) {
+  char a[128];
+  if (bias == NULL) return TH_OK;
+  if (th_nn_check_type(bias, dt, what) != TH_OK) return TH_ERR;
+  if (th_tensor_numel(bias) != g->nOut)
+    return th_error_set("%s must have %lld elements (nOutputPlane), got %s", what,
+                        (long long)g->nOut, th_tensor_sizestr(bias, a, sizeof a));
+  return TH_OK;
+}
+
+static void output_sizes(const geom *g, int64_t *size) {
+  int d = 0;
+  if (g->batch) size[d++] = g->B;
+  size[d++] = g->nOut;
+  size[d++] = g->oH;
+  size[d++] = g->oW;
+}
+
+static int check_grad_output(const th_tensor *gradOutput, const geom *g, th_dtype dt) {
+  int64_t size[4];
+  th_tensor like;
+  int rc;
+  if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK) return TH_ERR;
+  output_sizes(g, size);
+  th_tensor_init(&like, dt);
+  like.ndim = g->batch ? 4 : 3;
+  memcpy(like.size, size, sizeof(int64_t) * (size_t)like.ndim);
+  rc = th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
+  return rc;
+}
+
+/* gradWeight/gradBias are accumulated in place: a non-contiguous one goes
+   through a contiguous copy that is written back */
+static int begin_accum(th_tensor *tmp, th_tensor *t) {
+  return th_tensor_contiguous(tmp, t);
+}
+
+static int end_accum(th_tensor *tmp, th_tensor *t) {
+  if (tmp->storage == t->storage && tmp->offset == t->offset) return TH_OK;
+  return th_tensor_copy(t, tmp);
+}
+
+#define TH_GENERIC_FILE "../nn/generic/conv.c"
+#include "../tensor/th_generic_floating.h"
+
+int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                             const th_tensor *bias, th_tensor *finput, const th_nn_window *w) {
+  geom g;
+  th_tensor in, wt, bs;
+  int64_t size[4];
+  int rc = TH_ERR, nt;
+  if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
+  if (check_bias(bias, &g, weight->dtype, "bias") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(finput, weight->dtype, "finput") != TH_OK) return TH_ERR;
+  th_tensor_init(&in, input->dtype);
+  th_tensor_init(&wt, input->dtype);
+  th_tensor_init(&bs, input->dtype);
+  nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  output_sizes(&g, size);
+  if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
+      (bias && th_nn_contiguous(&bs, bias) != TH_OK) ||
+      th_tensor_resize(output, g.batch ? 4 : 3, size) != TH_OK)
+    goto done;
+  if (!g.direct) {
+    int64_t fs[3];
+    fs[0] = nt, fs[1] = g.K, fs[2] = g.tn;
+    if (th_tensor_resize(finput, 3, fs) != TH_OK) goto done;
+  }
+  rc = TH_DISPATCH_FLOATING(input->dtype, conv_forward,
+                            (&in, output, &wt, bias ? &bs : NULL, finput, &g, w, nt),
+                            "SpatialConvolution");
+done:
+  th_tensor_clear(&in);
+  th_tensor_clear(&wt);
+  th_tensor_clear(&bs);
+  return rc;
+}
+
+int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOutput,
+                                 th_tensor *gradInput, const th_tensor *weight,
+                                 th_tensor *fgradInput, const th_nn_window *w) {
+  geom g;
+  th_tensor go, wt;
+  int rc = TH_ERR, nt;
+  if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
+  if (check_grad_output(gradOutput, &g, weight->dtype) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(gradInput, weight->dtype, "gradInput") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
+  th_tensor_init(&go, input->dtype);
+  th_tensor_init(&wt, input->dtype);
+  nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
+      th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
+    goto done;
+  if (!g.direct) {
+    int64_t fs[3];
+    fs[0] = nt, fs[1] = g.K, fs[2] = g.tn;
+    if (th_tensor_resize(fgradInput, 3, fs) != TH_OK) goto done;
+  }
+  rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_input,
+                            (&go, gradInput, &wt, fgradInput, &g, w, nt), "SpatialConvolution");
+done:
+  th_tensor_clear(&go);
+  th_tensor_clear(&wt);
+  return rc;
+}
+
+int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
+                               th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
+                               const th_nn_window *w, double scale) {
+  geom g;
+  th_tensor in, go, gw, gb;
+  int rc = TH_ERR, nt;
+  if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
+  if (check_grad_output(gradOutput, &g, input->dtype) != TH_OK) return TH_ERR;
+  if (check_bias(gradBias, &g, input->dtype, "gradBias") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(fgradInput, input->dtype, "fgradInput") != TH_OK) return TH_ERR;
+  th_tensor_init(&in, input->dtype);
+  th_tensor_init(&go, input->dtype);
+  th_tensor_init(&gw, input->dtype);
+  th_tensor_init(&gb, input->dtype);
+  nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
+      begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
+    goto done;
+  {
+    /* per thread: columns (unless direct) and a partial gradWeight (threads > 0) */
+    int64_t fs[2];
+    fs[0] = nt;
+    fs[1] = (g.direct ? 0 : g.K * g.tn) + g.nOut * g.K;
+    if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
+  }
+  rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
+                            (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, w, nt, scale),
+                            "SpatialConvolution");
+  if (rc == TH_OK) rc = end_accum(&gw, gradWeight);
+  if (rc == TH_OK && gradBias) rc = end_accum(&gb, gradBias);
+done:
+  th_tensor_clear(&in);
+  th_tensor_clear(&go);
+  th_tensor_clear(&gw);
+  th_tensor_clear(&gb);
+  return rc;
+}

@@ -1,0 +1,62 @@
+/*
+** th_nn_internal.h: what the spatial nn kernel files share and nothing
+** outside src/nn needs: argument checks that produce the house error
+** messages, contiguous temporaries, the thread policy, and im2col/col2im.
+*/
+#ifndef TH_NN_INTERNAL_H
+#define TH_NN_INTERNAL_H
+
+#include "th_nn.h"
+#include "../tensor/th_error.h"
+
+/* TH_ERR unless t is a tensor of dtype 'dt': names 'what' and the types */
+int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what);
+/* TH_ERR unless the window has positive kernel and stride, non-negative padding */
+int th_nn_check_window(const th_nn_window *w);
+/* TH_ERR unless t has exactly the sizes of 'like' ("gradOutput must be 2x3x4x4 (...), got ...") */
+int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char *what,
+                          const char *likewhat);
+
+/* 'tmp' (initialised by the caller, cleared by the caller) becomes src when
+   contiguous, else a contiguous copy: read-only operands of the kernels */
+int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
+
+/* Thread policy: images of a batch are spread over OpenMP threads, each
+   calling single-threaded BLAS on its own column buffer; a single image
+   runs on one thread with multi-threaded BLAS. Returns how many threads
+   to use for 'nitems' independent images of 'work' operations each: 1 when
+   the whole job is too small to pay for waking threads. */
+int th_nn_threads_for(int64_t nitems, int64_t work);
+/* the next index from a counter shared by the threads of a region (dynamic
+   scheduling that a descheduled thread cannot hold up) */
+static inline int64_t th_nn_next_item(int64_t *counter) {
+  int64_t i;
+#pragma omp atomic capture
+  i = (*counter)++;
+  return i;
+}
+
+/* element-wise loops go parallel (OpenMP 'if' clause) above this many elements */
+#define TH_NN_PAR_MIN_ELEMS 131072
+
+/* switch OpenBLAS to one thread around a parallel region; returns the old count */
+int th_nn_blas_single_begin(void);
+void th_nn_blas_single_end(int old);
+
+/* im2col: image C x H x W -> columns (C*kH*kW) x ((y1-y0)*oW) for the output
+   rows y0 <= y < y1 (0 and oH: the whole image); row (c*kH + i)*kW + j,
+   column (y - y0)*oW + x holds in[c][y*dH - padH + i][x*dW - padW + j]
+   (0 in the padding). col2im ADDS such columns back into the image (which
+   the caller zeroes first). Tiles of rows keep the columns cache-sized. */
+void th_nn_im2col_Float(const float *in, int64_t C, int64_t H, int64_t W, int64_t oH,
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *col);
+void th_nn_im2col_Double(const double *in, int64_t C, int64_t H, int64_t W, int64_t oH,
+                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *col);
+void th_nn_col2im_Float(const float *col, int64_t C, int64_t H, int64_t W, int64_t oH,
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *in);
+void th_nn_col2im_Double(const double *col, int64_t C, int64_t H, int64_t W, int64_t oH,
+                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *in);
+/* output rows per im2col tile so that a tile holds about 'elems' elements */
+int64_t th_nn_tile_rows(int64_t K, int64_t oH, int64_t oW, int64_t elems);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+** th_nn_util.c: argument checks, contiguous temporaries and the thread
+** policy shared by the spatial nn kernels (see th_nn_internal.h).
+** OpenBLAS (the pthread build Debian ships) must not run its own threads
+** inside our OpenMP regions: the regions switch it to one thread and back.
+*/
+#include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_nn_internal.h"
+
+int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what) {
+  if (t->dtype != dt)
+    return th_error_set("%s must be a torch.%sTensor (the module's type), got torch.%sTensor",
+                        what, th_dtype_name[dt], th_dtype_name[t->dtype]);
+  return TH_OK;
+}
+
+int th_nn_check_window(const th_nn_window *w) {
+  if (w->kW < 1 || w->kH < 1)
+    return th_error_set("kernel size must be positive, got %lldx%lld", (long long)w->kW,
+                        (long long)w->kH);
+  if (w->dW < 1 || w->dH < 1)
+    return th_error_set("stride must be positive, got %lld,%lld", (long long)w->dW,
+                        (long long)w->dH);
+  if (w->padW < 0 || w->padH < 0)
+    return th_error_set("padding must be non-negative, got %lld,%lld", (long long)w->padW,
+                        (long long)w->padH);
+  return TH_OK;
+}
+
+int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char *what,
+                          const char *likewhat) {
+  char a[128], b[128];
+  if (!th_tensor_same_size(t, like))
+    return th_error_set("%s must be %s (%s), got %s", what, th_tensor_sizestr(like, a, sizeof a),
+                        likewhat, th_tensor_sizestr(t, b, sizeof b));
+  return TH_OK;
+}
+
+int th_nn_contiguous(th_tensor *tmp, const th_tensor *src) {
+  return th_tensor_contiguous(tmp, src);
+}
+
+/* below this many operations a parallel region costs more than it saves
+   (a wake-up is microseconds, milliseconds when another process holds a core) */
+#define TH_NN_PARALLEL_MIN_WORK 2000000
+
+int th_nn_threads_for(int64_t nitems, int64_t work) {
+#ifdef _OPENMP
+  int64_t n = omp_get_max_threads();
+  if (omp_in_parallel() || nitems < 2 || (double)nitems * (double)work < TH_NN_PARALLEL_MIN_WORK)
+    return 1;
+  return (int)(n < nitems ? n : nitems);
+#else
+  (void)nitems;
+  (void)work;
+  return 1;
+#endif
+}
+
+int th_nn_blas_single_begin(void) {
+  int old = openblas_get_num_threads();
+  if (old != 1) openblas_set_num_threads(1);
+  return old;
+}
+
+void th_nn_blas_single_end(int old) {
+  if (old != 1) openblas_set_num_threads(old);
+}

@@ -1,0 +1,207 @@
+/* generic/math_pointwise.c: element-wise kernels for one 'real' type
+   (included by th_math_pointwise.c). Each op family is one function that
+   switches on the op once, outside the loop; every case expands the same
+   TH_MAP loop around its own expression, so each op gets a tight,
+   vectorisable loop from one loop source. Arguments are checked by the
+   caller, except integer division by zero, found here before writing. */
+#include "../th_math_real.h"
+
+#if !M_FLOATING
+/* integer division and modulo; y != 0 is checked before the loop. C's
+   INT64_MIN / -1 traps, so -1 is a negation (which wraps) */
+static inline real TH_R(idiv)(real x, real y) {
+#if defined(TH_REAL_IS_LONG)
+  if (y == -1) return W_NEG(x);
+#endif
+  return (real)(x / y);
+}
+static inline real TH_R(imod)(real x, real y) {
+#if defined(TH_REAL_IS_LONG)
+  if (y == -1) return 0;
+#endif
+  return (real)(x % y);
+}
+/* the remainder takes the divisor's sign (Python's %) */
+static inline real TH_R(irem)(real x, real y) {
+  real m = TH_R(imod)(x, y);
+#if defined(TH_REAL_IS_LONG)
+  if (m != 0 && ((m < 0) != (y < 0))) m += y;
+#endif
+  return m;
+}
+static int TH_R(has_zero)(const th_tensor *t) {
+  int found = 0;
+  TH_APPLY1(const real, p, t, if (*p == 0) found = 1;);
+  return found;
+}
+#else
+static inline real TH_R(frem)(real x, real y) {
+  real m = MF(fmod)(x, y);
+  if (m != 0 && ((m < 0) != (y < 0))) m += y;
+  return m;
+}
+#endif
+
+/* r = f(a) */
+static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
+#define U(OP, ...)                                                             \
+  case OP:                                                                     \
+    TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = (real)(__VA_ARGS__); }); \
+    break;
+  switch (op) {
+    U(TH_UN_NEG, W_NEG(x))
+#if defined(TH_REAL_IS_BYTE)
+    U(TH_UN_ABS, x)
+    U(TH_UN_SIGN, x > 0)
+#elif defined(TH_REAL_IS_LONG)
+    U(TH_UN_ABS, x < 0 ? W_NEG(x) : x)
+    U(TH_UN_SIGN, (x > 0) - (x < 0))
+#else
+    U(TH_UN_ABS, MF(fabs)(x))
+    U(TH_UN_SIGN, (x > 0) - (x < 0))
+#endif
+#if M_FLOATING
+    U(TH_UN_SQRT, MF(sqrt)(x))
+    U(TH_UN_RSQRT, 1 / MF(sqrt)(x))
+    U(TH_UN_EXP, MF(exp)(x))
+    U(TH_UN_LOG, MF(log)(x))
+    U(TH_UN_LOG1P, MF(log1p)(x))
+    U(TH_UN_TANH, MF(tanh)(x))
+    U(TH_UN_SIGMOID, 1 / (1 + MF(exp)(-x)))
+    U(TH_UN_FLOOR, MF(floor)(x))
+    U(TH_UN_CEIL, MF(ceil)(x))
+    U(TH_UN_ROUND, MF(round)(x))
+    U(TH_UN_TRUNC, MF(trunc)(x))
+    U(TH_UN_FRAC, x - MF(trunc)(x))
+    U(TH_UN_CINV, 1 / x)
+    U(TH_UN_SIN, MF(sin)(x))
+    U(TH_UN_COS, MF(cos)(x))
+    U(TH_UN_TAN, MF(tan)(x))
+    U(TH_UN_ASIN, MF(asin)(x))
+    U(TH_UN_ACOS, MF(acos)(x))
+    U(TH_UN_ATAN, MF(atan)(x))
+    U(TH_UN_SINH, MF(sinh)(x))
+    U(TH_UN_COSH, MF(cosh)(x))
+#endif
+    default: return th_error_set("unary op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
+  }
+#undef U
+  return TH_OK;
+}
+
+/* r = a op value */
+static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, double value) {
+  const real v = MCAST(value);
+#define S(OP, ...)                                                             \
+  case OP:                                                                     \
+    TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = (real)(__VA_ARGS__); }); \
+    break;
+#if !M_FLOATING
+  if ((op == TH_SC_DIV || op == TH_SC_FMOD || op == TH_SC_REMAINDER) && v == 0)
+    return th_error_set("integer division by zero");
+#endif
+  switch (op) {
+    S(TH_SC_ADD, W_ADD(x, v))
+    S(TH_SC_MUL, W_MUL(x, v))
+    S(TH_SC_MAX, x > v ? x : v)
+    S(TH_SC_MIN, x < v ? x : v)
+#if M_FLOATING
+    S(TH_SC_DIV, x / v)
+    S(TH_SC_FMOD, MF(fmod)(x, v))
+    S(TH_SC_REMAINDER, TH_R(frem)(x, v))
+    S(TH_SC_TPOW, MF(pow)(v, x))
+    case TH_SC_POW:
+      if (value == 2) TH_MAP2(real, rp, r, const real, ap, a, *rp = *ap * *ap;);
+      else TH_MAP2(real, rp, r, const real, ap, a, *rp = MF(pow)(*ap, v););
+      break;
+#else
+    S(TH_SC_DIV, TH_R(idiv)(x, v))
+    S(TH_SC_FMOD, TH_R(imod)(x, v))
+    S(TH_SC_REMAINDER, TH_R(irem)(x, v))
+#endif
+    default: return th_error_set("scalar op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
+  }
+#undef S
+  return TH_OK;
+}
+
+/* r = min(max(a, lo), hi) */
+static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
+  const real l = MCAST(lo), h = MCAST(hi);
+  TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = x < l ? l : (x > h ? h : x); });
+  return TH_OK;
+}
+
+/* r = a op b */
+static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
+                        double value) {
+  const real v = MCAST(value);
+#define B(OP, ...)                                                             \
+  case OP:                                                                     \
+    TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b,                 \
+            { const real x = *ap; const real y = *bp; *rp = (real)(__VA_ARGS__); }); \
+    break;
+#if !M_FLOATING
+  if ((op == TH_BI_DIV || op == TH_BI_FMOD || op == TH_BI_REMAINDER) && TH_R(has_zero)(b))
+    return th_error_set("integer division by zero (the divisor tensor holds a 0)");
+#endif
+  switch (op) {
+    case TH_BI_ADD:
+      if (value == 1) TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, *bp););
+      else TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, W_MUL(v, *bp)););
+      break;
+    B(TH_BI_MUL, W_MUL(x, y))
+    B(TH_BI_MAX, x > y ? x : y)
+    B(TH_BI_MIN, x < y ? x : y)
+#if M_FLOATING
+    B(TH_BI_DIV, x / y)
+    B(TH_BI_FMOD, MF(fmod)(x, y))
+    B(TH_BI_REMAINDER, TH_R(frem)(x, y))
+    B(TH_BI_POW, MF(pow)(x, y))
+    B(TH_BI_LERP, x + v * (y - x))
+#else
+    B(TH_BI_DIV, TH_R(idiv)(x, y))
+    B(TH_BI_FMOD, TH_R(imod)(x, y))
+    B(TH_BI_REMAINDER, TH_R(irem)(x, y))
+#endif
+    default: return th_error_set("binary op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
+  }
+#undef B
+  return TH_OK;
+}
+
+/* r = a + value * b * c, or a + value * b / c */
+static int TH_R(addc)(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
+                      const th_tensor *c, int divide) {
+  const real v = MCAST(value);
+  if (!divide) {
+    TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
+            *rp = (real)W_ADD(*ap, W_MUL(v, W_MUL(*bp, *cp))););
+    return TH_OK;
+  }
+#if M_FLOATING
+  TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
+          *rp = *ap + v * *bp / *cp;);
+#else
+  if (TH_R(has_zero)(c)) return th_error_set("integer division by zero (tensor2 holds a 0)");
+  TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
+          *rp = (real)W_ADD(*ap, TH_R(idiv)((real)W_MUL(v, *bp), *cp)););
+#endif
+  return TH_OK;
+}
+
+/* --- fills: r is already 1D (range, linspace) or 2D (eye) ------------------ */
+
+static int TH_R(range)(th_tensor *r, double a, double step) {
+  int64_t i = 0;
+  TH_APPLY1(real, p, r, *p = MCAST(a + (double)(i++) * step););
+  return TH_OK;
+}
+
+static int TH_R(eye)(th_tensor *r) {
+  real *d = (real *)th_tensor_data(r);
+  int64_t i, n = r->size[0] < r->size[1] ? r->size[0] : r->size[1];
+  TH_APPLY1(real, p, r, *p = 0;);
+  for (i = 0; i < n; i++) d[i * r->stride[0] + i * r->stride[1]] = 1;
+  return TH_OK;
+}

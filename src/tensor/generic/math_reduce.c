@@ -1,0 +1,368 @@
+/* generic/math_reduce.c: reductions of 'real' tensors (included by
+   th_math_reduce.c). Everything is built on one row fold: 'fold_row'
+   walks n elements s apart and accumulates in 'accreal'. Whole-tensor
+   results fold fixed blocks (in parallel) and combine the partial results
+   in block order; results along a dimension fold each row on its own. The
+   block size depends only on the element count, so results do not depend
+   on the number of threads. */
+#include "../th_math_real.h"
+
+#if M_FLOATING
+#define ACC_ABS(x) fabs((accreal)(x))
+#endif
+
+/* the fold of one row; 'param' is the mean (F_SQDEV) or p (F_ABSPOW) */
+static accreal TH_R(fold_row)(const real *p, int64_t n, int64_t s, fold_op f, double param) {
+  accreal acc = 0;
+  int64_t i = 0;
+/* four accumulators on contiguous rows: a fixed association, and the adds
+   no longer wait on each other */
+#define FOLD_SUM(EXPR)                                                        \
+  do {                                                                        \
+    accreal a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                   \
+    if (s == 1) {                                                             \
+      for (; i + 4 <= n; i += 4) {                                            \
+        { const real x = p[i]; a0 = W_ADD(a0, EXPR); }                        \
+        { const real x = p[i + 1]; a1 = W_ADD(a1, EXPR); }                    \
+        { const real x = p[i + 2]; a2 = W_ADD(a2, EXPR); }                    \
+        { const real x = p[i + 3]; a3 = W_ADD(a3, EXPR); }                    \
+      }                                                                       \
+    }                                                                         \
+    for (; i < n; i++) { const real x = p[i * s]; a0 = W_ADD(a0, EXPR); }     \
+    acc = W_ADD(W_ADD(a0, a1), W_ADD(a2, a3));                                \
+  } while (0)
+  switch (f) {
+    case F_SUM: FOLD_SUM((accreal)x); break;
+    case F_PROD:
+      acc = 1;
+      for (; i < n; i++) acc = W_MUL(acc, (accreal)p[i * s]);
+      break;
+    case F_NONZERO: FOLD_SUM((accreal)(x != 0)); break;
+#if M_FLOATING
+    case F_SQDEV: {
+      const accreal m = param;
+      FOLD_SUM(((accreal)x - m) * ((accreal)x - m));
+      break;
+    }
+    case F_ABSPOW:
+      if (param == 1) FOLD_SUM(ACC_ABS(x));
+      else if (param == 2) FOLD_SUM((accreal)x * (accreal)x);
+      else FOLD_SUM(pow(ACC_ABS(x), param));
+      break;
+    case F_ABSMAX:
+      for (; i < n; i++) {
+        const accreal a = ACC_ABS(p[i * s]);
+        if (a > acc || isnan(a)) acc = a;
+        if (isnan(acc)) break;
+      }
+      break;
+#endif
+    default: break;
+  }
+#undef FOLD_SUM
+  return acc;
+}
+
+/* the fold of two rows of equal length */
+static accreal TH_R(fold2_row)(const real *a, int64_t sa, const real *b, int64_t sb, int64_t n,
+                               fold_op f, double param) {
+  accreal acc = 0;
+  int64_t i;
+  switch (f) {
+    case F_DOT:
+      for (i = 0; i < n; i++) acc = W_ADD(acc, W_MUL((accreal)a[i * sa], (accreal)b[i * sb]));
+      break;
+#if M_FLOATING
+    case F_NONZERO:
+      for (i = 0; i < n; i++) acc += a[i * sa] != b[i * sb];
+      break;
+    case F_ABSPOW:
+      for (i = 0; i < n; i++) {
+        const accreal d = ACC_ABS((accreal)a[i * sa] - (accreal)b[i * sb]);
+        acc += param == 1 ? d : param == 2 ? d * d : pow(d, param);
+      }
+      break;
+    case F_ABSMAX:
+      for (i = 0; i < n; i++) {
+        const accreal d = ACC_ABS((accreal)a[i * sa] - (accreal)b[i * sb]);
+        if (d > acc || isnan(d)) acc = d;
+        if (isnan(acc)) break;
+      }
+      break;
+#endif
+    default: break;
+  }
+  return acc;
+}
+
+static accreal TH_R(combine)(accreal acc, accreal x, fold_op f) {
+  if (f == F_PROD) return W_MUL(acc, x);
+#if M_FLOATING
+  if (f == F_ABSMAX) return (x > acc || isnan(x)) && !isnan(acc) ? x : acc;
+#endif
+  return W_ADD(acc, x);
+}
+
+/* the fold of every element of a (and b, for two-tensor folds) */
+static accreal TH_R(fold_all)(const th_tensor *a, const th_tensor *b, fold_op f, double param) {
+  accreal acc = f == F_PROD ? 1 : 0;
+  const int64_t n = th_tensor_numel(a);
+  if (n == 0) return acc;
+  if (th_tensor_is_contiguous(a) && (b == NULL || th_tensor_is_contiguous(b))) {
+    const real *pa = (const real *)th_tensor_data(a);
+    const real *pb = b ? (const real *)th_tensor_data(b) : NULL;
+    const int64_t bs = fold_block_size(n), nb = (n + bs - 1) / bs;
+    accreal part[FOLD_MAX_BLOCKS];
+    int64_t k;
+#pragma omp parallel for if (nb > 1) schedule(static)
+    for (k = 0; k < nb; k++) {
+      const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
+      part[k] = pb ? TH_R(fold2_row)(pa + lo, 1, pb + lo, 1, len, f, param)
+                   : TH_R(fold_row)(pa + lo, len, 1, f, param);
+    }
+    for (k = 0; k < nb; k++) acc = TH_R(combine)(acc, part[k], f);
+  } else {
+    th_iter it;
+    const th_tensor *ts[2];
+    ts[0] = a;
+    ts[1] = b;
+    th_iter_init(&it, b ? 2 : 1, ts);
+    while (th_iter_next(&it)) {
+      const real *pa = (const real *)it.p[0];
+      accreal x = b ? TH_R(fold2_row)(pa, it.istride[0], (const real *)it.p[1], it.istride[1], it.inner, f, param)
+                    : TH_R(fold_row)(pa, it.inner, it.istride[0], f, param);
+      acc = TH_R(combine)(acc, x, f);
+    }
+  }
+  return acc;
+}
+
+/* --- one value per tensor or per row ------------------------------------- */
+
+#if M_FLOATING
+/* var (or std) from the row's sum: two passes, the second about the mean */
+static double TH_R(var_of)(double sum, double sqdev, int64_t n, int biased, int root) {
+  const int64_t d = biased ? n : n - 1;
+  double v;
+  (void)sum;
+  if (d <= 0) return NAN;
+  v = sqdev / (double)d;
+  return root ? sqrt(v) : v;
+}
+
+static double TH_R(norm_of)(double acc, double p) {
+  if (p == 0 || p == 1 || isinf(p)) return acc;
+  if (p == 2) return sqrt(acc);
+  return pow(acc, 1.0 / p);
+}
+
+static fold_op TH_R(norm_fold)(double p) {
+  if (p == 0) return F_NONZERO;
+  if (isinf(p)) return F_ABSMAX;
+  return F_ABSPOW;
+}
+#endif
+
+/* op of one row, as 'real' */
+static real TH_R(row_result)(const real *p, int64_t n, int64_t s, th_reduce_op op, double param) {
+  switch (op) {
+    case TH_RED_SUM: return (real)TH_R(fold_row)(p, n, s, F_SUM, 0);
+    case TH_RED_PROD: return (real)TH_R(fold_row)(p, n, s, F_PROD, 0);
+#if M_FLOATING
+    case TH_RED_MEAN: return n ? (real)(TH_R(fold_row)(p, n, s, F_SUM, 0) / (double)n) : (real)NAN;
+    case TH_RED_VAR:
+    case TH_RED_STD: {
+      const double sum = TH_R(fold_row)(p, n, s, F_SUM, 0);
+      const double sq = n ? TH_R(fold_row)(p, n, s, F_SQDEV, sum / (double)n) : 0;
+      return (real)TH_R(var_of)(sum, sq, n, param != 0, op == TH_RED_STD);
+    }
+    case TH_RED_NORM:
+      return (real)TH_R(norm_of)(TH_R(fold_row)(p, n, s, TH_R(norm_fold)(param), param), param);
+#endif
+    default: return 0;
+  }
+}
+
+static int TH_R(reduce_all)(const th_tensor *t, th_reduce_op op, double param, th_number *out) {
+#if M_FLOATING
+  const int64_t n = th_tensor_numel(t);
+#endif
+  accreal acc;
+  out->i = 0;
+  switch (op) {
+    case TH_RED_SUM:
+    case TH_RED_PROD:
+      acc = TH_R(fold_all)(t, NULL, op == TH_RED_SUM ? F_SUM : F_PROD, 0);
+#if !M_FLOATING
+      out->i = (int64_t)acc;
+#endif
+      out->f = (double)acc;
+      return TH_OK;
+#if M_FLOATING
+    case TH_RED_MEAN:
+      out->f = n ? TH_R(fold_all)(t, NULL, F_SUM, 0) / (double)n : NAN;
+      return TH_OK;
+    case TH_RED_VAR:
+    case TH_RED_STD: {
+      const double sum = TH_R(fold_all)(t, NULL, F_SUM, 0);
+      const double sq = n ? TH_R(fold_all)(t, NULL, F_SQDEV, sum / (double)n) : 0;
+      out->f = TH_R(var_of)(sum, sq, n, param != 0, op == TH_RED_STD);
+      return TH_OK;
+    }
+    case TH_RED_NORM:
+      out->f = TH_R(norm_of)(TH_R(fold_all)(t, NULL, TH_R(norm_fold)(param), param), param);
+      return TH_OK;
+#endif
+    default: return th_error_set("reduction %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
+  }
+}
+
+/* r (t's shape, size 1 at dim, already sized) = op of each row along dim */
+static int TH_R(reduce_dim)(th_tensor *r, const th_tensor *t, th_reduce_op op, int dim,
+                            double param) {
+  const int64_t n = t->size[dim];
+  if (th_tensor_is_contiguous(t) && th_tensor_is_contiguous(r)) {
+    const real *tp = (const real *)th_tensor_data(t);
+    real *rp = (real *)th_tensor_data(r);
+    int64_t outer = 1, inner = 1, k;
+    int d;
+    for (d = 0; d < dim; d++) outer *= t->size[d];
+    for (d = dim + 1; d < t->ndim; d++) inner *= t->size[d];
+    if (inner > 1 && (op == TH_RED_SUM || op == TH_RED_MEAN)) {
+      /* column sums: add whole contiguous rows into a block of accumulators,
+         each still summed in row order (the same value as the row fold) */
+      const int64_t nchunks = (inner + SUM_CHUNK - 1) / SUM_CHUNK;
+#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
+      for (k = 0; k < outer * nchunks; k++) {
+        const int64_t o = k / nchunks, j0 = (k % nchunks) * SUM_CHUNK;
+        const int64_t len = inner - j0 < SUM_CHUNK ? inner - j0 : SUM_CHUNK;
+        const real *base = tp + o * n * inner + j0;
+        accreal acc[SUM_CHUNK];
+        int64_t i, j;
+        for (j = 0; j < len; j++) acc[j] = 0;
+        for (i = 0; i < n; i++)
+          for (j = 0; j < len; j++) acc[j] = W_ADD(acc[j], (accreal)base[i * inner + j]);
+        for (j = 0; j < len; j++) {
+#if M_FLOATING
+          if (op == TH_RED_MEAN) { rp[o * inner + j0 + j] = (real)(acc[j] / (double)n); continue; }
+#endif
+          rp[o * inner + j0 + j] = (real)acc[j];
+        }
+      }
+      return TH_OK;
+    }
+#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
+    for (k = 0; k < outer * inner; k++)
+      rp[k] = TH_R(row_result)(tp + (k / inner) * n * inner + k % inner, n, inner, op, param);
+    return TH_OK;
+  }
+  {
+    const th_tensor tv = th_math_rowview(t, dim);
+    const int64_t s = t->stride[dim];
+    TH_APPLY2(real, rp, r, const real, tp, &tv, *rp = TH_R(row_result)(tp, n, s, op, param););
+  }
+  return TH_OK;
+}
+
+/* --- max and min ----------------------------------------------------------- */
+
+/* does x replace the best so far? The first extremum wins; so does NaN,
+   for good (Torch7's rule) */
+static inline int TH_R(better)(real x, real best, int is_max) {
+  if (M_ISNAN(best)) return 0;
+  if (M_ISNAN(x)) return 1;
+  return is_max ? x > best : x < best;
+}
+
+/* extremum of a row of n >= 1 elements: value and 0-based position */
+static void TH_R(extreme_row)(const real *p, int64_t n, int64_t s, int is_max, real *val,
+                              int64_t *idx) {
+  real best = p[0];
+  int64_t bi = 0, i;
+  for (i = 1; i < n && !M_ISNAN(best); i++) {
+    const real x = p[i * s];
+    if (TH_R(better)(x, best, is_max)) best = x, bi = i;
+  }
+  *val = best;
+  *idx = bi;
+}
+
+static int TH_R(maxmin_all)(const th_tensor *t, int is_max, th_number *out) {
+  real best = 0;
+  int first = 1;
+  if (th_tensor_is_contiguous(t)) {
+    const real *p = (const real *)th_tensor_data(t);
+    const int64_t n = th_tensor_numel(t), bs = fold_block_size(n), nb = (n + bs - 1) / bs;
+    real part[FOLD_MAX_BLOCKS];
+    int64_t k;
+#pragma omp parallel for if (nb > 1) schedule(static)
+    for (k = 0; k < nb; k++) {
+      const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
+      int64_t where;
+      TH_R(extreme_row)(p + lo, len, 1, is_max, &part[k], &where);
+    }
+    best = part[0];
+    for (k = 1; k < nb; k++)
+      if (TH_R(better)(part[k], best, is_max)) best = part[k];
+  } else {
+    TH_APPLY1(const real, p, t, if (first || TH_R(better)(*p, best, is_max)) { best = *p; first = 0; });
+  }
+  out->f = (double)best;
+#if M_FLOATING
+  out->i = 0;
+#else
+  out->i = (int64_t)best;
+#endif
+  return TH_OK;
+}
+
+/* values (real) and 1-based indices (int64) along dim; both already sized */
+static int TH_R(maxmin_dim)(th_tensor *values, th_tensor *indices, const th_tensor *t, int dim,
+                            int is_max) {
+  const int64_t n = t->size[dim], s = t->stride[dim];
+  const th_tensor tv = th_math_rowview(t, dim);
+  TH_APPLY3(real, vp, values, int64_t, ip, indices, const real, tp, &tv, {
+    int64_t where;
+    TH_R(extreme_row)(tp, n, s, is_max, vp, &where);
+    *ip = where + TH_INDEX_BASE;
+  });
+  return TH_OK;
+}
+
+/* --- running sums and products ------------------------------------------ */
+
+static int TH_R(cumulate)(th_tensor *r, const th_tensor *t, int dim, int prod) {
+  const int64_t n = t->size[dim], ts = t->stride[dim], rs = r->stride[dim];
+  const th_tensor rv = th_math_rowview(r, dim), tv = th_math_rowview(t, dim);
+  TH_APPLY2(real, rp, &rv, const real, tp, &tv, {
+    accreal acc = prod ? 1 : 0;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+      acc = prod ? W_MUL(acc, (accreal)tp[i * ts]) : W_ADD(acc, (accreal)tp[i * ts]);
+      rp[i * rs] = (real)acc;
+    }
+  });
+  return TH_OK;
+}
+
+/* --- two tensors --------------------------------------------------------- */
+
+static int TH_R(dot)(const th_tensor *a, const th_tensor *b, th_number *out) {
+  const accreal acc = TH_R(fold_all)(a, b, F_DOT, 0);
+  out->f = (double)acc;
+#if M_FLOATING
+  out->i = 0;
+#else
+  out->i = (int64_t)acc;
+#endif
+  return TH_OK;
+}
+
+#if M_FLOATING
+static int TH_R(dist)(const th_tensor *a, const th_tensor *b, double p, double *out) {
+  *out = TH_R(norm_of)(TH_R(fold_all)(a, b, TH_R(norm_fold)(p), p), p);
+  return TH_OK;
+}
+#endif
+
+#undef ACC_ABS

@@ -1,0 +1,146 @@
+/*
+** th_math_internal.h: what the th_math_*.c files share and nobody else
+** needs: result placement, type checks, and the element loops.
+** TH_MAP2/3/4 run CODE once per element with pointers named by the
+** caller. When every tensor is contiguous the loop is flat and, past
+** TH_MATH_OMP_MIN elements, split across OpenMP threads (each element is
+** written by one iteration, so the result does not depend on the thread
+** count); otherwise it walks rows through th_iter.
+*/
+#ifndef TH_MATH_INTERNAL_H
+#define TH_MATH_INTERNAL_H
+
+#include <stddef.h>
+#include "th_error.h"
+#include "th_iter.h"
+#include "th_math.h"
+
+/* below this many elements a parallel region costs more than it saves;
+   written out in the pragmas below because _Pragma strings are not expanded */
+#define TH_MATH_OMP_MIN 32768
+
+/* a double as int64, truncated; NaN -> 0 and out-of-range values saturate
+   (a plain cast would be undefined behaviour) */
+static inline int64_t th_math_to_int64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+/* --- results ---------------------------------------------------------------- */
+
+/* where a kernel writes: the caller's r, or a temporary when r shares a
+   storage with an input in a way that would let the kernel overwrite
+   elements it has not read yet */
+typedef struct th_math_out {
+  th_tensor *r;
+  th_tensor *out;   /* r or &tmp */
+  th_tensor tmp;
+  int ndim;
+  int64_t size[TH_MAXDIM];
+} th_math_out;
+
+/* Picks the output for a result of shape (ndim, size). inputs[0..nsafe-1]
+   may be r itself (the same view: element i only feeds element i); the
+   other inputs must not share r's storage at all (a matrix product reads
+   whole rows). force_temp asks for a contiguous temporary regardless.
+   r is resized now unless a temporary is used, in which case it is resized
+   by th_math_out_end, after the kernel has read the inputs (r may be one). */
+int th_math_out_begin(th_math_out *o, th_tensor *r, int ndim, const int64_t *size,
+                      const th_tensor *const *inputs, int ninputs, int nsafe, int force_temp);
+/* on rc == TH_OK copies a temporary into r; always releases it; returns rc */
+int th_math_out_end(th_math_out *o, int rc);
+
+/* --- checks (messages as in th_math.h: no operation name) -------------------- */
+
+int th_math_need_floating(const th_tensor *t);
+/* b has a's type; 'what' names b in the message ("tensor2") */
+int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what);
+int th_math_same_numel(const th_tensor *a, const th_tensor *b);
+/* the same view of the same storage */
+int th_math_same_view(const th_tensor *a, const th_tensor *b);
+/* t with dimension dim cut to size 1: walking it visits every row along dim;
+   borrows t's storage (no reference), for use within one call */
+th_tensor th_math_rowview(const th_tensor *t, int dim);
+
+/* --- element loops ---------------------------------------------------------- */
+
+#define TH_MAP2(TR, r, RT, TA, a, AT, CODE)                                  \
+  do {                                                                       \
+    const th_tensor *mr_ = (RT), *ma_ = (AT);                                \
+    if (th_tensor_is_contiguous(mr_) && th_tensor_is_contiguous(ma_)) {      \
+      TR *rb_ = (TR *)th_tensor_data(mr_);                                   \
+      TA *ab_ = (TA *)th_tensor_data(ma_);                                   \
+      const int64_t n_ = th_tensor_numel(mr_);                               \
+      int64_t i_;                                                            \
+      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      for (i_ = 0; i_ < n_; i_++) {                                          \
+        TR *r = rb_ + i_;                                                    \
+        TA *a = ab_ + i_;                                                    \
+        CODE                                                                 \
+      }                                                                      \
+    } else {                                                                 \
+      TH_APPLY2(TR, r, mr_, TA, a, ma_, CODE);                               \
+    }                                                                        \
+  } while (0)
+
+#define TH_MAP3(TR, r, RT, TA, a, AT, TB, b, BT, CODE)                       \
+  do {                                                                       \
+    const th_tensor *mr_ = (RT), *ma_ = (AT), *mb_ = (BT);                   \
+    if (th_tensor_is_contiguous(mr_) && th_tensor_is_contiguous(ma_) &&      \
+        th_tensor_is_contiguous(mb_)) {                                      \
+      TR *rb_ = (TR *)th_tensor_data(mr_);                                   \
+      TA *ab_ = (TA *)th_tensor_data(ma_);                                   \
+      TB *bb_ = (TB *)th_tensor_data(mb_);                                   \
+      const int64_t n_ = th_tensor_numel(mr_);                               \
+      int64_t i_;                                                            \
+      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      for (i_ = 0; i_ < n_; i_++) {                                          \
+        TR *r = rb_ + i_;                                                    \
+        TA *a = ab_ + i_;                                                    \
+        TB *b = bb_ + i_;                                                    \
+        CODE                                                                 \
+      }                                                                      \
+    } else {                                                                 \
+      TH_APPLY3(TR, r, mr_, TA, a, ma_, TB, b, mb_, CODE);                   \
+    }                                                                        \
+  } while (0)
+
+#define TH_MAP4(TR, r, RT, TA, a, AT, TB, b, BT, TC, c, CT, CODE)            \
+  do {                                                                       \
+    const th_tensor *mt_[4];                                                 \
+    mt_[0] = (RT), mt_[1] = (AT), mt_[2] = (BT), mt_[3] = (CT);              \
+    if (th_tensor_is_contiguous(mt_[0]) && th_tensor_is_contiguous(mt_[1]) && \
+        th_tensor_is_contiguous(mt_[2]) && th_tensor_is_contiguous(mt_[3])) { \
+      TR *rb_ = (TR *)th_tensor_data(mt_[0]);                                \
+      TA *ab_ = (TA *)th_tensor_data(mt_[1]);                                \
+      TB *bb_ = (TB *)th_tensor_data(mt_[2]);                                \
+      TC *cb_ = (TC *)th_tensor_data(mt_[3]);                                \
+      const int64_t n_ = th_tensor_numel(mt_[0]);                            \
+      int64_t i_;                                                            \
+      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      for (i_ = 0; i_ < n_; i_++) {                                          \
+        TR *r = rb_ + i_;                                                    \
+        TA *a = ab_ + i_;                                                    \
+        TB *b = bb_ + i_;                                                    \
+        TC *c = cb_ + i_;                                                    \
+        CODE                                                                 \
+      }                                                                      \
+    } else {                                                                 \
+      th_iter it_;                                                           \
+      th_iter_init(&it_, 4, mt_);                                            \
+      while (th_iter_next(&it_)) {                                           \
+        TR *r = (TR *)it_.p[0];                                              \
+        TA *a = (TA *)it_.p[1];                                              \
+        TB *b = (TB *)it_.p[2];                                              \
+        TC *c = (TC *)it_.p[3];                                              \
+        int64_t i_;                                                          \
+        for (i_ = 0; i_ < it_.inner; i_++, r += it_.istride[0],              \
+             a += it_.istride[1], b += it_.istride[2], c += it_.istride[3])  \
+        { CODE }                                                             \
+      }                                                                      \
+    }                                                                        \
+  } while (0)
+
+#endif

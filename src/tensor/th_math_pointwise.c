@@ -1,0 +1,133 @@
+/*
+** th_math_pointwise.c: element-wise math (maps, tensor-scalar and
+** tensor-tensor ops, addcmul/addcdiv, clamp) and the fills range,
+** linspace and eye.
+** Each entry point checks types and element counts, places the result
+** (th_math_out: r itself, or a temporary when r overlaps an input in
+** another layout), then dispatches on the dtype once. Nothing is written
+** when a check fails. The kernels are in generic/math_pointwise.c.
+*/
+#include <math.h>
+#include "th_math_internal.h"
+
+#define TH_GENERIC_FILE "generic/math_pointwise.c"
+#include "th_generic_all.h"
+
+static int check_result(const th_tensor *r, const th_tensor *a) {
+  if (r->dtype == a->dtype) return TH_OK;
+  return th_error_set("result must be a %sTensor like the input, got a %sTensor",
+                      th_dtype_name[a->dtype], th_dtype_name[r->dtype]);
+}
+
+int th_tensor_unary(th_tensor *r, const th_tensor *a, th_unary_op op) {
+  const th_tensor *in[1];
+  th_math_out o;
+  int rc;
+  if ((int)op < 0 || op >= TH_NUNARY) return th_error_set("unknown unary op %d", (int)op);
+  if (op >= TH_UN_NINTEGER && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (check_result(r, a) != TH_OK) return TH_ERR;
+  in[0] = a;
+  rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, unary, (o.out, a, op));
+  return th_math_out_end(&o, rc);
+}
+
+int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double value) {
+  const th_tensor *in[1];
+  th_math_out o;
+  int rc;
+  if ((int)op < 0 || op >= TH_NSCALAR) return th_error_set("unknown scalar op %d", (int)op);
+  if ((op == TH_SC_POW || op == TH_SC_TPOW) && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (check_result(r, a) != TH_OK) return TH_ERR;
+  in[0] = a;
+  rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, scalar, (o.out, a, op, value));
+  return th_math_out_end(&o, rc);
+}
+
+int th_tensor_clamp(th_tensor *r, const th_tensor *a, double lo, double hi) {
+  const th_tensor *in[1];
+  th_math_out o;
+  int rc;
+  if (check_result(r, a) != TH_OK) return TH_ERR;
+  in[0] = a;
+  rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, clamp, (o.out, a, lo, hi));
+  return th_math_out_end(&o, rc);
+}
+
+int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
+                     double value) {
+  const th_tensor *in[2];
+  th_math_out o;
+  int rc;
+  if ((int)op < 0 || op >= TH_NBINARY) return th_error_set("unknown binary op %d", (int)op);
+  if ((op == TH_BI_POW || op == TH_BI_LERP) && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (th_math_same_type(a, b, "the second tensor") != TH_OK || check_result(r, a) != TH_OK ||
+      th_math_same_numel(a, b) != TH_OK)
+    return TH_ERR;
+  in[0] = a;
+  in[1] = b;
+  rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 2, 2, 0);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, binary, (o.out, a, op, b, value));
+  return th_math_out_end(&o, rc);
+}
+
+static int addc(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
+                const th_tensor *c, int divide) {
+  const th_tensor *in[3];
+  th_math_out o;
+  int rc;
+  if (th_math_same_type(a, b, "tensor1") != TH_OK || th_math_same_type(a, c, "tensor2") != TH_OK ||
+      check_result(r, a) != TH_OK || th_math_same_numel(a, b) != TH_OK ||
+      th_math_same_numel(a, c) != TH_OK)
+    return TH_ERR;
+  in[0] = a;
+  in[1] = b;
+  in[2] = c;
+  rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 3, 3, 0);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, addc, (o.out, a, value, b, c, divide));
+  return th_math_out_end(&o, rc);
+}
+
+int th_tensor_addcmul(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
+                      const th_tensor *c) {
+  return addc(r, a, value, b, c, 0);
+}
+
+int th_tensor_addcdiv(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
+                      const th_tensor *c) {
+  return addc(r, a, value, b, c, 1);
+}
+
+/* --- fills ------------------------------------------------------------------ */
+
+int th_tensor_range(th_tensor *r, double a, double b, double step) {
+  double n;
+  if (!isfinite(a) || !isfinite(b) || !isfinite(step))
+    return th_error_set("bounds and step must be finite, got %g, %g, %g", a, b, step);
+  if (step == 0) return th_error_set("step must be nonzero");
+  if ((step > 0 && b < a) || (step < 0 && b > a))
+    return th_error_set("upper bound %g and lower bound %g are incoherent with step sign (%g)", b, a,
+                        step);
+  n = floor((b - a) / step) + 1;
+  if (n > 9.0e18) return th_error_set("too many elements (%g)", n);
+  if (th_tensor_resize1d(r, (int64_t)n) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_ALL(r->dtype, range, (r, a, step));
+}
+
+int th_tensor_linspace(th_tensor *r, double a, double b, int64_t n) {
+  if (!isfinite(a) || !isfinite(b)) return th_error_set("bounds must be finite, got %g and %g", a, b);
+  if (n < 1 || (n == 1 && a != b))
+    return th_error_set("invalid number of points %lld (at least 2, or 1 when both ends are equal)",
+                        (long long)n);
+  if (th_tensor_resize1d(r, n) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_ALL(r->dtype, range, (r, a, n > 1 ? (b - a) / (double)(n - 1) : 0.0));
+}
+
+int th_tensor_eye(th_tensor *r, int64_t n, int64_t m) {
+  if (n < 1 || m < 1)
+    return th_error_set("sizes must be positive, got %lldx%lld", (long long)n, (long long)m);
+  if (th_tensor_resize2d(r, n, m) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_ALL(r->dtype, eye, (r));
+}

@@ -1,0 +1,97 @@
+/*
+** th_math_util.c: what the tensor math files share: the op name tables
+** (checked against their enums at compile time, so an op cannot be added
+** without its name), result placement, and argument checks.
+*/
+#include <string.h>
+#include "th_math_internal.h"
+
+const char *const th_unary_name[TH_NUNARY] = {
+    "neg", "abs", "sign", "sqrt", "rsqrt", "exp", "log", "log1p", "tanh", "sigmoid",
+    "floor", "ceil", "round", "trunc", "frac", "cinv",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh"};
+_Static_assert(sizeof th_unary_name / sizeof th_unary_name[0] == TH_NUNARY, "th_unary_name");
+
+const char *const th_scalar_name[TH_NSCALAR] = {"add", "mul", "div", "fmod", "remainder",
+                                                "cmax", "cmin", "pow", "tpow"};
+_Static_assert(sizeof th_scalar_name / sizeof th_scalar_name[0] == TH_NSCALAR, "th_scalar_name");
+
+const char *const th_binary_name[TH_NBINARY] = {"add", "cmul", "cdiv", "cfmod", "cremainder",
+                                                "cmax", "cmin", "cpow", "lerp"};
+_Static_assert(sizeof th_binary_name / sizeof th_binary_name[0] == TH_NBINARY, "th_binary_name");
+
+const char *const th_cmp_name[TH_NCMP] = {"eq", "ne", "lt", "le", "gt", "ge"};
+_Static_assert(sizeof th_cmp_name / sizeof th_cmp_name[0] == TH_NCMP, "th_cmp_name");
+
+const char *const th_reduce_name[TH_NREDUCE] = {"sum", "prod", "mean", "var", "std", "norm"};
+_Static_assert(sizeof th_reduce_name / sizeof th_reduce_name[0] == TH_NREDUCE, "th_reduce_name");
+
+int th_math_same_view(const th_tensor *a, const th_tensor *b) {
+  return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype &&
+         th_tensor_same_size(a, b) &&
+         memcmp(a->stride, b->stride, sizeof(int64_t) * (size_t)a->ndim) == 0;
+}
+
+static int has_shape(const th_tensor *t, int ndim, const int64_t *size) {
+  int d;
+  if (t->ndim != ndim) return 0;
+  for (d = 0; d < ndim; d++)
+    if (t->size[d] != size[d]) return 0;
+  return 1;
+}
+
+int th_math_out_begin(th_math_out *o, th_tensor *r, int ndim, const int64_t *size,
+                      const th_tensor *const *inputs, int ninputs, int nsafe, int force_temp) {
+  int k, temp = force_temp;
+  o->r = r;
+  o->out = r;
+  th_tensor_init(&o->tmp, r->dtype);
+  o->ndim = ndim;
+  memcpy(o->size, size, sizeof(int64_t) * (size_t)ndim);
+  for (k = 0; k < ninputs && !temp; k++) {
+    const th_tensor *in = inputs[k];
+    if (in == NULL || in->storage == NULL || in->storage != r->storage) continue;
+    if (k < nsafe && th_math_same_view(in, r) && has_shape(r, ndim, size)) continue;
+    temp = 1;
+  }
+  if (temp) {
+    o->out = &o->tmp;
+    return th_tensor_resize(&o->tmp, ndim, size);
+  }
+  return th_tensor_resize(r, ndim, size);
+}
+
+int th_math_out_end(th_math_out *o, int rc) {
+  if (o->out == &o->tmp) {
+    if (rc == TH_OK) rc = th_tensor_resize(o->r, o->ndim, o->size);
+    if (rc == TH_OK) rc = th_tensor_copy(o->r, &o->tmp);
+    th_tensor_clear(&o->tmp);
+  }
+  return rc;
+}
+
+int th_math_need_floating(const th_tensor *t) {
+  if (TH_IS_FLOATING(t->dtype)) return TH_OK;
+  return th_error_set("not available for %sTensor (expects a Float or Double tensor)",
+                      th_dtype_name[t->dtype]);
+}
+
+int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what) {
+  if (a->dtype == b->dtype) return TH_OK;
+  return th_error_set("%s must be a %sTensor like the first tensor, got a %sTensor", what,
+                      th_dtype_name[a->dtype], th_dtype_name[b->dtype]);
+}
+
+int th_math_same_numel(const th_tensor *a, const th_tensor *b) {
+  char sa[128], sb[128];
+  if (th_tensor_numel(a) == th_tensor_numel(b)) return TH_OK;
+  return th_error_set("element counts differ: %s has %lld, %s has %lld",
+                      th_tensor_sizestr(a, sa, sizeof sa), (long long)th_tensor_numel(a),
+                      th_tensor_sizestr(b, sb, sizeof sb), (long long)th_tensor_numel(b));
+}
+
+th_tensor th_math_rowview(const th_tensor *t, int dim) {
+  th_tensor v = *t;
+  v.size[dim] = 1;
+  return v;
+}
