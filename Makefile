@@ -70,7 +70,8 @@ bench-memory: build
 PLAN_SRCS := $(wildcard src/plan/*.c) src/tensor/th_error.c
 $(BUILD)/tests/plan_test: tests/plan_test.c $(PLAN_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(OPT) $(WARN) $(EXTRA_CFLAGS) -o $@ tests/plan_test.c $(PLAN_SRCS) $(EXTRA_LDFLAGS)
+	$(CC) -std=gnu11 $(OPT) $(WARN) $(EXTRA_CFLAGS) -o $@ tests/plan_test.c $(PLAN_SRCS) $(EXTRA_LDFLAGS) \
+	  -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
 
 test-plan: $(BUILD)/tests/plan_test
 	$(BUILD)/tests/plan_test $(PLAN_TEST_ARGS)

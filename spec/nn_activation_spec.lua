@@ -96,6 +96,12 @@ describe('pointwise activations', function()
         assert.are.equal(gin, m.gradInput)
       end)
 
+      it('gives the same results after a save/load round trip', function()
+        local ef, eb = nn.Jacobian.testIO(new(), torch.randn(3, 5))
+        assert.are.equal(0, ef)
+        assert.are.equal(0, eb)
+      end)
+
       it('agrees in float and double', function()
         local m = new()
         local x, go = torch.randn(3, 6), torch.randn(3, 6)
@@ -258,10 +264,25 @@ describe('nn.SoftMax and nn.LogSoftMax', function()
       local m = new()
       -- {input, feature dimension}: Torch7's rules
       for _, c in ipairs{{torch.randn(5), 1}, {torch.randn(3, 5), 2},
-                         {torch.randn(4, 2, 3), 1}, {torch.randn(2, 4, 2, 3), 2}} do
+                         {torch.randn(4, 2, 3), 1}, {torch.randn(2, 4, 2, 3), 2},
+                         -- more pixels than one block of the kernel (256)
+                         {torch.randn(3, 17, 20), 1}, {torch.randn(2, 3, 20, 15), 2}} do
         local x, d = c[1], c[2]
         local y = m:forward(x)
         assert.is_true(maxdiff(y, refSoftMax(x, d, log)) < 1e-12)
+        -- backward against the closed forms, with per-distribution sums
+        -- over the feature dimension of go (log) or go * y
+        local go = torch.randn(x:size())
+        local gi = m:backward(x, go)
+        local yr = refSoftMax(x, d, log)
+        local w = go:clone()
+        if not log then w:cmul(yr) end
+        local sums = w:sum(d):expandAs(x):contiguous()
+        local fy, fgo, fgi, fs = flat(yr), flat(go), flat(gi), flat(sums)
+        for i = 1, fgi:nElement() do
+          local expect = log and (fgo[i] - math.exp(fy[i]) * fs[i]) or (fy[i] * (fgo[i] - fs[i]))
+          assert.is_true(math.abs(fgi[i] - expect) < 1e-12)
+        end
       end
     end)
 

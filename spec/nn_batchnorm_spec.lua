@@ -192,7 +192,7 @@ describe('nn.BatchNormalization', function()
                      errorOf(function() nn.SpatialBatchNormalization(3):forward(torch.Tensor(3, 4, 4)) end))
     assert.are.equal("nn.BatchNormalization:updateOutput: input must be a torch.FloatTensor or torch.DoubleTensor, got torch.LongTensor",
                      errorOf(function() m:forward(torch.LongTensor(2, 4)) end))
-    assert.are.equal("nn.BatchNormalization:updateOutput: weight must be a torch.FloatTensor (the module's type), got torch.DoubleTensor",
+    assert.are.equal("nn.BatchNormalization:updateOutput: input must be a torch.DoubleTensor (the module's type), got torch.FloatTensor",
                      errorOf(function() m:forward(torch.FloatTensor(2, 4)) end))
     m:forward(torch.Tensor(3, 4):uniform())
     assert.are.equal('nn.BatchNormalization:updateGradInput: gradOutput must be 2D (batch x 4 features) in training mode, got 1D 4',

@@ -22,8 +22,6 @@ local function sum2(x, y, f)
   return s
 end
 
-local function uniform(t, a, b) return t:uniform(a, b) end
-
 local function signs(n)
   local t = torch.DoubleTensor(n):uniform(-1, 1)
   local f = flat(t)

@@ -194,6 +194,14 @@ describe('nn.Linear', function()
     assert.is_true(maxdiff(mf.gradWeight:double(), gwd) < 1e-5)
   end)
 
+  it('gives the same results after a save/load round trip', function()
+    for _, m in ipairs{nn.Linear(4, 3), nn.Linear(4, 3, false)} do
+      local ef, eb = nn.Jacobian.testIO(m, torch.randn(5, 4))
+      assert.are.equal(0, ef)
+      assert.are.equal(0, eb)
+    end
+  end)
+
   it('declares its memory traits', function()
     local t = nn.Linear(2, 2):memoryTraits()
     assert.are.equal('both', t.buffers.addBuffer)
@@ -293,6 +301,28 @@ describe('nn.Mul, nn.CMul and nn.Add', function()
     ok, err = pcall(nn.CMul, 0)
     assert.truthy(err:find('nn.CMul: size 1 must be a positive integer, got 0', 1, true))
     assert.are.equal('nn.CMul(3x4)', tostring(m))
+  end)
+
+  it('round-trip through save/load and agree in float', function()
+    for _, c in ipairs{{nn.Mul(), {3, 4}}, {nn.CMul(4), {3, 4}}, {nn.CMul(1, 4), {3, 4}}, {nn.Add(4), {3, 4}},
+                       {nn.Add(4, true), {3, 4}}} do
+      local m, shape = c[1], c[2]
+      local ef, eb = nn.Jacobian.testIO(m, torch.randn(table.unpack(shape)))
+      assert.are.equal(0, ef)
+      assert.are.equal(0, eb)
+      local x, go = torch.randn(table.unpack(shape)), torch.randn(table.unpack(shape))
+      m:zeroGradParameters()
+      local y = m:forward(x):clone()
+      local gi = m:backward(x, go):clone()
+      local _, gp = m:parameters()
+      local g1 = gp[1]:clone()
+      local mf = m:clone():float()
+      mf:zeroGradParameters()
+      assert.is_true(maxdiff(mf:forward(x:float()):double(), y) < 1e-5)
+      assert.is_true(maxdiff(mf:backward(x:float(), go:float()):double(), gi) < 1e-5)
+      local _, gpf = mf:parameters()
+      assert.is_true(maxdiff(gpf[1]:double(), g1) < 1e-5)
+    end
   end)
 
   it('nn.Add adds its bias to a vector, a batch, or a scalar to everything', function()

@@ -92,6 +92,8 @@ describe('nn.SpatialCrossMapLRN', function()
                      errorOf(function() nn.SpatialCrossMapLRN(3):backward(torch.Tensor(3, 3, 3), torch.Tensor(3, 3, 3)) end))
     assert.are.equal('nn.SpatialCrossMapLRN:updateGradInput: scale must be 3x3x3 (the input size; run forward first), got empty',
                      errorOf(function() m:backward(torch.Tensor(3, 3, 3), torch.Tensor(3, 3, 3)) end))
+    assert.are.equal("nn.SpatialCrossMapLRN:updateOutput: input must be a torch.DoubleTensor (the module's type), got torch.FloatTensor",
+                     errorOf(function() m:forward(torch.FloatTensor(2, 3, 3)) end))
     local x = torch.Tensor(2, 3, 3):uniform()
     m:forward(x)
     assert.are.equal('nn.SpatialCrossMapLRN:updateGradInput: gradOutput must be 2x3x3 (the input size), got 3x3x3',

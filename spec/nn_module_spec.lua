@@ -122,6 +122,21 @@ describe('nn.Module basics', function()
     assert.is_true(same(m.bias, T{-1, -1}))
   end)
 
+  it('passes nn.Jacobian checks for input, parameters and accUpdateGradParameters', function()
+    torch.manualSeed(5)
+    local m = affine(4)
+    local x = torch.randn(4)
+    assert.is_true(nn.Jacobian.testJacobian(m, x) < 1e-5)
+    assert.is_true(nn.Jacobian.testJacobianParameters(m, x, m.weight, m.gradWeight) < 1e-5)
+    assert.is_true(nn.Jacobian.testJacobianParameters(m, x, m.bias, m.gradBias) < 1e-5)
+    assert.is_true(nn.Jacobian.testJacobianUpdateParameters(m, x, m.weight) < 1e-5)
+    assert.is_true(nn.Jacobian.testJacobianUpdateParameters(m, x, m.bias) < 1e-5)
+    -- a module whose weights are shared steps through its gradients instead
+    local c = m:clone('weight', 'bias')
+    assert.is_true(c._sharedParameters and m._sharedParameters)
+    assert.is_true(nn.Jacobian.testJacobianUpdateParameters(c, x, c.weight) < 1e-5)
+  end)
+
   it('training/evaluate set train on every module', function()
     local s = nn.Sequential():add(affine(2)):add(nn.Sequential():add(affine(2)))
     s:evaluate()
@@ -444,6 +459,17 @@ describe('nn containers print as Torch7 trees', function()
       '    [input -> (1) -> output]\n' ..
       '    (1): nn.Identity\n' ..
       '  }\n' ..
+      '}', tostring(s))
+  end)
+
+  it('shows layers with their own text (nn.Linear when present)', function()
+    if not nn.Linear then return end
+    local s = nn.Sequential():add(nn.Linear(10, 20)):add(nn.Identity())
+    assert.are.equal(
+      'nn.Sequential {\n' ..
+      '  [input -> (1) -> (2) -> output]\n' ..
+      '  (1): nn.Linear(10 -> 20)\n' ..
+      '  (2): nn.Identity\n' ..
       '}', tostring(s))
   end)
 

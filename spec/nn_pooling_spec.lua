@@ -167,6 +167,8 @@ describe('nn.SpatialAveragePooling', function()
                      errorOf(function() m:forward(torch.Tensor(4)) end))
     assert.are.equal('nn.SpatialAveragePooling:updateOutput: input must be a torch.FloatTensor or torch.DoubleTensor, got torch.LongTensor',
                      errorOf(function() m:forward(torch.LongTensor(1, 4, 4)) end))
+    assert.are.equal("nn.SpatialAveragePooling:updateOutput: input must be a torch.DoubleTensor (the module's type), got torch.FloatTensor",
+                     errorOf(function() m:forward(torch.FloatTensor(1, 4, 4)) end))
     assert.are.same({}, m:memoryTraits().buffers)
     assert.is_false(m:memoryTraits().needsInput)
   end)

@@ -10,14 +10,16 @@ describe('examples/train_mlp.lua', function()
   local lines = {}
   local result
   setup(function()
-    local oldprint = print
-    print = function(...)  -- luacheck: ignore
+    -- the example calls the global print: busted gives specs their own
+    -- environment, so replace it in _G
+    local oldprint = _G.print
+    _G.print = function(...)
       local parts = {}
       for i = 1, select('#', ...) do parts[i] = tostring(select(i, ...)) end
       lines[#lines + 1] = table.concat(parts, '\t')
     end
     local ok, r = pcall(M.train, {epochs = 120})
-    print = oldprint  -- luacheck: ignore
+    _G.print = oldprint
     assert(ok, r)
     result = r
   end)

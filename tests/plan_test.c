@@ -17,6 +17,33 @@
 
 static int checks = 0, failures = 0;
 
+/* allocation failure injection: the test links with -Wl,--wrap=malloc (and
+   calloc, realloc), so the planner's allocations come here; the n-th one
+   after 'fail_after = n' returns NULL */
+static long fail_after = 0;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+static int injected(void) {
+  return fail_after > 0 && --fail_after == 0;
+}
+void *__wrap_malloc(size_t n) {
+  return injected() ? NULL : __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t m) {
+  return injected() ? NULL : __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  return injected() ? NULL : __real_realloc(p, n);
+}
+
+static int64_t round64(int64_t x) {
+  return (x + 63) & ~(int64_t)63;
+}
+
 #define CHECK(cond, ...)                                \
   do {                                                  \
     checks++;                                           \
@@ -44,7 +71,7 @@ static int64_t uniform(int64_t lo, int64_t hi) { /* inclusive */
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -192,13 +219,170 @@ static int same_offsets(const th_plan *a, const th_plan *b, int n) {
   return 1;
 }
 
+/* TFLite's arena planner written the slow, obvious way: the reference the
+   fast placer must match offset for offset (greedy by size; best or first fit) */
+static const tlist *order_list; /* qsort has no context argument */
+static int cmp_size_order(const void *x, const void *y) {
+  const tlist *t = order_list;
+  int i = *(const int *)x, j = *(const int *)y;
+  int64_t si = round64(t->bytes[i]), sj = round64(t->bytes[j]);
+  uint64_t li = (uint64_t)t->last[i] - (uint64_t)t->first[i], lj = (uint64_t)t->last[j] - (uint64_t)t->first[j];
+  if (si != sj) return si > sj ? -1 : 1;
+  if (li != lj) return li > lj ? -1 : 1;
+  if (t->first[i] != t->first[j]) return t->first[i] < t->first[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+static int cmp_i64pair(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+static void naive_greedy_size(const tlist *t, int64_t *off, int first_fit) {
+  int n = t->n, k, j, *order = malloc(n * sizeof *order), *placed = calloc(n, sizeof *placed);
+  int64_t (*live)[2] = malloc((n + 1) * sizeof *live);
+  for (k = 0; k < n; k++) order[k] = k;
+  order_list = t;
+  qsort(order, n, sizeof *order, cmp_size_order);
+  for (k = 0; k < n; k++) {
+    int i = order[k], nl = 0;
+    int64_t s = round64(t->bytes[i]), prev = 0, best = -1, bestgap = INT64_MAX;
+    off[i] = 0;
+    if (s == 0) continue;
+    for (j = 0; j < n; j++)
+      if (placed[j] && t->first[j] <= t->last[i] && t->first[i] <= t->last[j] && t->bytes[j] > 0) {
+        live[nl][0] = off[j];
+        live[nl++][1] = off[j] + round64(t->bytes[j]);
+      }
+    qsort(live, nl, sizeof *live, cmp_i64pair);
+    for (j = 0; j < nl; j++) {
+      if (live[j][0] > prev && live[j][0] - prev >= s && live[j][0] - prev < bestgap &&
+          (best < 0 || !first_fit)) {
+        bestgap = live[j][0] - prev;
+        best = prev;
+      }
+      if (live[j][1] > prev) prev = live[j][1];
+    }
+    off[i] = best >= 0 ? best : prev;
+    placed[i] = 1;
+  }
+  free(order);
+  free(placed);
+  free(live);
+}
+
+static void test_reference(void) {
+  tlist t = {0};
+  int round, i, before = failures;
+  int64_t *ref = NULL;
+  for (round = 0; round < 600; round++) {
+    int n = (int)uniform(1, 300);
+    int steps = (int)(round % 3 == 0 ? uniform(1, 40) : round % 3 == 1 ? uniform(40, 400) : uniform(400, 20000));
+    th_plan *p;
+    random_list(&t, n, steps, 1, 0);
+    ref = realloc(ref, n * sizeof *ref);
+    naive_greedy_size(&t, ref, round % 2);
+    p = solve(&t, TH_PLAN_GREEDY_SIZE, round % 2 ? TH_PLAN_FIT_FIRST : TH_PLAN_FIT_BEST, 64, 0);
+    for (i = 0; i < n; i++)
+      CHECK(th_plan_offset(p, i) == ref[i], "reference round %d: #%d at %lld, reference %lld", round, i,
+            (long long)th_plan_offset(p, i), (long long)ref[i]);
+    th_plan_free(p);
+  }
+  free(ref);
+  tl_free(&t);
+  printf("reference: 600 random sets, greedy_size equals a naive O(n^2) best / first fit: %s\n",
+         failures == before ? "ok" : "FAILED");
+}
+
+static void test_out_of_memory(void) {
+  tlist t = {0};
+  int m, k, ok, before = failures;
+  random_list(&t, 400, 3000, 2, 1);
+  for (m = 0; m < TH_PLAN_NMETHODS; m++) {
+    for (k = 1, ok = 0; !ok && k < 100000; k++) {
+      th_plan *p = build(&t);
+      th_plan_opts o;
+      int rc;
+      th_plan_opts_init(&o);
+      o.method = (th_plan_method)m;
+      o.budget_ms = 1;
+      o.debug = k % 2;
+      fail_after = k;
+      rc = th_plan_solve(p, &o);
+      ok = fail_after > 0; /* the injected failure was never reached */
+      fail_after = 0;
+      if (ok) {
+        CHECK(rc == TH_OK, "%s: solve failed without an injected failure: %s", th_plan_method_name[m], th_error_msg());
+        verify(&t, p, (th_plan_method)m, 64, "after injections");
+      } else {
+        CHECK(rc == TH_ERR || o.debug, "%s: allocation %d failed but solve succeeded", th_plan_method_name[m], k);
+        if (rc == TH_ERR) {
+          CHECK(strstr(th_error_msg(), "out of memory") != NULL, "%s: message '%s'", th_plan_method_name[m],
+                th_error_msg());
+          CHECK(th_plan_offset(p, 0) == -1 && th_plan_npools(p) == 0, "%s: results after a failed solve",
+                th_plan_method_name[m]);
+        }
+      }
+      th_plan_free(p);
+    }
+  }
+  /* th_plan_add and th_plan_new */
+  {
+    th_plan *p = th_plan_new();
+    int i, rc = 0;
+    fail_after = 1;
+    for (i = 0; i < 100 && rc >= 0; i++) rc = th_plan_add(p, 0, 1, 8, 0);
+    fail_after = 0;
+    CHECK(rc == TH_ERR && strstr(th_error_msg(), "out of memory"), "add under failure: %s", th_error_msg());
+    th_plan_free(p);
+    fail_after = 1;
+    p = th_plan_new();
+    fail_after = 0;
+    CHECK(p == NULL && strstr(th_error_msg(), "out of memory"), "new under failure");
+  }
+  tl_free(&t);
+  printf("allocation failures: every allocation of every planner failed once: %s\n",
+         failures == before ? "ok" : "FAILED");
+}
+
+/* 'best' is never worse than any single greedy order, and its local search
+   reaches the lower bound on sets where no greedy order does */
+static void test_best(void) {
+  tlist t = {0};
+  int round, m, wins = 0, optimal = 0, before = failures;
+  for (round = 0; round < 400; round++) {
+    int64_t greedy = INT64_MAX, best, lb;
+    th_plan *p;
+    random_list(&t, (int)uniform(5, 60), (int)uniform(3, 60), 1, 0);
+    for (m = TH_PLAN_GREEDY_SIZE; m <= TH_PLAN_PEAK; m++) {
+      p = solve(&t, (th_plan_method)m, TH_PLAN_FIT_BEST, 64, 0);
+      if (th_plan_arena(p, -1) < greedy) greedy = th_plan_arena(p, -1);
+      th_plan_free(p);
+    }
+    p = solve(&t, TH_PLAN_BEST, TH_PLAN_FIT_BEST, 64, 20);
+    best = th_plan_arena(p, -1);
+    lb = th_plan_lower_bound(p, -1);
+    CHECK(best <= greedy, "round %d: best %lld worse than a greedy order %lld", round, (long long)best,
+          (long long)greedy);
+    wins += best < greedy;
+    optimal += best == lb && greedy > lb;
+    th_plan_free(p);
+  }
+  CHECK(optimal > 0, "the local search never reached the bound where greedy orders did not");
+  tl_free(&t);
+  printf("best vs greedy: 400 random sets, the search improved %d, reaching the bound on %d: %s\n", wins,
+         optimal, failures == before ? "ok" : "FAILED");
+}
+
 static void test_properties(void) {
   static const th_plan_method methods[] = {TH_PLAN_BEST, TH_PLAN_GREEDY_SIZE, TH_PLAN_GREEDY_CONFLICT,
                                            TH_PLAN_GREEDY_LIFETIME, TH_PLAN_PEAK, TH_PLAN_SETS};
   tlist t = {0};
   int round, mi, before = failures;
   for (round = 0; round < 3000; round++) {
-    int n = (int)uniform(1, round < 2500 ? 40 : 150), steps = (int)uniform(1, 40);
+    /* few steps (one time bucket of the placer), then many (a deep tree) */
+    int n = (int)uniform(1, round < 2500 ? 40 : 150);
+    int steps = (int)(round % 3 == 0 ? uniform(1, 40) : round % 3 == 1 ? uniform(40, 400) : uniform(400, 5000));
     int npools = (int)uniform(1, 3), mixed = round % 3 == 0;
     int64_t alignment = round % 5 == 0 ? ((int64_t)1 << uniform(0, 8)) : 64;
     random_list(&t, n, steps, npools, mixed);
@@ -360,6 +544,12 @@ static void test_errors(void) {
   th_plan_opts_init(&o);
   CHECK(th_plan_solve(p, &o) == TH_OK && th_plan_offset(p, 0) == 0 && th_plan_arena(p, 0) == 128, "solve");
   CHECK(th_plan_stats_get(p, 3, &(th_plan_stats){0}) == TH_ERR && strstr(th_error_msg(), "no pool 3"), "stats");
+  /* solving again replaces the results */
+  o.method = TH_PLAN_SETS;
+  CHECK(th_plan_solve(p, &o) == TH_OK && th_plan_nsets(p) == 1 && th_plan_set(p, 0) == 0, "re-solve as sets");
+  o.method = TH_PLAN_PEAK;
+  CHECK(th_plan_solve(p, &o) == TH_OK && th_plan_nsets(p) == 0 && th_plan_set(p, 0) == -1, "re-solve as peak");
+  CHECK(th_plan_add(p, 1, 2, 64, 0) == 1 && th_plan_offset(p, 0) == -1, "adding drops the results");
   CHECK(th_plan_method_parse("peak") == TH_PLAN_PEAK && th_plan_method_parse("nope") == -1, "parse");
   th_plan_free(p);
   printf("errors: done\n");
@@ -641,7 +831,10 @@ int main(int argc, char **argv) {
   }
   test_errors();
   test_handmade();
+  test_out_of_memory();
   test_properties();
+  test_reference();
+  test_best();
   if (!quick) {
     test_quality();
     test_timing();

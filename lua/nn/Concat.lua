@@ -82,15 +82,22 @@ function Concat:_checkGradOutput(gradOutput, who)
   end
 end
 
+-- All children run before their gradInputs are summed: the container
+-- reads its children's results at its own step, after theirs (the memory
+-- optimizer's trace relies on this order).
 local function backward(self, method, input, gradOutput, scale)
   local who = torch.type(self) .. ':' .. method
   self:_checkGradOutput(gradOutput, who)
+  local gis = {}
   local offset = 1
-  local first = true
   for i, module in ipairs(self.modules) do
     local o = module.output
-    local g = self:_window(gradOutput, o, offset)
-    local gi = self:rethrowErrors(module, i, method, input, g, scale)
+    gis[i] = self:rethrowErrors(module, i, method, input, self:_window(gradOutput, o, offset), scale)
+    offset = offset + o:size(self.dimension)
+  end
+  local first = true
+  for i = 1, #self.modules do
+    local gi = gis[i]
     if gi then  -- a module may produce no gradInput (e.g. a first layer)
       if first then
         self.gradInput:resizeAs(gi):copy(gi)
@@ -99,7 +106,6 @@ local function backward(self, method, input, gradOutput, scale)
         self.gradInput:add(gi)
       end
     end
-    offset = offset + o:size(self.dimension)
   end
   return self.gradInput
 end

@@ -42,10 +42,16 @@ local function backward(self, method, input, gradOutput, scale)
     error(string.format('%s: gradOutput must be a table of %d elements, got %s', who, #self.modules,
                         utils.shapeString(gradOutput)), 0)
   end
+  -- all children run first, then their gradInputs are summed (the
+  -- container reads its children's results at its own step)
+  local gis = {}
+  for i, module in ipairs(self.modules) do
+    gis[i] = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+  end
   if utils.istable(input) then
     local wasTable = utils.istable(self.gradInput)
-    for i, module in ipairs(self.modules) do
-      local gi = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+    for i = 1, #self.modules do
+      local gi = gis[i]
       if not utils.istable(gi) or #gi ~= #input then
         error(string.format('%s: gradInput of module %d must be a table of %d elements like the input, got %s',
                             who, i, #input, utils.shapeString(gi)), 0)
@@ -64,8 +70,12 @@ local function backward(self, method, input, gradOutput, scale)
     end
   else
     if not torch.isTensor(self.gradInput) then self.gradInput = input.new() end
-    for i, module in ipairs(self.modules) do
-      local gi = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+    for i = 1, #self.modules do
+      local gi = gis[i]
+      if not torch.isTensor(gi) then
+        error(string.format('%s: gradInput of module %d must be a tensor like the input, got %s',
+                            who, i, torch.type(gi)), 0)
+      end
       if i == 1 then
         self.gradInput:resizeAs(gi):copy(gi)
       else

@@ -1,8 +1,9 @@
 -- nn.Narrow(dimension, offset [, length = 1]): output = a copy of
--- input:narrow(dimension, offset, length). Negative values count from the
--- end, for inputs of unknown size: dimension -1 is the last dimension,
--- offset -1 the last element, and length -1 reaches the last element
--- (-2 stops one before it).
+-- input:narrow(dimension, offset, length). For inputs of unknown size, as
+-- Torch7: a negative dimension counts from the end (-1 = last); a negative
+-- length reaches to the end (-1 = up to the last element, -2 = one before
+-- it); a negative offset (any value) starts at 1 and leaves out the last
+-- 'length' elements (nn.Narrow(2, -1, 7) on 10 columns takes columns 1..3).
 
 require 'nn.Module'
 local torch = torch
@@ -37,8 +38,12 @@ function Narrow:_range(input, who)
                         utils.shapeString(input)), 0)
   end
   local n = input:size(dim)
-  local index = self.index < 0 and n + self.index + 1 or self.index
-  local length = self.length < 0 and n - index + self.length + 2 or self.length
+  local length = self.length < 0 and n - self.index + self.length + 2 or self.length
+  local index = self.index
+  if index < 0 then  -- Torch7's rule: from 1, leaving out the last 'length'
+    index = 1
+    length = n - length
+  end
   if index < 1 or length < 1 or index + length - 1 > n then
     error(string.format('%s: cannot take %d elements from %d in dimension %d of input %s', who,
                         length, index, dim, utils.shapeString(input)), 0)

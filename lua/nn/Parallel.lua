@@ -81,15 +81,17 @@ local function backward(self, method, input, gradOutput, scale)
   if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
     self.gradInput:resizeAs(input)
   end
-  local offset = 1
+  -- all children run first, then their gradInputs are copied (the
+  -- container reads its children's results at its own step)
+  local gis, offset = {}, 1
   for i, module in ipairs(self.modules) do
     local n = module.output:size(d)
-    local gi = self:rethrowErrors(module, i, method, input:select(self.inputDimension, i),
-                                  gradOutput:narrow(d, offset, n), scale)
-    if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
-      self.gradInput:select(self.inputDimension, i):copy(gi)
-    end
+    gis[i] = self:rethrowErrors(module, i, method, input:select(self.inputDimension, i),
+                                gradOutput:narrow(d, offset, n), scale)
     offset = offset + n
+  end
+  if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
+    for i = 1, #self.modules do self.gradInput:select(self.inputDimension, i):copy(gis[i]) end
   end
   return self.gradInput
 end

@@ -2,6 +2,7 @@
 -- input:select(dimension, i) (views, no copy); negative dimensions count
 -- from the end; with nInputDims, an input with one extra (batch) dimension
 -- has dimension shifted by one. gradInput stacks the gradOutput slices.
+-- A 1D input splits into numbers (Torch7's select on a vector).
 
 require 'nn.Module'
 local torch = torch
@@ -41,9 +42,14 @@ function SplitTable:updateOutput(input)
   if not utils.istable(self.output) then self.output = {} end
   local out = self.output
   for i = 1, slices do
-    -- the slice tensors are kept and re-pointed: same objects every call
-    if not torch.isTensor(out[i]) or torch.type(out[i]) ~= torch.type(input) then out[i] = input.new() end
-    out[i]:set(input:select(d, i))
+    local slice = input:select(d, i)
+    if torch.isTensor(slice) then
+      -- the slice tensors are kept and re-pointed: same objects every call
+      if not torch.isTensor(out[i]) or torch.type(out[i]) ~= torch.type(input) then out[i] = input.new() end
+      out[i]:set(slice)
+    else
+      out[i] = slice   -- a 1D input splits into numbers, as in Torch7
+    end
   end
   for i = #out, slices + 1, -1 do out[i] = nil end
   return out
@@ -58,6 +64,18 @@ function SplitTable:updateGradInput(input, gradOutput)
   end
   if torch.type(self.gradInput) ~= torch.type(input) then self.gradInput = input.new() end
   self.gradInput:resizeAs(input)
+  if input:dim() == 1 then
+    for i = 1, slices do
+      local v = gradOutput[i]
+      if torch.isTensor(v) and v:nElement() == 1 then v = v:storage()[v:storageOffset()] end
+      if type(v) ~= 'number' then
+        error(string.format('nn.SplitTable:updateGradInput: gradOutput[%d] must be a number, got %s', i,
+                            torch.type(gradOutput[i])), 0)
+      end
+      self.gradInput[i] = v
+    end
+    return self.gradInput
+  end
   for i = 1, slices do
     local slice = self.gradInput:select(d, i)
     if not torch.isTensor(gradOutput[i]) or gradOutput[i]:nElement() ~= slice:nElement() then

@@ -188,10 +188,8 @@ local installed = {}
 function compat.enable()
   for _, e in ipairs(entries) do
     local t, k, v = e[1], e[2], e[3]
-    if rawget(t, k) == nil then
-      rawset(t, k, v)
-      installed[containers[t] .. k] = true
-    end
+    if rawget(t, k) == nil then rawset(t, k, v) end
+    if rawget(t, k) == v then installed[containers[t] .. k] = true end
   end
   -- require 'bit' works too, as under LuaJIT
   if package.loaded.bit == nil then package.loaded.bit = bit end

@@ -79,6 +79,18 @@ void th_lua_open_nn(lua_State *L, int C);
 void th_lua_open_nn_layers(lua_State *L, int C);  /* pointwise layers; called by th_lua_open_nn */
 void th_lua_open_plan(lua_State *L, int C);
 void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
+void th_lua_open_scope(lua_State *L, int C);          /* dispose scopes, memory categories */
+
+/* --- dispose scopes (th_lua_scope.c) --- */
+/* binding-level tensor flag (the core's flags, th_tensor.h, use the low byte):
+   freed by a dispose scope, so a later use can say who freed it */
+#define TH_LUA_TENSOR_DISPOSED 0x100u
+extern int th_lua_scope_nopen;     /* open scopes: 0 makes th_lua_newtensor skip registering */
+extern int th_lua_scope_npending;  /* registrations whose storage category is not settled */
+/* registers the new tensor at idx with the running coroutine's innermost scope, if any */
+void th_lua_scope_register(lua_State *L, int idx);
+/* labels the storages of tensors registered since the last call 'scoped' */
+void th_lua_scope_sync(lua_State *L);
 
 /* registers l into the methods table at index 'methods' (an absolute index
    to a table that init.c copies into every tensor metatable) */

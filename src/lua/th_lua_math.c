@@ -400,7 +400,7 @@ static int blas(int op, th_tensor *r, double beta, const th_tensor *m, double al
 /* mm, mv, ger, bmm (upvalue: the op): r:mm(a, b), torch.mm([r,] a, b) */
 static int m_product(lua_State *L) {
   const call c = resolve(L, "tt", 0);
-  th_tensor *a = tensor(L, c.in), *b = tensor(L, c.in + 1), *r = result(L, &c, a->dtype);
+  th_tensor *a = tensor(L, c.in), *b = like(L, c.in + 1, a), *r = result(L, &c, a->dtype);
   check(L, blas(op_of(L), r, 0, NULL, 1, a, b));
   return ret(L, &c);
 }

@@ -28,9 +28,7 @@ static th_tensor *tensor_arg(lua_State *L, int idx, const char *fn, const char *
   th_tensor *t = th_lua_totensor(L, idx);
   if (t == NULL)
     luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
-  if (t->flags & TH_TENSOR_FREED)
-    luaL_error(L, "%s: %s was freed (used after :free()/:dispose())", fn, what);
-  return t;
+  return th_lua_checktensor(L, idx, fn);  /* the one place freed tensors are refused */
 }
 
 static th_tensor *opt_tensor_arg(lua_State *L, int idx, const char *fn, const char *what) {

@@ -4,44 +4,52 @@
 ** innermost open scope of the running coroutine, except those moved out
 ** or detached (TorchSharp's third technique, after GC and explicit free).
 **
-** Per Lua state, the registry holds at &STATE_KEY a table:
-**   [ST_STACKS]   thread -> array of open scopes, innermost last (weak keys:
-**                 a collected coroutine takes its stack with it)
-**   [ST_OWNER]    tensor -> the scope it is registered with (weak keys)
-**   [ST_PENDING]  tensors registered at birth whose storage category is not
-**                 settled yet (weak values), ST_NPENDING of them
-**   [ST_WEAKV]    the metatable {__mode = 'v'} shared by member tables
-** A scope is a userdata; user value 1 is its member table (lightuserdata of
-** the th_tensor -> the tensor, weak values), user value 2 its thread.
-** Invariants: a tensor is in scope S's member table iff owner[t] == S; a
-** closed scope has no members and is on no stack; tables hold tensors only
-** weakly, so a scope never keeps garbage alive and never hands back a
-** collected tensor (weak values are cleared before finalizers run).
+** Data: the registry holds at &STATE_KEY a table of thread -> array of the
+** thread's open scopes, innermost last (weak keys: a collected coroutine
+** takes its stack with it). A scope is a userdata whose user value 1 is its
+** member array (weak values) and user value 2 its thread. A tensor's user
+** value 1 is its scope (or nil) and user value 2 its slot in the member
+** array, so lookups and moves are O(1) and no ephemeron table is needed.
+** Invariants: members[slot(t)] == t iff scope(t) is that scope; a closed
+** scope has no members and is on no stack. A scope holds its tensors
+** weakly: it never keeps garbage alive, and never hands back a collected
+** tensor (weak values are cleared before finalizers run).
 **
 ** Memory categories (th_alloc.h): a scope's tensors count as 'scoped' when
 ** their storage is theirs alone (refcount 1, so a view of an outside
 ** tensor never re-labels the outside memory). Storages are made by the
-** core, which knows no scopes, so the label is applied after the fact:
+** core, which knows no scopes, so the label comes after the fact:
 ** th_lua_gcstep calls th_lua_scope_sync after each allocating binding
-** (that settles the tensors just born), and torch.memoryStats walks all
-** scopes first (that catches tensors resized long after birth). A storage
+** (settling the members born since), and torch.memoryStats walks all open
+** scopes first (catching tensors resized long after birth). A storage
 ** leaves 'scoped' when its tensor is detached, moved out of all scopes or
-** freed while still shared. 'module' is set explicitly (nn) and never
-** touched by scopes.
+** freed while still shared. 'module' is only set explicitly (nn, optnet:
+** torch.detachModuleTensor) and never undone by scopes; such tensors are
+** remembered in a weak set so that torch.memoryStats re-labels a storage
+** they got later (t:set(), a resize after t:set()).
 */
 #include <string.h>
 #include "th_lua.h"
 
 int th_lua_scope_nopen;     /* open scopes, all states: 0 keeps tensor birth cheap */
-int th_lua_scope_npending;  /* births since the last sync, all states: a hint */
+int th_lua_scope_npending;  /* registrations since the last sync, all states: a hint */
 
-static const char STATE_KEY = 'D';
-enum { ST_STACKS = 1, ST_OWNER, ST_PENDING, ST_NPENDING, ST_WEAKV };
+static const char STATE_KEY = 'D';  /* registry: thread -> stack of open scopes */
+static const char WEAKV_KEY = 'W';  /* registry: the metatable of member arrays */
+static const char CUR_KEY = 'C';    /* registry: see th_lua_scope_register */
+static const char MODULE_KEY = 'M'; /* registry: weak set of module-owned tensors */
+
+enum { TV_SCOPE = 1, TV_SLOT = 2 };  /* a tensor's user values */
+enum { SV_MEMBERS = 1, SV_THREAD = 2 };  /* a scope's user values */
 
 #define SCOPE_MT "torch.DisposeScope"
+#define MIN_CAP 64
 
 typedef struct scope {
   int open;
+  lua_Integer n;       /* slots used in the member array, holes included */
+  lua_Integer cap;     /* at n == cap the array is compacted (and maybe grown) */
+  lua_Integer synced;  /* slots 1..synced had their storage category settled */
 } scope;
 
 /* --- storage categories ------------------------------------------------- */
@@ -67,42 +75,35 @@ static void dispose_tensor(th_tensor *t) {
   t->flags |= TH_TENSOR_FREED | TH_LUA_TENSOR_DISPOSED;
 }
 
-/* --- state ---------------------------------------------------------------- */
+/* --- scopes, stacks and members -------------------------------------------- */
 
-static void new_weak_table(lua_State *L, const char *mode) {
-  lua_newtable(L);
-  lua_newtable(L);
-  lua_pushstring(L, mode);
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
+/* A one-entry cache for the hot path: registry[&CUR_KEY] is the innermost
+   scope of the thread that last registered a tensor. Every open and close
+   empties it; a hit is checked against the scope's own thread, so a
+   stale entry (another state's, or a collected thread's address reused)
+   is never trusted. */
+static void drop_cache(lua_State *L) {
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &CUR_KEY);
 }
 
-/* pushes the state table (created by th_lua_open_scope) */
-static int push_state(lua_State *L) {
-  luaL_checkstack(L, 10, "dispose scope");
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &STATE_KEY) == LUA_TTABLE) return lua_gettop(L);
+/* pushes the table thread -> stack */
+static void push_stacks(lua_State *L) {
+  luaL_checkstack(L, 12, "dispose scope");
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &STATE_KEY) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  lua_createtable(L, 5, 0);
-  new_weak_table(L, "k");
-  lua_rawseti(L, -2, ST_STACKS);
-  new_weak_table(L, "k");
-  lua_rawseti(L, -2, ST_OWNER);
-  new_weak_table(L, "v");
-  lua_rawseti(L, -2, ST_PENDING);
-  lua_pushinteger(L, 0);
-  lua_rawseti(L, -2, ST_NPENDING);
   lua_newtable(L);
-  lua_pushliteral(L, "v");
+  lua_newtable(L);
+  lua_pushliteral(L, "k");
   lua_setfield(L, -2, "__mode");
-  lua_rawseti(L, -2, ST_WEAKV);
+  lua_setmetatable(L, -2);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
-  return lua_gettop(L);
 }
 
 /* pushes the stack of the running thread, or nil when it has none and !create */
-static int push_stack(lua_State *L, int st, int create) {
-  lua_rawgeti(L, st, ST_STACKS);
+static int push_stack(lua_State *L, int create) {
+  push_stacks(L);
   lua_pushthread(L);
   if (lua_rawget(L, -2) != LUA_TTABLE && create) {
     lua_pop(L, 1);
@@ -124,54 +125,86 @@ static scope *checkscope(lua_State *L, int idx, const char *fname) {
   return s;
 }
 
-/* pushes owner[t] (a scope or nil); the tensor is at t_idx */
-static int push_owner(lua_State *L, int st, int t_idx) {
-  lua_rawgeti(L, st, ST_OWNER);
-  lua_pushvalue(L, t_idx);
-  lua_rawget(L, -2);
-  lua_remove(L, -2);
-  return !lua_isnil(L, -1);
+/* pushes the scope of the tensor at t_idx (or nil); true if it has one */
+static int push_owner(lua_State *L, int t_idx) {
+  if (lua_getiuservalue(L, t_idx, TV_SCOPE) == LUA_TUSERDATA) return 1;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  return 0;
+}
+
+static int is_member(lua_State *L, int s_idx, int t_idx) {
+  int yes = push_owner(L, t_idx) && lua_rawequal(L, -1, s_idx);
+  lua_pop(L, 1);
+  return yes;
+}
+
+static lua_Integer slot_of(lua_State *L, int t_idx) {
+  lua_Integer i;
+  lua_getiuservalue(L, t_idx, TV_SLOT);
+  i = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return i;
+}
+
+static void set_slot(lua_State *L, int t_idx, lua_Integer i) {
+  lua_pushinteger(L, i);
+  lua_setiuservalue(L, t_idx, TV_SLOT);
+}
+
+/* packs the live members of the scope at s_idx into slots 1..k */
+static void compact(lua_State *L, int s_idx) {
+  scope *s = lua_touserdata(L, s_idx);
+  lua_Integer i, j = 0, synced = 0;
+  lua_getiuservalue(L, s_idx, SV_MEMBERS);
+  for (i = 1; i <= s->n; i++) {
+    if (lua_rawgeti(L, -1, i) == LUA_TUSERDATA) {
+      j++;
+      if (i <= s->synced) synced = j;
+      if (j != i) {
+        set_slot(L, lua_gettop(L), j);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, j);
+        lua_pushnil(L);
+        lua_rawseti(L, -3, i);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  s->n = j;
+  s->synced = synced;
+  if (s->n > s->cap / 2) s->cap *= 2;  /* amortised O(1) per member */
 }
 
 /* registers the tensor at t_idx with the open scope at s_idx */
-static void add_member(lua_State *L, int st, int s_idx, int t_idx) {
-  lua_getiuservalue(L, s_idx, 1);
-  lua_pushvalue(L, t_idx);
-  lua_rawsetp(L, -2, lua_touserdata(L, t_idx));
-  lua_pop(L, 1);
-  lua_rawgeti(L, st, ST_OWNER);
-  lua_pushvalue(L, t_idx);
+static void add_member(lua_State *L, int s_idx, int t_idx) {
+  scope *s = lua_touserdata(L, s_idx);
+  if (s->n >= s->cap) compact(L, s_idx);
   lua_pushvalue(L, s_idx);
-  lua_rawset(L, -3);
+  if (!lua_setiuservalue(L, t_idx, TV_SCOPE)) return;  /* not a tensor userdata of ours */
+  set_slot(L, t_idx, ++s->n);
+  lua_getiuservalue(L, s_idx, SV_MEMBERS);
+  lua_pushvalue(L, t_idx);
+  lua_rawseti(L, -2, s->n);
   lua_pop(L, 1);
 }
 
 /* unregisters the tensor at t_idx from the scope at s_idx (its owner) */
-static void remove_member(lua_State *L, int st, int s_idx, int t_idx) {
-  lua_getiuservalue(L, s_idx, 1);
+static void remove_member(lua_State *L, int s_idx, int t_idx) {
+  lua_getiuservalue(L, s_idx, SV_MEMBERS);
   lua_pushnil(L);
-  lua_rawsetp(L, -2, lua_touserdata(L, t_idx));
+  lua_rawseti(L, -2, slot_of(L, t_idx));
   lua_pop(L, 1);
-  lua_rawgeti(L, st, ST_OWNER);
-  lua_pushvalue(L, t_idx);
   lua_pushnil(L);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
-}
-
-static int is_member(lua_State *L, int s_idx, int t_idx) {
-  int yes;
-  lua_getiuservalue(L, s_idx, 1);
-  yes = lua_rawgetp(L, -1, lua_touserdata(L, t_idx)) != LUA_TNIL && lua_rawequal(L, -1, t_idx);
-  lua_pop(L, 2);
-  return yes;
+  lua_setiuservalue(L, t_idx, TV_SCOPE);
 }
 
 /* pushes the scope's stack and returns the scope's position in it (0 if absent) */
-static lua_Integer find_in_stack(lua_State *L, int st, int s_idx) {
+static lua_Integer find_in_stack(lua_State *L, int s_idx) {
   lua_Integer i;
-  lua_rawgeti(L, st, ST_STACKS);
-  lua_getiuservalue(L, s_idx, 2);
+  push_stacks(L);
+  lua_getiuservalue(L, s_idx, SV_THREAD);
   if (lua_rawget(L, -2) != LUA_TTABLE) {
     lua_remove(L, -2);
     return 0;
@@ -188,8 +221,8 @@ static lua_Integer find_in_stack(lua_State *L, int st, int s_idx) {
 }
 
 /* pushes the scope just outside the open scope at s_idx in its thread, or nil */
-static void push_outer(lua_State *L, int st, int s_idx) {
-  lua_Integer i = find_in_stack(L, st, s_idx);
+static void push_outer(lua_State *L, int s_idx) {
+  lua_Integer i = find_in_stack(L, s_idx);
   if (i > 1) lua_rawgeti(L, -1, i - 1);
   else lua_pushnil(L);
   lua_remove(L, -2);
@@ -197,64 +230,69 @@ static void push_outer(lua_State *L, int st, int s_idx) {
 
 /* moves the tensor at t_idx out of the scope at s_idx: into the next outer
    scope when 'outer' and there is one, else out of all scopes */
-static void move_out(lua_State *L, int st, int s_idx, int t_idx, int outer) {
-  th_tensor *t = lua_touserdata(L, t_idx);
-  remove_member(L, st, s_idx, t_idx);
+static void move_out(lua_State *L, int s_idx, int t_idx, int outer) {
+  remove_member(L, s_idx, t_idx);
   if (outer) {
-    push_outer(L, st, s_idx);
+    push_outer(L, s_idx);
     if (!lua_isnil(L, -1)) {
-      add_member(L, st, lua_gettop(L), t_idx);
+      add_member(L, lua_gettop(L), t_idx);
       lua_pop(L, 1);
       return;  /* still scoped: the category stays */
     }
     lua_pop(L, 1);
   }
-  unmark_scoped(t);
+  unmark_scoped(lua_touserdata(L, t_idx));
 }
 
-/* frees (or, when !dispose, lets go of) every member of the scope at s_idx but
-   those that are keys of the table at keep_idx (0: none) */
-static void release_members(lua_State *L, int st, int s_idx, int keep_idx, int dispose) {
-  int members;
-  lua_getiuservalue(L, s_idx, 1);
+/* frees (or, when !dispose, lets go of) every member of the scope at s_idx
+   except the keys of the table at keep_idx (0: none), which are packed
+   into the first slots */
+static void release_members(lua_State *L, int s_idx, int keep_idx, int dispose) {
+  scope *s = lua_touserdata(L, s_idx);
+  lua_Integer i, j = 0, n = s->n;
+  int members, t_idx;
+  lua_getiuservalue(L, s_idx, SV_MEMBERS);
   members = lua_gettop(L);
-  lua_rawgeti(L, st, ST_OWNER);
-  lua_pushnil(L);
-  while (lua_next(L, members)) {  /* key -2, tensor -1 */
-    th_tensor *t = lua_touserdata(L, -1);
-    int kept = 0;
-    if (keep_idx) {
-      lua_pushvalue(L, -1);
-      kept = lua_rawget(L, keep_idx) != LUA_TNIL;
-      lua_pop(L, 1);
-    }
-    if (!kept) {
-      lua_pushvalue(L, -1);
+  t_idx = members + 1;
+  for (i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, members, i) == LUA_TUSERDATA) {
+      int kept = 0;
+      if (keep_idx) {
+        lua_pushvalue(L, t_idx);
+        kept = lua_rawget(L, keep_idx) != LUA_TNIL;
+        lua_pop(L, 1);
+      }
       lua_pushnil(L);
-      lua_rawset(L, members + 1);  /* owner[t] = nil */
-      lua_pushvalue(L, -2);
-      lua_pushnil(L);
-      lua_rawset(L, members);  /* clearing a field during traversal is allowed */
-      if (dispose) dispose_tensor(t);
-      else unmark_scoped(t);
+      lua_rawseti(L, members, i);
+      if (kept) {
+        set_slot(L, t_idx, ++j);
+        lua_pushvalue(L, t_idx);
+        lua_rawseti(L, members, j);
+      } else {
+        lua_pushnil(L);
+        lua_setiuservalue(L, t_idx, TV_SCOPE);
+        if (dispose) dispose_tensor(lua_touserdata(L, t_idx));
+        else unmark_scoped(lua_touserdata(L, t_idx));
+      }
     }
     lua_pop(L, 1);
   }
-  lua_pop(L, 2);
+  lua_pop(L, 1);
+  s->n = j;
+  s->synced = 0;
 }
 
 /* the end of a scope: off its thread's stack first, so nothing born from
    here on registers with it, then its members go */
 static void close_scope(lua_State *L, int s_idx, int dispose) {
   scope *s = lua_touserdata(L, s_idx);
-  int st;
   lua_Integer i, n;
   if (!s->open) return;
   s->open = 0;
   th_lua_scope_nopen--;
-  st = push_state(L);
-  i = find_in_stack(L, st, s_idx);
-  if (i > 0) {  /* usually the top; out-of-order closes keep the rest in order */
+  drop_cache(L);
+  i = find_in_stack(L, s_idx);
+  if (i > 0) {  /* usually the top; an out-of-order close keeps the rest in order */
     n = (lua_Integer)lua_rawlen(L, -1);
     for (; i < n; i++) {
       lua_rawgeti(L, -1, i + 1);
@@ -264,82 +302,89 @@ static void close_scope(lua_State *L, int s_idx, int dispose) {
     lua_rawseti(L, -2, n);
   }
   lua_pop(L, 1);
-  release_members(L, st, s_idx, 0, dispose);
+  release_members(L, s_idx, 0, dispose);
+}
+
+/* labels members synced+1..n of the scope at s_idx */
+static void settle(lua_State *L, int s_idx) {
+  scope *s = lua_touserdata(L, s_idx);
+  lua_Integer i;
+  lua_getiuservalue(L, s_idx, SV_MEMBERS);
+  for (i = s->synced + 1; i <= s->n; i++) {
+    if (lua_rawgeti(L, -1, i) == LUA_TUSERDATA) mark_scoped(lua_touserdata(L, -1));
+    lua_pop(L, 1);
+  }
   lua_pop(L, 1);
+  s->synced = s->n;
 }
 
 /* --- hooks called by th_lua_util.c ----------------------------------------- */
 
 void th_lua_scope_register(lua_State *L, int idx) {
-  int st;
+  int top = lua_gettop(L), s_idx;
   lua_Integer n;
   idx = lua_absindex(L, idx);
-  st = push_state(L);
-  if (!push_stack(L, st, 0) || (n = (lua_Integer)lua_rawlen(L, -1)) == 0) {
-    lua_settop(L, st - 1);
-    return;
-  }
-  lua_rawgeti(L, -1, n);
-  add_member(L, st, lua_gettop(L), idx);
-  /* its storage usually appears before the binding returns: see sync */
-  lua_rawgeti(L, st, ST_NPENDING);
-  n = lua_tointeger(L, -1) + 1;
-  lua_pop(L, 1);
-  lua_rawgeti(L, st, ST_PENDING);
-  lua_pushvalue(L, idx);
-  lua_rawseti(L, -2, n);
-  lua_pushinteger(L, n);
-  lua_rawseti(L, st, ST_NPENDING);
-  th_lua_scope_npending++;
-  lua_settop(L, st - 1);
-}
-
-/* settles the category of tensors born since the last call */
-void th_lua_scope_sync(lua_State *L) {
-  int st = push_state(L), pending;
-  lua_Integer i, n;
-  th_lua_scope_npending = 0;
-  lua_rawgeti(L, st, ST_NPENDING);
-  n = lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  if (n > 0) {
-    lua_rawgeti(L, st, ST_PENDING);
-    pending = lua_gettop(L);
-    for (i = 1; i <= n; i++) {
-      if (lua_rawgeti(L, pending, i) == LUA_TUSERDATA) {
-        if (push_owner(L, st, pending + 1)) mark_scoped(lua_touserdata(L, pending + 1));
-        lua_pop(L, 1);
-        lua_pushnil(L);
-        lua_rawseti(L, pending, i);
-      }
+  luaL_checkstack(L, 12, "dispose scope");
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &CUR_KEY) == LUA_TUSERDATA) {
+    lua_getiuservalue(L, -1, SV_THREAD);
+    if (lua_tothread(L, -1) == L) {
       lua_pop(L, 1);
+      add_member(L, top + 1, idx);
+      th_lua_scope_npending++;
+      lua_settop(L, top);
+      return;
     }
-    lua_pushinteger(L, 0);
-    lua_rawseti(L, st, ST_NPENDING);
   }
-  lua_settop(L, st - 1);
+  lua_settop(L, top);
+  if (push_stack(L, 0) && (n = (lua_Integer)lua_rawlen(L, -1)) > 0) {
+    lua_rawgeti(L, -1, n);
+    s_idx = lua_gettop(L);
+    add_member(L, s_idx, idx);
+    th_lua_scope_npending++;  /* its storage usually comes before the binding returns */
+    lua_pushvalue(L, s_idx);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &CUR_KEY);
+  }
+  lua_settop(L, top);
 }
 
-/* C.scopeSync(): every member of every open scope of this state, for
-   torch.memoryStats (a tensor may have got its storage long after birth) */
+/* settles the category of tensors born in the running coroutine's
+   innermost scope since the last call (th_lua_gcstep, after allocations) */
+void th_lua_scope_sync(lua_State *L) {
+  int top = lua_gettop(L);
+  lua_Integer n;
+  th_lua_scope_npending = 0;
+  if (push_stack(L, 0) && (n = (lua_Integer)lua_rawlen(L, -1)) > 0) {
+    lua_rawgeti(L, -1, n);
+    settle(L, lua_gettop(L));
+  }
+  lua_settop(L, top);
+}
+
+/* C.scopeSync(): for torch.memoryStats, settles every open scope of every
+   coroutine (a tensor may have got its storage long after birth) and the
+   module-owned tensors (see set_module_owned) */
 static int sc_syncall(lua_State *L) {
-  int st;
-  th_lua_scope_sync(L);
-  st = push_state(L);
-  lua_rawgeti(L, st, ST_STACKS);
+  th_lua_scope_npending = 0;
+  push_stacks(L);
   lua_pushnil(L);
-  while (lua_next(L, st + 1)) {  /* thread -> stack */
+  while (lua_next(L, -2)) {  /* thread -> stack */
     lua_Integer i, n = (lua_Integer)lua_rawlen(L, -1);
     for (i = 1; i <= n; i++) {
+      scope *s;
       lua_rawgeti(L, -1, i);
-      lua_getiuservalue(L, -1, 1);
-      lua_pushnil(L);
-      while (lua_next(L, -2)) {
-        mark_scoped(lua_touserdata(L, -1));
-        lua_pop(L, 1);
-      }
-      lua_pop(L, 2);
+      s = lua_touserdata(L, -1);
+      s->synced = 0;
+      settle(L, lua_gettop(L));
+      lua_pop(L, 1);
     }
+    lua_pop(L, 1);
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &MODULE_KEY);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {  /* tensor -> true */
+    th_tensor *t = lua_touserdata(L, -2);
+    if (t->storage != NULL && t->storage->cat == TH_MEM_FREE)
+      th_storage_set_category(t->storage, TH_MEM_MODULE);
     lua_pop(L, 1);
   }
   return 0;
@@ -349,30 +394,33 @@ static int sc_syncall(lua_State *L) {
 
 /* C.newDisposeScope() -> a scope, now the innermost of the running coroutine */
 static int sc_new(lua_State *L) {
-  int st = push_state(L), stack, ud;
+  int stack, ud;
   scope *s;
-  push_stack(L, st, 1);
+  push_stack(L, 1);
   stack = lua_gettop(L);
   s = lua_newuserdatauv(L, sizeof *s, 2);
-  s->open = 0;  /* consistent before anything can raise */
+  memset(s, 0, sizeof *s);  /* consistent (closed) before anything can raise */
+  s->cap = MIN_CAP;
   ud = lua_gettop(L);
   luaL_setmetatable(L, SCOPE_MT);
   lua_newtable(L);
-  lua_rawgeti(L, st, ST_WEAKV);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &WEAKV_KEY);
   lua_setmetatable(L, -2);
-  lua_setiuservalue(L, ud, 1);
+  lua_setiuservalue(L, ud, SV_MEMBERS);
   lua_pushthread(L);
-  lua_setiuservalue(L, ud, 2);
+  lua_setiuservalue(L, ud, SV_THREAD);
   lua_pushvalue(L, ud);
   lua_rawseti(L, stack, (lua_Integer)lua_rawlen(L, stack) + 1);
   s->open = 1;
   th_lua_scope_nopen++;
+  drop_cache(L);
   return 1;
 }
 
 /* s:dispose(), and __close: frees the members; idempotent */
 static int sc_dispose(lua_State *L) {
   checkscope(L, 1, "dispose");
+  lua_settop(L, 1);
   close_scope(L, 1, 1);
   return 0;
 }
@@ -381,6 +429,7 @@ static int sc_dispose(lua_State *L) {
    its members are let go, not freed, as code may still hold them */
 static int sc_gc(lua_State *L) {
   scope *s = toscope(L, 1);
+  lua_settop(L, 1);
   if (s != NULL && s->open) close_scope(L, 1, 0);
   return 0;
 }
@@ -388,71 +437,65 @@ static int sc_gc(lua_State *L) {
 /* each argument from 'first' on must be a live tensor */
 static void check_tensors(lua_State *L, int first, const char *fname) {
   int i, top = lua_gettop(L);
+  luaL_checkstack(L, 12, "dispose scope");
   for (i = first; i <= top; i++) th_lua_checktensor(L, i, fname);
 }
 
 /* s:moveToOuter(t...) -> t...: members of s go to the next outer scope
    (out of all scopes if none); other tensors are left as they are */
 static int sc_movetoouter(lua_State *L) {
-  int i, top, st;
+  int i, top;
   checkscope(L, 1, "moveToOuter");
   check_tensors(L, 2, "moveToOuter");
   top = lua_gettop(L);
-  st = push_state(L);
   for (i = 2; i <= top; i++)
-    if (is_member(L, 1, i)) move_out(L, st, 1, i, 1);
-  lua_settop(L, top);
+    if (is_member(L, 1, i)) move_out(L, 1, i, 1);
   return top - 1;
 }
 
 /* s:detach(t...) -> t...: members of s leave all scopes */
 static int sc_detach(lua_State *L) {
-  int i, top, st;
+  int i, top;
   checkscope(L, 1, "detach");
   check_tensors(L, 2, "detach");
   top = lua_gettop(L);
-  st = push_state(L);
   for (i = 2; i <= top; i++)
-    if (is_member(L, 1, i)) move_out(L, st, 1, i, 0);
-  lua_settop(L, top);
+    if (is_member(L, 1, i)) move_out(L, 1, i, 0);
   return top - 1;
 }
 
 /* s:attach(t...) -> t...: the tensors become members of s, leaving any other scope */
 static int sc_attach(lua_State *L) {
-  int i, top, st;
+  int i, top;
   scope *s = checkscope(L, 1, "attach");
   check_tensors(L, 2, "attach");
   if (!s->open) return luaL_error(L, "attach: the dispose scope is already disposed");
   top = lua_gettop(L);
-  st = push_state(L);
   for (i = 2; i <= top; i++) {
-    if (push_owner(L, st, i)) remove_member(L, st, lua_gettop(L), i);
+    if (is_member(L, 1, i)) continue;
+    if (push_owner(L, i)) remove_member(L, lua_gettop(L), i);
     lua_pop(L, 1);
-    add_member(L, st, 1, i);
+    add_member(L, 1, i);
     mark_scoped(lua_touserdata(L, i));
   }
-  lua_settop(L, top);
   return top - 1;
 }
 
 /* s:disposeEverything(): frees the members now; the scope stays open */
 static int sc_disposeall(lua_State *L) {
-  int st;
   checkscope(L, 1, "disposeEverything");
-  st = push_state(L);
-  release_members(L, st, 1, 0, 1);
+  lua_settop(L, 1);
+  release_members(L, 1, 0, 1);
   return 0;
 }
 
 /* s:disposeEverythingBut(t...) -> t...: frees the other members now; the
    given ones stay members */
 static int sc_disposebut(lua_State *L) {
-  int i, top, st, keep;
+  int i, top, keep;
   checkscope(L, 1, "disposeEverythingBut");
   check_tensors(L, 2, "disposeEverythingBut");
   top = lua_gettop(L);
-  st = push_state(L);
   lua_createtable(L, 0, top);
   keep = lua_gettop(L);
   for (i = 2; i <= top; i++) {
@@ -460,7 +503,7 @@ static int sc_disposebut(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_rawset(L, keep);
   }
-  release_members(L, st, 1, keep, 1);
+  release_members(L, 1, keep, 1);
   lua_settop(L, top);
   return top - 1;
 }
@@ -473,13 +516,13 @@ static int sc_contains(lua_State *L) {
 
 /* s:count() -> number of live tensors the scope would free now */
 static int sc_count(lua_State *L) {
-  lua_Integer n = 0;
-  checkscope(L, 1, "count");
-  lua_getiuservalue(L, 1, 1);
-  lua_pushnil(L);
-  while (lua_next(L, -2)) {
-    th_tensor *t = lua_touserdata(L, -1);
-    if (!(t->flags & TH_TENSOR_FREED)) n++;
+  scope *s = checkscope(L, 1, "count");
+  lua_Integer i, n = 0;
+  lua_getiuservalue(L, 1, SV_MEMBERS);
+  for (i = 1; i <= s->n; i++) {
+    if (lua_rawgeti(L, -1, i) == LUA_TUSERDATA &&
+        !(((th_tensor *)lua_touserdata(L, -1))->flags & TH_TENSOR_FREED))
+      n++;
     lua_pop(L, 1);
   }
   lua_pushinteger(L, n);
@@ -493,22 +536,21 @@ static int sc_isdisposed(lua_State *L) {
 
 /* s:outerScope() -> the next outer open scope of its coroutine, or nil */
 static int sc_outer(lua_State *L) {
-  int st;
   checkscope(L, 1, "outerScope");
-  st = push_state(L);
-  push_outer(L, st, 1);
+  lua_settop(L, 1);
+  push_outer(L, 1);
   return 1;
 }
 
 static int sc_tostring(lua_State *L) {
   scope *s = checkscope(L, 1, "__tostring");
-  lua_pushcfunction(L, sc_count);
-  lua_pushvalue(L, 1);
-  lua_call(L, 1, 1);
-  if (s->open)
-    lua_pushfstring(L, "torch.DisposeScope (open, %I tensors): %p", lua_tointeger(L, -1), (void *)s);
-  else
+  lua_settop(L, 1);
+  if (!s->open) {
     lua_pushfstring(L, "torch.DisposeScope (disposed): %p", (void *)s);
+    return 1;
+  }
+  sc_count(L);
+  lua_pushfstring(L, "torch.DisposeScope (open, %I tensors): %p", lua_tointeger(L, -1), (void *)s);
   return 1;
 }
 
@@ -516,40 +558,33 @@ static int sc_tostring(lua_State *L) {
 
 /* C.currentDisposeScope() -> innermost open scope of the running coroutine, or nil */
 static int sc_current(lua_State *L) {
-  int st = push_state(L);
   lua_Integer n;
-  if (push_stack(L, st, 0) && (n = (lua_Integer)lua_rawlen(L, -1)) > 0) lua_rawgeti(L, -1, n);
+  if (push_stack(L, 0) && (n = (lua_Integer)lua_rawlen(L, -1)) > 0) lua_rawgeti(L, -1, n);
   else lua_pushnil(L);
   return 1;
 }
 
 /* t:disposeScope() -> the scope t is registered with, or nil */
 static int t_scope(lua_State *L) {
-  int st;
   th_lua_checktensor(L, 1, "disposeScope");
-  st = push_state(L);
-  push_owner(L, st, 1);
+  push_owner(L, 1);
   return 1;
 }
 
 /* t:moveToOuterDisposeScope() -> t */
 static int t_movetoouter(lua_State *L) {
-  int st;
   th_lua_checktensor(L, 1, "moveToOuterDisposeScope");
   lua_settop(L, 1);
-  st = push_state(L);
-  if (push_owner(L, st, 1)) move_out(L, st, lua_gettop(L), 1, 1);
+  if (push_owner(L, 1)) move_out(L, 2, 1, 1);
   lua_settop(L, 1);
   return 1;
 }
 
 /* t:detachFromDisposeScope() -> t */
 static int t_detach(lua_State *L) {
-  int st;
   th_lua_checktensor(L, 1, "detachFromDisposeScope");
   lua_settop(L, 1);
-  st = push_state(L);
-  if (push_owner(L, st, 1)) move_out(L, st, lua_gettop(L), 1, 0);
+  if (push_owner(L, 1)) move_out(L, 2, 1, 0);
   lua_settop(L, 1);
   return 1;
 }
@@ -576,13 +611,29 @@ static th_storage *category_storage(lua_State *L, int idx, const char *fname) {
 }
 
 static th_memcat check_category(lua_State *L, int idx, const char *fname) {
-  const char *name = lua_tostring(L, idx);
   int c;
-  for (c = 0; name != NULL && lua_type(L, idx) == LUA_TSTRING && catnames[c]; c++)
-    if (strcmp(name, catnames[c]) == 0) return (th_memcat)c;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    const char *name = lua_tostring(L, idx);
+    for (c = 0; catnames[c]; c++)
+      if (strcmp(name, catnames[c]) == 0) return (th_memcat)c;
+    th_lua_argerror(L, idx, fname, "memory category 'free', 'module' or 'scoped' expected, got '%s'", name);
+  }
   th_lua_argerror(L, idx, fname, "memory category 'free', 'module' or 'scoped' expected, got %s",
-                  lua_type(L, idx) == LUA_TSTRING ? lua_pushfstring(L, "'%s'", name) : th_lua_typename(L, idx));
+                  th_lua_typename(L, idx));
   return TH_MEM_FREE;
+}
+
+/* remembers (or forgets) the tensor at idx as module-owned: the label is on
+   its storage, which t:set() or a resize after t:set() replaces, so
+   torch.memoryStats re-labels the storages of these tensors (sc_syncall) */
+static void set_module_owned(lua_State *L, int idx, int yes) {
+  if (th_lua_totensor(L, idx) == NULL) return;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &MODULE_KEY);
+  lua_pushvalue(L, idx);
+  if (yes) lua_pushboolean(L, 1);
+  else lua_pushnil(L);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
 }
 
 /* x:_setMemoryCategory(name) / C.setMemoryCategory(x, name) -> x, for a tensor or a storage */
@@ -590,14 +641,17 @@ static int sc_setcategory(lua_State *L) {
   th_memcat c = check_category(L, 2, "_setMemoryCategory");
   th_storage_set_category(category_storage(L, 1, "_setMemoryCategory"), c);
   lua_settop(L, 1);
+  set_module_owned(L, 1, c == TH_MEM_MODULE);
   return 1;
 }
 
 /* x:_memoryCategory() -> 'free' | 'module' | 'scoped', or nil for a tensor without storage */
 static int sc_getcategory(lua_State *L) {
-  th_lua_storage *b = th_lua_tostoragebox(L, 1);
-  th_storage *s = b != NULL ? th_lua_checkstorage(L, 1, "_memoryCategory")
-                            : th_lua_checktensor(L, 1, "_memoryCategory")->storage;
+  const char *fname = "_memoryCategory";
+  th_storage *s;
+  if (th_lua_tostoragebox(L, 1) != NULL) s = th_lua_checkstorage(L, 1, fname);
+  else if (th_lua_totensor(L, 1) != NULL) s = th_lua_checktensor(L, 1, fname)->storage;
+  else return th_lua_argerror(L, 1, fname, "tensor or storage expected, got %s", th_lua_typename(L, 1));
   if (s == NULL) lua_pushnil(L);
   else lua_pushstring(L, th_memcat_name[s->cat]);
   return 1;
@@ -611,13 +665,12 @@ static int sc_detachmodule(lua_State *L) {
   const char *fname = "torch.detachModuleTensor";
   lua_settop(L, 1);
   if (th_lua_totensor(L, 1) != NULL) {
-    int st;
     th_lua_checktensor(L, 1, fname);
-    st = push_state(L);
-    if (push_owner(L, st, 1)) move_out(L, st, lua_gettop(L), 1, 0);
+    if (push_owner(L, 1)) move_out(L, 2, 1, 0);
     lua_settop(L, 1);
   }
   th_storage_set_category(category_storage(L, 1, fname), TH_MEM_MODULE);
+  set_module_owned(L, 1, 1);
   return 1;
 }
 
@@ -637,8 +690,18 @@ static const luaL_Reg scope_funcs[] = {
 void th_lua_open_scope(lua_State *L, int C) {
   int dt;
   C = lua_absindex(L, C);
-  push_state(L);
+  push_stacks(L);
   lua_pop(L, 1);
+  lua_newtable(L);  /* member arrays hold their tensors weakly */
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &WEAKV_KEY);
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &MODULE_KEY);
   luaL_newmetatable(L, SCOPE_MT);
   lua_pushliteral(L, SCOPE_MT);
   lua_setfield(L, -2, "__typename");

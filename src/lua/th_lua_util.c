@@ -62,6 +62,8 @@ static int64_t since_cycle, live_after_cycle;
 void th_lua_gcstep(lua_State *L) {
   int64_t bytes = th_alloc_take_pending();
   th_memstats m;
+  /* tensors born in a dispose scope got their storage by now: label it 'scoped' */
+  if (th_lua_scope_npending > 0) th_lua_scope_sync(L);
   if (bytes < 1024 || lua_gc(L, LUA_GCISRUNNING) != 1) return;
   since_cycle += bytes;
   if (lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024)) != 1) {
@@ -99,6 +101,9 @@ th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
   th_tensor *t = th_lua_totensor(L, idx);
   if (t == NULL)
     th_lua_argerror(L, idx, fname, "tensor expected, got %s", th_lua_typename(L, idx));
+  if ((t->flags & TH_TENSOR_FREED) && (t->flags & TH_LUA_TENSOR_DISPOSED))  /* th_lua_scope.c */
+    th_lua_argerror(L, idx, fname, "tensor was freed by its dispose scope (keep it with "
+                    ":moveToOuterDisposeScope() or :detachFromDisposeScope())");
   if (t->flags & TH_TENSOR_FREED)
     th_lua_argerror(L, idx, fname, "tensor was freed (used after :free()/:dispose())");
   return t;
@@ -121,9 +126,13 @@ th_tensor *th_lua_checkfloating(lua_State *L, int idx, const char *fname) {
 }
 
 th_tensor *th_lua_newtensor(lua_State *L, th_dtype dt) {
-  th_tensor *t = lua_newuserdatauv(L, sizeof(th_tensor), 0);
+  /* 2 user values: the dispose scope the tensor belongs to and its slot there */
+  th_tensor *t = lua_newuserdatauv(L, sizeof(th_tensor), 2);
   th_tensor_init(t, dt);  /* consistent before anything can raise */
   luaL_setmetatable(L, th_lua_tensor_mt[dt]);
+  /* dispose scopes (th_lua_scope.c): every tensor is born here, so here it
+     joins the running coroutine's innermost scope; one test when none is open */
+  if (th_lua_scope_nopen > 0) th_lua_scope_register(L, -1);
   return t;
 }
 

@@ -65,9 +65,10 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
   vec w, b, rm, rv, sm, ss;
   th_tensor in;
   int rc = TH_ERR;
-  th_dtype dt = input->dtype;
+  th_dtype dt = running_mean->dtype;  /* the module's type */
   char a[128];
   if (check_geom(input, running_mean, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, dt, "input") != TH_OK) return TH_ERR;
   if (check_vec(weight, g.F, dt, "weight", &w) != TH_OK ||
       check_vec(bias, g.F, dt, "bias", &b) != TH_OK ||
       check_vec(running_mean, g.F, dt, "running_mean", &rm) != TH_OK ||
@@ -105,8 +106,9 @@ int th_nn_batchnorm_backward(const th_tensor *input, const th_tensor *gradOutput
   vec w, gw, gb, rm, rv, sm, ss, st;
   th_tensor in, go;
   int rc = TH_ERR;
-  th_dtype dt = input->dtype;
+  th_dtype dt = running_mean->dtype;  /* the module's type */
   if (check_geom(input, running_mean, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, dt, "input") != TH_OK) return TH_ERR;
   if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK ||
       th_nn_check_same_size(gradOutput, input, "gradOutput", "the input size") != TH_OK)
     return TH_ERR;

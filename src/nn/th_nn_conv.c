@@ -8,6 +8,7 @@
 ** from forward: the buffers stay per-thread and cache-sized, 'finput' is
 ** forward-only and 'fgradInput' backward-only scratch.
 */
+#include <limits.h>
 #include <string.h>
 #include <cblas.h>
 #ifdef _OPENMP
@@ -67,6 +68,9 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   g->N = g->oH * g->oW;
   g->direct = w->kW == 1 && w->kH == 1 && w->dW == 1 && w->dH == 1 && w->padW == 0 &&
               w->padH == 0;
+  if (g->K > INT_MAX || g->N > INT_MAX || g->nOut > INT_MAX)
+    return th_error_set("input %s with this kernel is too large for BLAS (matrix sizes over %d)",
+                        th_tensor_sizestr(input, a, sizeof a), INT_MAX);
   g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_ELEMS);
   g->tn = g->rows * g->oW;
   return TH_OK;
@@ -82,25 +86,21 @@ static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const c
   return TH_OK;
 }
 
-static void output_sizes(const geom *g, int64_t *size) {
+static int output_sizes(const geom *g, int64_t *size) {
   int d = 0;
   if (g->batch) size[d++] = g->B;
   size[d++] = g->nOut;
   size[d++] = g->oH;
   size[d++] = g->oW;
+  return d;
 }
 
 static int check_grad_output(const th_tensor *gradOutput, const geom *g, th_dtype dt) {
-  int64_t size[4];
   th_tensor like;
-  int rc;
   if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK) return TH_ERR;
-  output_sizes(g, size);
   th_tensor_init(&like, dt);
-  like.ndim = g->batch ? 4 : 3;
-  memcpy(like.size, size, sizeof(int64_t) * (size_t)like.ndim);
-  rc = th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
-  return rc;
+  like.ndim = output_sizes(g, like.size);
+  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
 }
 
 /* gradWeight/gradBias are accumulated in place: a non-contiguous one goes
@@ -122,7 +122,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   geom g;
   th_tensor in, wt, bs;
   int64_t size[4];
-  int rc = TH_ERR, nt;
+  int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
   if (check_bias(bias, &g, weight->dtype, "bias") != TH_OK) return TH_ERR;
   if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
@@ -131,10 +131,9 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  output_sizes(&g, size);
+  nd = output_sizes(&g, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
-      (bias && th_nn_contiguous(&bs, bias) != TH_OK) ||
-      th_tensor_resize(output, g.batch ? 4 : 3, size) != TH_OK)
+      (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
   if (!g.direct) {
     int64_t fs[3];

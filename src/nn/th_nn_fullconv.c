@@ -5,6 +5,7 @@
 ** gradOutput. As in th_nn_conv, 'finput' is per-thread forward scratch and
 ** 'fgradInput' per-thread backward scratch; nothing is carried between them.
 */
+#include <limits.h>
 #include <string.h>
 #include <cblas.h>
 #ifdef _OPENMP
@@ -55,6 +56,9 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   g->N = g->iH * g->iW;
   g->direct = w->kW == 1 && w->kH == 1 && w->dW == 1 && w->dH == 1 && w->padW == 0 &&
               w->padH == 0;
+  if (g->K > INT_MAX || g->N > INT_MAX || g->nIn > INT_MAX)
+    return th_error_set("input %s with this kernel is too large for BLAS (matrix sizes over %d)",
+                        th_tensor_sizestr(input, a, sizeof a), INT_MAX);
   return TH_OK;
 }
 

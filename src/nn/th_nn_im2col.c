@@ -18,10 +18,12 @@ static void valid_range(int64_t W, int64_t oW, int64_t d, int64_t pad, int64_t j
 }
 
 int64_t th_nn_tile_rows(int64_t K, int64_t oH, int64_t oW, int64_t elems) {
-  int64_t rows = elems / (K * oW);
+  int64_t rows = elems / (K * oW), tiles;
   if (rows < 1) rows = 1;
-  if (rows > oH) rows = oH;
-  return rows;
+  if (rows >= oH) return oH;
+  /* even tiles: no thin last tile that would make a narrow gemm */
+  tiles = (oH + rows - 1) / rows;
+  return (oH + tiles - 1) / tiles;
 }
 
 #define TH_GENERIC_FILE "../nn/generic/im2col.c"

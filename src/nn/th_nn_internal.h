@@ -27,15 +27,6 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
    to use for 'nitems' independent images of 'work' operations each: 1 when
    the whole job is too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
-/* the next index from a counter shared by the threads of a region (dynamic
-   scheduling that a descheduled thread cannot hold up) */
-static inline int64_t th_nn_next_item(int64_t *counter) {
-  int64_t i;
-#pragma omp atomic capture
-  i = (*counter)++;
-  return i;
-}
-
 /* element-wise loops go parallel (OpenMP 'if' clause) above this many elements */
 #define TH_NN_PAR_MIN_ELEMS 131072
 

@@ -19,7 +19,7 @@ typedef struct geom {
   int64_t pre, post;
 } geom;
 
-static int check_geom(const th_tensor *input, int64_t size, double beta, geom *g) {
+static int check_geom(const th_tensor *input, int64_t size, geom *g) {
   char a[128];
   if (!TH_IS_FLOATING(input->dtype))
     return th_error_set("input must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
@@ -28,7 +28,6 @@ static int check_geom(const th_tensor *input, int64_t size, double beta, geom *g
     return th_error_set("input must be 3D or 4D (batch), got %dD %s", input->ndim,
                         th_tensor_sizestr(input, a, sizeof a));
   if (size < 1) return th_error_set("size must be positive, got %lld", (long long)size);
-  (void)beta;
   g->N = input->ndim == 4 ? input->size[0] : 1;
   g->C = input->size[input->ndim - 3];
   g->P = input->size[input->ndim - 2] * input->size[input->ndim - 1];
@@ -45,8 +44,8 @@ int th_nn_lrn_update_output(const th_tensor *input, th_tensor *output, th_tensor
   geom g;
   th_tensor in;
   int rc = TH_ERR;
-  if (check_geom(input, size, beta, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(output, input->dtype, "output") != TH_OK ||
+  if (check_geom(input, size, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, output->dtype, "input") != TH_OK ||
       th_nn_check_type(scale, input->dtype, "scale") != TH_OK)
     return TH_ERR;
   th_tensor_init(&in, input->dtype);
@@ -68,13 +67,13 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
   th_tensor in, go, sc, out;
   int rc = TH_ERR, nt;
   (void)k;
-  if (check_geom(input, size, beta, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK ||
+  if (check_geom(input, size, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK ||
+      th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK ||
       th_nn_check_same_size(gradOutput, input, "gradOutput", "the input size") != TH_OK ||
-      th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK ||
       th_nn_check_type(scale, input->dtype, "scale") != TH_OK ||
       th_nn_check_same_size(scale, input, "scale", "the input size; run forward first") != TH_OK ||
-      th_nn_check_type(output, input->dtype, "output") != TH_OK ||
+      th_nn_check_type(input, output->dtype, "input") != TH_OK ||
       th_nn_check_same_size(output, input, "output", "the input size; run forward first") != TH_OK ||
       th_nn_check_type(ratio, input->dtype, "paddedRatio") != TH_OK)
     return TH_ERR;

@@ -78,7 +78,7 @@ int th_nn_maxpool_update_output(const th_tensor *input, th_tensor *output, th_te
   int64_t size[4];
   int nd, rc = TH_ERR;
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(output, input->dtype, "output") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
   if (indices->dtype != TH_LONG)
     return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
                         th_dtype_name[indices->dtype]);
@@ -99,8 +99,8 @@ int th_nn_maxpool_update_grad_input(const th_tensor *input, const th_tensor *gra
   th_tensor go, ind;
   int rc = TH_ERR;
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
   if (check_grad_output(gradOutput, input, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK) return TH_ERR;
   if (indices->dtype != TH_LONG)
     return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
                         th_dtype_name[indices->dtype]);
@@ -125,7 +125,7 @@ int th_nn_avgpool_update_output(const th_tensor *input, th_tensor *output, const
   int64_t size[4];
   int nd, rc = TH_ERR;
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(output, input->dtype, "output") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
   nd = output_like(input, &g, size);
   th_tensor_init(&in, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK)
@@ -142,8 +142,8 @@ int th_nn_avgpool_update_grad_input(const th_tensor *input, const th_tensor *gra
   th_tensor go;
   int rc = TH_ERR;
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
   if (check_grad_output(gradOutput, input, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)

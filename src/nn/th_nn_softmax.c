@@ -20,6 +20,8 @@ typedef struct sgeom {
 
 /* distributions per parallel chunk worth splitting over threads */
 #define OMP_MIN 32768
+/* pixels whose distributions are walked together (3D/4D inputs) */
+#define SM_BLOCK 256
 
 #define TH_GENERIC_FILE "../nn/generic/softmax.c"
 #include "../tensor/th_generic_floating.h"

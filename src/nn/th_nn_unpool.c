@@ -50,7 +50,7 @@ int th_nn_maxunpool_update_output(const th_tensor *input, th_tensor *output,
   int64_t size[4];
   int d, rc = TH_ERR;
   if (check_geom(input, indices, oW, oH, &g) != TH_OK) return TH_ERR;
-  if (th_nn_check_type(output, input->dtype, "output") != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
   for (d = 0; d < input->ndim - 2; d++) size[d] = input->size[d];
   size[d++] = oH;
   size[d++] = oW;
@@ -74,8 +74,8 @@ int th_nn_maxunpool_update_grad_input(const th_tensor *input, const th_tensor *g
   th_tensor go, ind, like;
   int d, rc = TH_ERR;
   if (check_geom(input, indices, oW, oH, &g) != TH_OK) return TH_ERR;
+  if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
   if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&like, input->dtype);
   for (d = 0; d < input->ndim - 2; d++) like.size[d] = input->size[d];
   like.size[d++] = oH;

@@ -44,7 +44,7 @@ typedef struct th_plan_opts {
   th_plan_fit fit;
   int64_t alignment;  /* for tensors added with align 0; a power of two; default 64 */
   /* local search budget per pool ('best' only). Converted to a count of
-     work units (TH_PLAN_WORK_PER_MS, calibrated on a 2020s x86 core), so
+     work units (TH_PLAN_WORK_PER_MS, calibrated on the project's build machine), so
      the same input always gives the same plan; 0 turns the search off */
   double budget_ms;
   int64_t max_iters;  /* extra cap on local search iterations; < 0: none */
@@ -52,7 +52,7 @@ typedef struct th_plan_opts {
   int debug;          /* record why each tensor went where it did: th_plan_log */
 } th_plan_opts;
 
-#define TH_PLAN_WORK_PER_MS 40000
+#define TH_PLAN_WORK_PER_MS 100000
 
 void th_plan_opts_init(th_plan_opts *o);
 

@@ -55,7 +55,7 @@ typedef struct th_plan_pool {
 /* fills ta, tb, T, load and lower_bound from first, last, size */
 int th_plan_interval_prepare(th_plan_pool *pool);
 /* key[i] = bytes of all tensors alive at some step of tensor i (itself included) */
-void th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key);
+int th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key);
 /* key[i] = the highest load during tensor i's lifetime */
 int th_plan_interval_peaks(const th_plan_pool *pool, int64_t *key);
 
@@ -71,17 +71,42 @@ void th_plan_sort_keys(th_plan_key *keys, int n);
 int th_plan_order(const th_plan_pool *pool, th_plan_method h, int *order);
 
 /* --- th_plan_place.c: offsets for one order, best fit among live tensors --- */
-typedef struct th_plan_spanset {
-  th_plan_span *v;
-  int n, cap;
-} th_plan_spanset;
+/* a segment tree node over buckets of compressed time: 'own' holds the
+   byte ranges of tensors whose interval covers the node's buckets (and not
+   its parent's), 'sub' the union of byte ranges of every tensor meeting
+   them; both sorted, disjoint and non-touching. 'stamp' marks the node as
+   seen by the current query */
+typedef struct th_plan_node {
+  th_plan_span *own, *sub;
+  int32_t nown, cown, nsub, csub;
+  uint32_t stamp;
+} th_plan_node;
 
-/* a segment tree over compressed time; node 'own' holds the byte ranges of
-   tensors whose interval covers the node's steps (and not its parent's),
-   'sub' the union of byte ranges of every tensor meeting the node's steps */
+/* a tensor that meets a bucket without covering it: exact steps kept */
+typedef struct th_plan_entry {
+  int32_t ta, tb;
+  int64_t lo, hi;
+} th_plan_entry;
+
+typedef struct th_plan_bucket {
+  th_plan_entry *v;  /* sorted by lo */
+  int32_t n, cap;
+} th_plan_bucket;
+
+/* lists grow inside big chunks, never freed one by one */
+typedef struct th_plan_chunk {
+  struct th_plan_chunk *next;
+  size_t used, cap;  /* in th_plan_span units */
+  th_plan_span data[];
+} th_plan_chunk;
+
 typedef struct th_plan_placer {
-  int P;  /* leaves, a power of two >= T */
-  th_plan_spanset *own, *sub;
+  int T, L, NB;  /* steps, steps per bucket, buckets */
+  int P;         /* leaves, a power of two >= NB */
+  uint32_t query;
+  th_plan_node *node;
+  th_plan_bucket *bucket;
+  th_plan_chunk *chunk;
   th_plan_span *buf, *tmp;
   int64_t bufcap;
 } th_plan_placer;

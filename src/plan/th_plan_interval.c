@@ -80,7 +80,7 @@ int th_plan_interval_prepare(th_plan_pool *pool) {
   return TH_OK;
 }
 
-void th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key) {
+int th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key) {
   /* alive together with i = all - (ended before ta_i) - (started after tb_i);
      'ends[t]' = bytes of tensors with tb <= t, 'starts[t]' = with ta <= t */
   int m = pool->m, T = pool->T, i, t;
@@ -88,11 +88,9 @@ void th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key) {
   int64_t *ends = calloc((size_t)T + 1, sizeof *ends);
   int64_t *starts = calloc((size_t)T + 1, sizeof *starts);
   if (ends == NULL || starts == NULL) {
-    /* an ordering key only: without memory, fall back to the size */
-    for (i = 0; i < m; i++) key[i] = pool->size[i];
     free(ends);
     free(starts);
-    return;
+    return th_error_set("th_plan_solve: out of memory for %d steps", T);
   }
   for (i = 0; i < m; i++) {
     ends[pool->tb[i]] += pool->size[i];
@@ -110,6 +108,7 @@ void th_plan_interval_conflicts(const th_plan_pool *pool, int64_t *key) {
   }
   free(ends);
   free(starts);
+  return TH_OK;
 }
 
 int th_plan_interval_peaks(const th_plan_pool *pool, int64_t *key) {

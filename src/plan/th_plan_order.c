@@ -24,8 +24,8 @@ int th_plan_order(const th_plan_pool *pool, th_plan_method h, int *order) {
     free(aux);
     return th_error_set("th_plan_solve: out of memory ordering %d tensors", m);
   }
-  if (h == TH_PLAN_GREEDY_CONFLICT) th_plan_interval_conflicts(pool, aux);
-  if (h == TH_PLAN_PEAK && th_plan_interval_peaks(pool, aux) != TH_OK) {
+  if ((h == TH_PLAN_GREEDY_CONFLICT && th_plan_interval_conflicts(pool, aux) != TH_OK) ||
+      (h == TH_PLAN_PEAK && th_plan_interval_peaks(pool, aux) != TH_OK)) {
     free(keys);
     free(aux);
     return TH_ERR;

@@ -10,6 +10,16 @@
 #ifndef TH_MATH_INTERNAL_H
 #define TH_MATH_INTERNAL_H
 
+/* No fused multiply-adds unless written: with them the compiler may fuse
+   x*y + acc in one loop variant (contiguous, vectorised) and not in
+   another (strided), and a sum would then depend on the layout. Math
+   results must be the same bits for every layout and thread count. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include <stddef.h>
 #include "th_error.h"
 #include "th_iter.h"

@@ -6,8 +6,11 @@
 ** elements into blocks whose size depends only on the element count, fold
 ** them in parallel and combine them in order: the same input gives the
 ** same bits whatever the thread count. Along a dimension every row is
-** folded in order by one thread. Results along a dimension keep it with
-** size 1, as Torch7 does.
+** folded by one thread, with four accumulators chosen by position in the
+** row. Strided inputs of whole-tensor folds are copied contiguous first,
+** so a result never depends on the layout either (the memory optimizer
+** rebinds tensors onto other views and expects identical numbers).
+** Results along a dimension keep it with size 1, as Torch7 does.
 */
 #include <math.h>
 #include <string.h>
@@ -59,9 +62,22 @@ static int check_op(th_reduce_op op, const th_tensor *t) {
   return TH_OK;
 }
 
+/* whole-tensor folds read contiguous memory: a strided tensor is copied
+   first (a view is taken when t already is contiguous); release with
+   th_tensor_clear */
+static int flat_input(th_tensor *tmp, const th_tensor *t) {
+  th_tensor_init(tmp, t->dtype);
+  return th_tensor_contiguous(tmp, t);
+}
+
 int th_tensor_reduce_all(const th_tensor *t, th_reduce_op op, double p, th_number *out) {
+  th_tensor c;
+  int rc;
   if (check_op(op, t) != TH_OK) return TH_ERR;
-  return TH_DISPATCH_ALL(t->dtype, reduce_all, (t, op, p, out));
+  rc = flat_input(&c, t);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(t->dtype, reduce_all, (&c, op, p, out));
+  th_tensor_clear(&c);
+  return rc;
 }
 
 /* the result of a reduction over zero elements */
@@ -135,14 +151,30 @@ int th_tensor_cumsum(th_tensor *r, const th_tensor *t, int dim) { return cumulat
 int th_tensor_cumprod(th_tensor *r, const th_tensor *t, int dim) { return cumulate(r, t, dim, 1); }
 
 int th_tensor_dot(const th_tensor *a, const th_tensor *b, th_number *out) {
+  th_tensor ca, cb;
+  int rc;
   if (th_math_same_type(a, b, "the second tensor") != TH_OK || th_math_same_numel(a, b) != TH_OK)
     return TH_ERR;
-  return TH_DISPATCH_ALL(a->dtype, dot, (a, b, out));
+  rc = flat_input(&ca, a);
+  th_tensor_init(&cb, b->dtype);
+  if (rc == TH_OK) rc = flat_input(&cb, b);
+  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, dot, (&ca, &cb, out));
+  th_tensor_clear(&ca);
+  th_tensor_clear(&cb);
+  return rc;
 }
 
 int th_tensor_dist(const th_tensor *a, const th_tensor *b, double p, double *out) {
+  th_tensor ca, cb;
+  int rc;
   if (th_math_need_floating(a) != TH_OK || th_math_same_type(a, b, "the second tensor") != TH_OK ||
       th_math_same_numel(a, b) != TH_OK)
     return TH_ERR;
-  return a->dtype == TH_FLOAT ? dist_Float(a, b, p, out) : dist_Double(a, b, p, out);
+  rc = flat_input(&ca, a);
+  th_tensor_init(&cb, b->dtype);
+  if (rc == TH_OK) rc = flat_input(&cb, b);
+  if (rc == TH_OK) rc = a->dtype == TH_FLOAT ? dist_Float(&ca, &cb, p, out) : dist_Double(&ca, &cb, p, out);
+  th_tensor_clear(&ca);
+  th_tensor_clear(&cb);
+  return rc;
 }

@@ -16,19 +16,25 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
     real wf = w->p ? V(w, f) : 1, bf = b->p ? V(b, f) : 0, m, k;
     int64_t i, s;
     if (train) {
-      accreal sum = 0, var = 0;
+      /* one pass over the data: sums of x - shift and of its square, with
+         shift a sample of the feature so that the difference of the two
+         sums does not cancel catastrophically when |mean| >> std */
+      const real shift = in[f * g->S];
+      accreal sum = 0, sq = 0, var;
       for (i = 0; i < g->N; i++) {
         const real *x = in + i * FS + f * g->S;
-        for (s = 0; s < g->S; s++) sum += x[s];
-      }
-      mean = sum / n;
-      for (i = 0; i < g->N; i++) {
-        const real *x = in + i * FS + f * g->S;
+        real rs = 0, rq = 0;
         for (s = 0; s < g->S; s++) {
-          accreal d = x[s] - mean;
-          var += d * d;
+          real d = x[s] - shift;
+          rs += d;
+          rq += d * d;
         }
+        sum += rs;
+        sq += rq;
       }
+      mean = shift + sum / n;
+      var = sq - sum * (sum / n);
+      if (var < 0) var = 0;
       invstd = (var == 0 && eps == 0) ? 0 : 1 / sqrt(var / n + eps);
       V(sm, f) = (real)mean;
       V(ss, f) = (real)invstd;

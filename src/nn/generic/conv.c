@@ -114,16 +114,16 @@ static int TH_R(conv_backward_input)(const th_tensor *gradOutput, th_tensor *gra
 
 /* each thread accumulates scale * gradOutput[b] * columns(input[b])^T over
    the images it takes into 'acc' (gradWeight itself for thread 0, else its
-   partial); images are handed out one at a time through '*next', inside
-   the parallel region or alone */
+   partial). Thread t takes images t, t + nt, ...: a fixed split, so the
+   sums (and the gradients) are the same from run to run */
 static void TH_R(conv_backward_params_thread)(const real *in, const real *go, real *acc,
                                               real beta0, real *cols, const geom *g,
                                               const th_nn_window *w, real scale,
-                                              int64_t *next) {
+                                              int t, int nt) {
   const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N;
   real beta = beta0;
   int64_t i;
-  while ((i = th_nn_next_item(next)) < g->B) {
+  for (i = t; i < g->B; i += nt) {
     const real *x = in + i * inS, *dy = go + i * outS;
     int64_t y0;
     if (g->direct) {
@@ -151,9 +151,9 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
   real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
   const int64_t colS = g->direct ? 0 : g->K * g->tn, rowS = colS + g->nOut * g->K;
   const int64_t outS = g->nOut * g->N, nw = g->nOut * g->K;
-  int64_t o, next = 0;
+  int64_t o;
   if (nt <= 1) {
-    TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, &next);
+    TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, 0, 1);
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
@@ -165,7 +165,7 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
 #endif
       TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + colS,
                                         t == 0 ? 1 : 0, buf + t * rowS, g, w, (real)scale,
-                                        &next);
+                                        t, nt);
     }
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {

@@ -107,17 +107,17 @@ static int TH_R(fullconv_backward_input)(const th_tensor *gradOutput, th_tensor 
   return TH_OK;
 }
 
-/* each thread: acc += scale * input[b] * im2col(gradOutput[b])^T over the
-   images it takes, handed out one at a time through '*next', inside the
-   parallel region or alone */
+/* thread t of nt: acc += scale * input[b] * im2col(gradOutput[b])^T over
+   images t, t + nt, ...: a fixed split, so the gradients are the same from
+   run to run */
 static void TH_R(fullconv_backward_params_thread)(const real *in, const real *go, real *acc,
                                                   real beta0, real *cols, const geom *g,
                                                   const th_nn_window *w, real scale,
-                                                  int64_t *next) {
+                                                  int t, int nt) {
   const int64_t inS = g->nIn * g->N, outS = g->nOut * g->oH * g->oW;
   real beta = beta0;
   int64_t i;
-  while ((i = th_nn_next_item(next)) < g->B) {
+  for (i = t; i < g->B; i += nt) {
     const real *m = go + i * outS;
     if (!g->direct) {
       TH_R(th_nn_im2col)(m, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols);
@@ -138,9 +138,9 @@ static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tenso
   real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
   const int64_t colS = g->direct ? 0 : g->K * g->N, rowS = colS + g->nIn * g->K;
   const int64_t P = g->oH * g->oW, outS = g->nOut * P, nw = g->nIn * g->K;
-  int64_t o, next = 0;
+  int64_t o;
   if (nt <= 1) {
-    TH_R(fullconv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, &next);
+    TH_R(fullconv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, 0, 1);
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
@@ -152,7 +152,7 @@ static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tenso
 #endif
       TH_R(fullconv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + colS,
                                             t == 0 ? 1 : 0, buf + t * rowS, g, w,
-                                            (real)scale, &next);
+                                            (real)scale, t, nt);
     }
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {

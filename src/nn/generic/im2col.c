@@ -5,6 +5,7 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;
   const int64_t n = (y1 - y0) * oW;
   const int plane = dW == 1 && dH == 1 && oW == W;
+  const int three = kW == 3 && dW == 1 && padW == 1 && oW == W && W >= 2;
   int64_t c, i, j, y, x;
   for (c = 0; c < C; c++) {
     const real *src = in + c * H * W;
@@ -14,6 +15,26 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
       if (ylo < y0) ylo = y0;
       if (yhi > y1) yhi = y1;
       if (ylo > yhi) ylo = yhi;
+      if (three) {
+        /* the common 3-wide, stride-1, same-width window: each input row
+           is read once and written shifted into the three rows j = 0, 1, 2 */
+        real *d0 = col + (c * kH + i) * 3 * n - y0 * W, *d1 = d0 + n, *d2 = d1 + n;
+        for (j = 0; j < 3; j++) {
+          real *d = d0 + j * n;
+          memset(d + y0 * W, 0, sizeof(real) * (size_t)((ylo - y0) * W));
+          memset(d + yhi * W, 0, sizeof(real) * (size_t)((y1 - yhi) * W));
+        }
+        for (y = ylo; y < yhi; y++) {
+          const real *s = src + (y * dH - padH + i) * W;
+          real *a = d0 + y * W, *b = d1 + y * W, *e = d2 + y * W;
+          a[0] = 0;
+          for (x = 1; x < W; x++) a[x] = s[x - 1];
+          for (x = 0; x < W; x++) b[x] = s[x];
+          for (x = 0; x < W - 1; x++) e[x] = s[x + 1];
+          e[W - 1] = 0;
+        }
+        continue;
+      }
       for (j = 0; j < kW; j++) {
         real *dst = col + ((c * kH + i) * kW + j) * n - y0 * oW;  /* indexed by y * oW + x */
         int64_t xlo, xhi;
@@ -60,6 +81,7 @@ void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_
                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *in) {
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;
   const int64_t n = (y1 - y0) * oW;
+  const int three = kW == 3 && dW == 1 && padW == 1 && oW == W && W >= 2;
   int64_t c, i, j, y, x;
   for (c = 0; c < C; c++) {
     real *dstp = in + c * H * W;
@@ -68,6 +90,17 @@ void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_
       valid_range(H, oH, dH, padH, i, &ylo, &yhi);
       if (ylo < y0) ylo = y0;
       if (yhi > y1) yhi = y1;
+      if (three) {
+        const real *a0 = col + (c * kH + i) * 3 * n - y0 * W, *b0 = a0 + n, *e0 = b0 + n;
+        for (y = ylo; y < yhi; y++) {
+          real *d = dstp + (y * dH - padH + i) * W;
+          const real *a = a0 + y * W, *b = b0 + y * W, *e = e0 + y * W;
+          for (x = 0; x < W - 1; x++) d[x] += a[x + 1];
+          for (x = 0; x < W; x++) d[x] += b[x];
+          for (x = 1; x < W; x++) d[x] += e[x - 1];
+        }
+        continue;
+      }
       for (j = 0; j < kW; j++) {
         const real *src = col + ((c * kH + i) * kW + j) * n - y0 * oW;
         int64_t xlo, xhi;

@@ -15,8 +15,9 @@
 static accreal TH_R(fold_row)(const real *p, int64_t n, int64_t s, fold_op f, double param) {
   accreal acc = 0;
   int64_t i = 0;
-/* four accumulators on contiguous rows: a fixed association, and the adds
-   no longer wait on each other */
+/* four accumulators, by position in the row (i % 4; the last n % 4 go to
+   the first): a fixed association whatever the stride, so a row sums to the
+   same bits in any layout, and the adds no longer wait on each other */
 #define FOLD_SUM(EXPR)                                                        \
   do {                                                                        \
     accreal a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                   \
@@ -26,6 +27,13 @@ static accreal TH_R(fold_row)(const real *p, int64_t n, int64_t s, fold_op f, do
         { const real x = p[i + 1]; a1 = W_ADD(a1, EXPR); }                    \
         { const real x = p[i + 2]; a2 = W_ADD(a2, EXPR); }                    \
         { const real x = p[i + 3]; a3 = W_ADD(a3, EXPR); }                    \
+      }                                                                       \
+    } else {                                                                  \
+      for (; i + 4 <= n; i += 4) {                                            \
+        { const real x = p[i * s]; a0 = W_ADD(a0, EXPR); }                    \
+        { const real x = p[(i + 1) * s]; a1 = W_ADD(a1, EXPR); }              \
+        { const real x = p[(i + 2) * s]; a2 = W_ADD(a2, EXPR); }              \
+        { const real x = p[(i + 3) * s]; a3 = W_ADD(a3, EXPR); }              \
       }                                                                       \
     }                                                                         \
     for (; i < n; i++) { const real x = p[i * s]; a0 = W_ADD(a0, EXPR); }     \
@@ -103,37 +111,25 @@ static accreal TH_R(combine)(accreal acc, accreal x, fold_op f) {
   return W_ADD(acc, x);
 }
 
-/* the fold of every element of a (and b, for two-tensor folds) */
+/* the fold of every element of a (and b, for two-tensor folds); both are
+   contiguous (th_math_reduce.c copies strided inputs first, so a tensor
+   folds to the same bits in every layout) */
 static accreal TH_R(fold_all)(const th_tensor *a, const th_tensor *b, fold_op f, double param) {
   accreal acc = f == F_PROD ? 1 : 0;
   const int64_t n = th_tensor_numel(a);
+  const real *pa = (const real *)th_tensor_data(a);
+  const real *pb = b ? (const real *)th_tensor_data(b) : NULL;
+  const int64_t bs = fold_block_size(n), nb = (n + bs - 1) / bs;
+  accreal part[FOLD_MAX_BLOCKS];
+  int64_t k;
   if (n == 0) return acc;
-  if (th_tensor_is_contiguous(a) && (b == NULL || th_tensor_is_contiguous(b))) {
-    const real *pa = (const real *)th_tensor_data(a);
-    const real *pb = b ? (const real *)th_tensor_data(b) : NULL;
-    const int64_t bs = fold_block_size(n), nb = (n + bs - 1) / bs;
-    accreal part[FOLD_MAX_BLOCKS];
-    int64_t k;
 #pragma omp parallel for if (nb > 1) schedule(static)
-    for (k = 0; k < nb; k++) {
-      const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
-      part[k] = pb ? TH_R(fold2_row)(pa + lo, 1, pb + lo, 1, len, f, param)
-                   : TH_R(fold_row)(pa + lo, len, 1, f, param);
-    }
-    for (k = 0; k < nb; k++) acc = TH_R(combine)(acc, part[k], f);
-  } else {
-    th_iter it;
-    const th_tensor *ts[2];
-    ts[0] = a;
-    ts[1] = b;
-    th_iter_init(&it, b ? 2 : 1, ts);
-    while (th_iter_next(&it)) {
-      const real *pa = (const real *)it.p[0];
-      accreal x = b ? TH_R(fold2_row)(pa, it.istride[0], (const real *)it.p[1], it.istride[1], it.inner, f, param)
-                    : TH_R(fold_row)(pa, it.inner, it.istride[0], f, param);
-      acc = TH_R(combine)(acc, x, f);
-    }
+  for (k = 0; k < nb; k++) {
+    const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
+    part[k] = pb ? TH_R(fold2_row)(pa + lo, 1, pb + lo, 1, len, f, param)
+                 : TH_R(fold_row)(pa + lo, len, 1, f, param);
   }
+  for (k = 0; k < nb; k++) acc = TH_R(combine)(acc, part[k], f);
   return acc;
 }
 
@@ -229,24 +225,30 @@ static int TH_R(reduce_dim)(th_tensor *r, const th_tensor *t, th_reduce_op op, i
     for (d = 0; d < dim; d++) outer *= t->size[d];
     for (d = dim + 1; d < t->ndim; d++) inner *= t->size[d];
     if (inner > 1 && (op == TH_RED_SUM || op == TH_RED_MEAN)) {
-      /* column sums: add whole contiguous rows into a block of accumulators,
-         each still summed in row order (the same value as the row fold) */
-      const int64_t nchunks = (inner + SUM_CHUNK - 1) / SUM_CHUNK;
+      /* column sums: add whole contiguous rows into blocks of accumulators,
+         with the lanes of fold_row (so the same bits as a row fold) */
+      const int64_t nchunks = (inner + SUM_CHUNK - 1) / SUM_CHUNK, nmain = n - n % 4;
 #pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
       for (k = 0; k < outer * nchunks; k++) {
         const int64_t o = k / nchunks, j0 = (k % nchunks) * SUM_CHUNK;
         const int64_t len = inner - j0 < SUM_CHUNK ? inner - j0 : SUM_CHUNK;
         const real *base = tp + o * n * inner + j0;
-        accreal acc[SUM_CHUNK];
+        accreal acc[4][SUM_CHUNK];
         int64_t i, j;
-        for (j = 0; j < len; j++) acc[j] = 0;
-        for (i = 0; i < n; i++)
-          for (j = 0; j < len; j++) acc[j] = W_ADD(acc[j], (accreal)base[i * inner + j]);
+        for (j = 0; j < len; j++) acc[0][j] = acc[1][j] = acc[2][j] = acc[3][j] = 0;
+        for (i = 0; i < n; i++) {
+          accreal *lane = acc[i < nmain ? i % 4 : 0];
+          for (j = 0; j < len; j++) lane[j] = W_ADD(lane[j], (accreal)base[i * inner + j]);
+        }
         for (j = 0; j < len; j++) {
+          const accreal sum = W_ADD(W_ADD(acc[0][j], acc[1][j]), W_ADD(acc[2][j], acc[3][j]));
 #if M_FLOATING
-          if (op == TH_RED_MEAN) { rp[o * inner + j0 + j] = (real)(acc[j] / (double)n); continue; }
+          if (op == TH_RED_MEAN) {
+            rp[o * inner + j0 + j] = (real)(sum / (double)n);
+            continue;
+          }
 #endif
-          rp[o * inner + j0 + j] = (real)acc[j];
+          rp[o * inner + j0 + j] = (real)sum;
         }
       }
       return TH_OK;
@@ -321,6 +323,23 @@ static int TH_R(maxmin_dim)(th_tensor *values, th_tensor *indices, const th_tens
                             int is_max) {
   const int64_t n = t->size[dim], s = t->stride[dim];
   const th_tensor tv = th_math_rowview(t, dim);
+  if (th_tensor_is_contiguous(t) && th_tensor_is_contiguous(values) &&
+      th_tensor_is_contiguous(indices)) {
+    const real *tp = (const real *)th_tensor_data(t);
+    real *vp = (real *)th_tensor_data(values);
+    int64_t *ip = (int64_t *)th_tensor_data(indices);
+    int64_t outer = 1, inner = 1, k;
+    int d;
+    for (d = 0; d < dim; d++) outer *= t->size[d];
+    for (d = dim + 1; d < t->ndim; d++) inner *= t->size[d];
+#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
+    for (k = 0; k < outer * inner; k++) {
+      int64_t where;
+      TH_R(extreme_row)(tp + (k / inner) * n * inner + k % inner, n, inner, is_max, vp + k, &where);
+      ip[k] = where + TH_INDEX_BASE;
+    }
+    return TH_OK;
+  }
   TH_APPLY3(real, vp, values, int64_t, ip, indices, const real, tp, &tv, {
     int64_t where;
     TH_R(extreme_row)(tp, n, s, is_max, vp, &where);
