@@ -4,7 +4,7 @@
 
 require 'torch'
 
-local FIX = '/work/shared/fixtures/torch7/'
+local FIX = require 'spec.support.fixtures'
 
 local function errmsg(f, ...)
   local ok, err = pcall(f, ...)

@@ -5,7 +5,7 @@
 
 require 'torch'
 
-local FIX = '/work/shared/fixtures/torch7/'
+local FIX = require 'spec.support.fixtures'
 local MODES = {'binary', 'ascii'}
 
 local function readfile(p)

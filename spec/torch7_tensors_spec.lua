@@ -5,7 +5,7 @@
 
 require 'torch'
 
-local FIX = '/work/shared/fixtures/torch7/'
+local FIX = require 'spec.support.fixtures'
 
 local function readfile(p)
   local f = assert(io.open(p, 'rb'))
