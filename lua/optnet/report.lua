@@ -201,4 +201,6 @@ local function report(net, input, opts)
   return r
 end
 
-return report
+-- report.print(r[, file]): prints a report's table again
+return setmetatable({print = function(r, out) printTable(r, out or io.stdout) end},
+                    {__call = function(_, ...) return report(...) end})

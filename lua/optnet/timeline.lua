@@ -77,8 +77,8 @@ end
 
 -- the chart: steps on x, bytes on y
 local function render(d, o)
-  local W, H = o.width or 960, o.height or 480
-  local L, R, T, B = 78, 24, 48, 118
+  local W, H = o.width or 960, o.height or 500
+  local L, R, T, B = 78, 24, 76, 118
   local pw, ph = W - L - R, H - T - B
   local n = d.nSteps
   local ymax = math.max(d.before.allocated[n] or 0, d.arena, d.before.peak, 1)
@@ -91,7 +91,7 @@ local function render(d, o)
   local doc = svg.new(W, H)
   local title = o.title or string.format('activation memory per step (%s)', d.mode)
   doc:title(title)
-  doc:text(L, 28, title, {['font-size'] = 16, ['font-weight'] = 'bold'})
+  doc:text(L, 22, title, {['font-size'] = 16, ['font-weight'] = 'bold'})
   -- grid and y axis
   for _, v in ipairs(yticks) do
     local y = Y(v * div)
@@ -122,12 +122,15 @@ local function render(d, o)
   end
   -- the curves, as steps: a value holds for its whole step
   local function steps(values, attrs)
-    local pts = {}
-    for s = 1, n do
-      local y = Y(values[s])
-      pts[#pts + 1] = X(s - 0.5); pts[#pts + 1] = y
-      pts[#pts + 1] = X(s + 0.5); pts[#pts + 1] = y
+    local pts = {X(0.5), Y(values[1])}
+    for s = 2, n do
+      if values[s] ~= values[s - 1] then
+        local x = X(s - 0.5)
+        pts[#pts + 1] = x; pts[#pts + 1] = Y(values[s - 1])
+        pts[#pts + 1] = x; pts[#pts + 1] = Y(values[s])
+      end
     end
+    pts[#pts + 1] = X(n + 0.5); pts[#pts + 1] = Y(values[n])
     doc:polyline(pts, attrs)
   end
   steps(d.before.allocated, {stroke = COLORS.allocated, ['stroke-width'] = 1.5, ['stroke-dasharray'] = '6,3'})
@@ -136,20 +139,18 @@ local function render(d, o)
   doc:line(L, Y(d.arena), L + pw, Y(d.arena), {stroke = COLORS.arena, ['stroke-width'] = 1.5, ['stroke-dasharray'] = '2,2'})
   doc:line(L, Y(d.lowerBound), L + pw, Y(d.lowerBound), {stroke = COLORS.bound, ['stroke-width'] = 1.5, ['stroke-dasharray'] = '8,4'})
   steps(d.after.live, {stroke = COLORS.after, ['stroke-width'] = 2})
-  -- the peaks, labelled with their step's module
-  local function mark(which, color, dy)
+  -- the peaks: a dot on the curve, a thin line up, the module named above
+  -- the plot (so that no label hides a curve)
+  local function mark(which, color, row)
     local c = d[which]
     local x, y = X(c.peakStep), Y(c.peak)
+    doc:line(x, T, x, y, {stroke = color, ['stroke-width'] = 0.8, ['stroke-dasharray'] = '1,2'})
     doc:circle(x, y, 4, {fill = color, stroke = 'white'})
-    local label = string.format('%s peak %s at step %d: %s', which, view.bytes(c.peak), c.peakStep,
-      stepName(d.steps[c.peakStep]))
-    local right = x > L + pw / 2
-    doc:text(right and x - 8 or x + 8, y + dy, label,
-      {['font-size'] = 11, fill = color, ['text-anchor'] = right and 'end' or 'start',
-       stroke = 'white', ['stroke-width'] = 3, ['paint-order'] = 'stroke'})
+    doc:text(L, 40 + 16 * row, string.format('%s peak: %s at step %d, %s', which == 'before' and 'before' or 'after ',
+      view.bytes(c.peak), c.peakStep, stepName(d.steps[c.peakStep])), {['font-size'] = 12, fill = color})
   end
-  mark('before', COLORS.before, -8)
-  mark('after', COLORS.after, 16)
+  mark('before', COLORS.before, 0)
+  mark('after', COLORS.after, 1)
   -- legend, below the axis
   local items = {
     {COLORS.allocated, '6,3', 'before: allocated (an nn net frees nothing)'},
@@ -172,7 +173,7 @@ local function timeline(net, input, opts)
   view.checkNet('timeline', net)
   view.checkInput('timeline', input)
   local o = view.checkOpts('timeline', opts, KNOWN, true)
-  local W, H = o.width or 960, o.height or 480
+  local W, H = o.width or 960, o.height or 500
   if type(W) ~= 'number' or type(H) ~= 'number' or W < 320 or H < 240 then
     view.fail('timeline', 'width and height must be numbers of pixels (at least 320x240), got %s x %s',
       tostring(W), tostring(H))
