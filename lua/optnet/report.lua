@@ -34,18 +34,7 @@ for i, c in ipairs(CATEGORIES) do RANK[c] = i end
 local COUNT = {output = 'outputs', gradInput = 'gradInputs', buffer = 'buffers', state = 'buffers',
                param = 'params', gradParam = 'params'}
 
--- calls f(tensor, name) for every tensor in v, naming table entries by key
-local function named(v, name, f)
-  if torch.isTensor(v) then return f(v, name) end
-  if type(v) ~= 'table' or torch.typename(v) then return end
-  local keys = {}
-  for k in pairs(v) do keys[#keys + 1] = k end
-  table.sort(keys, function(a, b)
-    if type(a) == type(b) and (type(a) == 'number' or type(a) == 'string') then return a < b end
-    return type(a) < type(b)
-  end)
-  for _, k in ipairs(keys) do named(v[k], name .. '.' .. tostring(k), f) end
-end
+local named = view.named
 
 local function pad(s, w, right)
   s = tostring(s)
@@ -145,20 +134,13 @@ local function report(net, input, opts)
     walk.moduleTensors(m, function(t, role) if not roleOf[t] then roleOf[t] = role end end)
   end
   local function visit(m)
-    local byField = {}
-    walk.moduleTensors(m, function(t, role, field) byField[field] = true end)
-    local fields = {}
-    for f in pairs(byField) do fields[#fields + 1] = f end
-    table.sort(fields)
-    for _, f in ipairs(fields) do
-      named(m[f], paths[m] .. '.' .. f, function(t, name)
-        if rowOf[t] then
-          table.insert(rowOf[t].aliases, name)
-        else
-          add(t, name, roleOf[t], m, {index[m], RANK[roleOf[t]], name})
-        end
-      end)
-    end
+    view.moduleTensors(m, paths[m], function(t, _, name)
+      if rowOf[t] then
+        table.insert(rowOf[t].aliases, name)
+      else
+        add(t, name, roleOf[t], m, {index[m], RANK[roleOf[t]], name})
+      end
+    end)
   end
   for _, m in ipairs(modules) do if type(m.modules) ~= 'table' then visit(m) end end
   for _, m in ipairs(modules) do if type(m.modules) == 'table' then visit(m) end end

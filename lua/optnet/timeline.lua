@@ -146,7 +146,7 @@ local function render(d, o)
     local x, y = X(c.peakStep), Y(c.peak)
     doc:line(x, T, x, y, {stroke = color, ['stroke-width'] = 0.8, ['stroke-dasharray'] = '1,2'})
     doc:circle(x, y, 4, {fill = color, stroke = 'white'})
-    doc:text(L, 40 + 16 * row, string.format('%s peak: %s at step %d, %s', which == 'before' and 'before' or 'after ',
+    doc:text(L, 40 + 16 * row, string.format('%s peak: %s at step %d, %s', which,
       view.bytes(c.peak), c.peakStep, stepName(d.steps[c.peakStep])), {['font-size'] = 12, fill = color})
   end
   mark('before', COLORS.before, 0)

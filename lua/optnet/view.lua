@@ -96,6 +96,34 @@ function view.block(t, bindingOf)
   return id, 0, t:_storageBytes()
 end
 
+-- calls f(tensor, name) for every tensor in v, table entries in key order
+-- and named by key (name.key); the order pairs() gives changes when a
+-- table's keys do, this one does not
+local function named(v, name, f)
+  if torch.isTensor(v) then return f(v, name) end
+  if type(v) ~= 'table' or torch.typename(v) then return end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) and (type(a) == 'number' or type(a) == 'string') then return a < b end
+    return type(a) < type(b)
+  end)
+  for _, k in ipairs(keys) do named(v[k], name .. '.' .. tostring(k), f) end
+end
+view.named = named
+
+-- calls f(tensor, role, name) for each tensor module m holds, in field order
+function view.moduleTensors(m, prefix, f)
+  local roles = {}
+  walk.moduleTensors(m, function(_, role, field) roles[field] = role end)
+  local fields = {}
+  for k in pairs(roles) do fields[#fields + 1] = k end
+  table.sort(fields)
+  for _, k in ipairs(fields) do
+    named(m[k], prefix .. '.' .. k, function(t, name) f(t, roles[k], name) end)
+  end
+end
+
 -- short storage numbers (1, 2, ...) in a fixed order: the input's, then
 -- each module's tensors in net order; ids seen later get the next numbers
 function view.storageNumbers(net, input)
@@ -104,14 +132,12 @@ function view.storageNumbers(net, input)
     if not num[id] then n = n + 1; num[id] = n end
     return num[id]
   end
-  walk.tensors(input, function(t)
+  local function visit(t)
     local id = t:_storageId()
     if id then number(id) end
-  end)
-  for _, it in ipairs(apply.allTensors(walk.modules(net))) do
-    local id = it.t:_storageId()
-    if id then number(id) end
   end
+  named(input, 'input', visit)
+  for _, m in ipairs(walk.modules(net)) do view.moduleTensors(m, '', visit) end
   return function(id) return id and number(id) end
 end
 
