@@ -151,9 +151,10 @@ local function main(argv)
   -- printed after the progress line is done, so the two never interleave
   require('optnet.report').print(r, out)
   local B = require('optnet.view').bytes
-  out:write(string.format('\n%s, %s mode, %d steps: activations before %s allocated (%s live at the peak), '
-    .. 'after %s arena, lower bound %s; all tensors now %s\n', a.model, a.mode, t.nSteps,
-    B(t.before.allocated[t.nSteps] or 0), B(t.before.peak), B(t.arena), B(t.lowerBound), B(r.totals.all)))
+  out:write(string.format('\n%s, %s mode, %d steps: activations before %s allocated, '
+    .. 'after %s arena (lower bound %s); all tensors %s%s\n', a.model, a.mode, t.nSteps,
+    B(t.before.allocated[t.nSteps] or 0), B(t.arena), B(t.lowerBound), B(r.totals.all),
+    a.before and ' (not optimized)' or ' (optimized)'))
   for _, f in ipairs(files) do out:write('wrote ', f, '\n') end
 end
 
