@@ -115,6 +115,14 @@ local function checkColours(net, text, info)
   return shared
 end
 
+-- countUsedMemory's categories from a report's rows
+local function checkCounts(net, r)
+  local c = optnet.countUsedMemory(net)
+  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params', 'state'} do
+    assert.are.equal(c[k], r.counts[k], k)
+  end
+end
+
 describe('optnet.graphgen', function()
   it('has one node per module output, labelled with type, path, size and storage', function()
     torch.manualSeed(1)
@@ -163,6 +171,19 @@ describe('optnet.graphgen', function()
     optnet.optimizeMemory(tablenet, y, {mode = 'inference'})
     local t3, i3 = optnet.graphgen(tablenet, y)
     checkColours(tablenet, t3, i3)
+  end)
+
+  it('plans an optimized net again for an input of another shape first', function()
+    local net, x = small('lenet')
+    optnet.optimizeMemory(net, x, {mode = 'training'})
+    local x3 = torch.randn(3, 1, 32, 32):typeAs(x)
+    local text, info = optnet.graphgen(net, x3)
+    assert.are.equal(optnet._signature(x3), optnet._state(net).signature)
+    assert.truthy(info.nodes[2].label:find('\n3x6x28x28\n', 1, true))
+    checkColours(net, text, info)
+    local x4 = torch.randn(4, 1, 32, 32):typeAs(x)
+    checkCounts(net, optnet.report(net, x4, {print = false}))
+    assert.are.equal(optnet._signature(x4), optnet._state(net).signature)
   end)
 
   it('takes graphviz node attributes and a nodeData callback, as OptNet does', function()
@@ -370,14 +391,6 @@ describe('optnet.svg', function()
     assert.has_error(function() svg.new(0, 5) end, 'optnet.svg.new: positive width and height expected, got 0 and 5')
   end)
 end)
-
--- countUsedMemory's categories from a report's rows
-local function checkCounts(net, r)
-  local c = optnet.countUsedMemory(net)
-  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params', 'state'} do
-    assert.are.equal(c[k], r.counts[k], k)
-  end
-end
 
 describe('optnet.report', function()
   it('names tensors by module path and totals them as countUsedMemory does', function()

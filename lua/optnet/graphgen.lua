@@ -131,8 +131,7 @@ local function generate(net, input, opts)
     view.fail('graphgen', 'opts.displayProps must be a table of graphviz node attributes, got %s', type(o.displayProps))
   end
   local mode = view.mode('graphgen', net, o)
-  local optnet = require 'optnet'
-  local bindingOf = view.bindings(optnet._state(net))
+  local bindingOf = view.bindings(view.current(net, input))
   local number = view.storageNumbers(net, input)
   local paths = view.paths(net)
 

@@ -81,8 +81,7 @@ local function report(net, input, opts)
     view.fail('report', 'opts.out must be an open file, got %s', torch.type(o.out))
   end
   local mode = view.mode('report', net, o)
-  local optnet = require 'optnet'
-  local state = optnet._state(net)
+  local state = view.current(net, input)
   local bindingOf = view.bindings(state)
   local number = view.storageNumbers(net, input)
   local paths = view.paths(net)

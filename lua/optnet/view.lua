@@ -62,6 +62,18 @@ function view.mode(fname, net, o)
   return mode
 end
 
+-- the optimization state the pass will run with: an optimized net plans
+-- again when the input's shape changes, so that is done first
+function view.current(net, input)
+  local optnet = require 'optnet'
+  local st = optnet._state(net)
+  if st and optnet._signature(input) ~= st.signature then
+    optnet.optimizeMemory(net, input, st.opts)
+    st = optnet._state(net)
+  end
+  return st
+end
+
 -- runs f() and puts back what a pass changes besides activations (batch
 -- norm statistics, the random generator), even when f fails
 function view.sideEffectFree(net, f)
