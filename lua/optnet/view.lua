@@ -6,11 +6,14 @@ local apply = require 'optnet.apply'
 
 local view = {}
 
--- level 4: the caller of the public function that called a check
+-- an error blamed on the caller of the public function fname: view.fail
+-- from that function itself, fail from the checks below it
 function view.fail(fname, fmt, ...)
+  error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
+end
+local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 4)
 end
-local fail = view.fail
 
 function view.checkNet(fname, net)
   if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
