@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-deps viz-deps
 
 all: build
 
@@ -57,6 +57,12 @@ demo: build
 
 bench-deps:
 	@tools/deps.sh python3-torch
+
+# optional: graphviz's dot renders optnet.graphgen's graphs to SVG (optnet.dot,
+# tools/memreport.lua); without it only the .dot text is written and the
+# specs that render skip
+viz-deps:
+	@tools/deps.sh graphviz
 
 bench-speed: build
 	$(RUNENV) $(LUA) bench/speed.lua

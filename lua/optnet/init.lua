@@ -305,4 +305,13 @@ function optnet.countUsedMemory(net, input, opts)
 end
 function optnet._state(net) return active[net] end
 
+-- seeing memory (docs/optnet.md): graphgen.lua, timeline.lua and report.lua
+optnet._snapshotState = snapshotState
+optnet._signature = signature
+function optnet._isOption(k) return DEFAULTS[k] ~= nil or k == 'budgetMs' end
+function optnet.graphgen(...) return require('optnet.graphgen')(...) end
+function optnet.dot(...) return require('optnet.graphgen').dot(...) end
+function optnet.timeline(...) return require('optnet.timeline')(...) end
+function optnet.report(...) return require('optnet.report')(...) end
+
 return optnet

@@ -1,0 +1,287 @@
+-- optnet.graphgen: the computation graph of an nn net as graphviz DOT text,
+-- one node per module output (and, in training mode, per gradInput), nodes
+-- that share memory filled with the same colour. OptNet's graphgen, for
+-- plain nn containers (no nngraph):
+--   local generateGraph = require 'optnet.graphgen'
+--   local g = generateGraph(net, input, {displayProps = {shape = 'ellipse'},
+--     nodeData = function(oldLabel, tensor) return oldLabel .. '\n' .. tensor:nElement() end})
+--   optnet.dot(g, 'my net', 'out/net')     -- out/net.dot and, with graphviz, out/net.svg
+-- opts: displayProps (graphviz node attributes), nodeData(oldLabel, tensor)
+-- -> new label, mode ('inference' or 'training'; default: the mode the net
+-- is optimized for, else inference), rankdir (default 'TB').
+--
+-- How: the net runs once (forward, and backward in training mode) with
+-- every module's methods wrapped. A leaf module's call makes one node per
+-- tensor it returns, with edges from the nodes that made the tensors it
+-- read. A container's call makes a node only for a tensor none of its
+-- children made (Concat's joined output, ConcatTable's summed gradInput),
+-- with edges from its children's results. Routers (Sequential) make none.
+--
+-- Colours: two nodes share a colour when their tensors occupy the same
+-- memory block: the same storage, or, in an optimized net, the same slot
+-- (arena and offset). A block only one node uses stays white.
+local walk = require 'optnet.walk'
+local view = require 'optnet.view'
+
+local graphgen = {}
+
+local KNOWN = {displayProps = true, nodeData = true, mode = true, rankdir = true}
+
+local function quote(s)
+  s = tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub('\r?\n', '\\n')
+  return '"' .. s .. '"'
+end
+
+local function attrs(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = k .. '=' .. quote(t[k]) end
+  return table.concat(parts, ', ')
+end
+
+-- a distinct light colour per group index, as #rrggbb
+local function hsv(h, s, v)
+  local i = math.floor(h * 6) % 6
+  local f = h * 6 - math.floor(h * 6)
+  local p, q, t = v * (1 - s), v * (1 - f * s), v * (1 - (1 - f) * s)
+  local r, g, b
+  if i == 0 then r, g, b = v, t, p elseif i == 1 then r, g, b = q, v, p
+  elseif i == 2 then r, g, b = p, v, t elseif i == 3 then r, g, b = p, q, v
+  elseif i == 4 then r, g, b = t, p, v else r, g, b = v, p, q end
+  return string.format('#%02x%02x%02x', math.floor(r * 255 + 0.5), math.floor(g * 255 + 0.5), math.floor(b * 255 + 0.5))
+end
+
+local function palette()
+  local used, k = {['#ffffff'] = true}, 0
+  return function()
+    while true do
+      k = k + 1
+      -- golden-ratio hue steps; saturation and value cycle so that close
+      -- hues of far-apart groups still differ
+      local c = hsv((k * 0.6180339887) % 1, 0.22 + 0.14 * (k % 3), 1 - 0.08 * ((k // 3) % 3))
+      if not used[c] then used[c] = true; return c end
+    end
+  end
+end
+
+-- a gradOutput shaped like the output, with finite values
+local function makeGradOutput(out)
+  if torch.isTensor(out) then return out:clone():fill(1 / math.max(1, out:nElement())) end
+  local g = {}
+  for k, v in pairs(out) do g[k] = makeGradOutput(v) end
+  return g
+end
+
+local WRAPPED = {'updateOutput', 'updateGradInput', 'backward'}
+
+local function record(net, input, mode, onCall)
+  local saved = {}
+  for _, m in ipairs(walk.modules(net)) do
+    local s = {}
+    for _, k in ipairs(WRAPPED) do s[k] = rawget(m, k) end
+    saved[m] = s
+    local isContainer = type(m.modules) == 'table'
+    local uo, ugi, bw = m.updateOutput, m.updateGradInput, m.backward
+    m.updateOutput = function(self, x)
+      local out = uo(self, x)
+      onCall(self, 'output', x, out)
+      return out
+    end
+    m.updateGradInput = function(self, x, g)
+      local gi = ugi(self, x, g)
+      onCall(self, 'gradInput', g, gi)
+      return gi
+    end
+    -- a container's backward does not go through its updateGradInput
+    if isContainer then
+      m.backward = function(self, x, g, scale)
+        local gi = bw(self, x, g, scale)
+        onCall(self, 'gradInput', g, gi)
+        return gi
+      end
+    end
+  end
+  local ok, err = pcall(function()
+    local out = net:forward(input)
+    if mode == 'training' then
+      local g = makeGradOutput(out)
+      onCall(nil, 'gradOutput', nil, g)
+      net:backward(input, g, 0)
+    end
+  end)
+  for m, s in pairs(saved) do
+    for _, k in ipairs(WRAPPED) do rawset(m, k, s[k]) end
+  end
+  if not ok then error(err, 0) end
+end
+
+-- returns the DOT text and the graph as data:
+--   {nodes = {{id, label, tensor, module, path, kind, storage, offset, key, color}},
+--    edges = {{from, to}}}  (node and edge ends are node indices)
+local function generate(net, input, opts)
+  view.checkNet('graphgen', net)
+  view.checkInput('graphgen', input)
+  local o = view.checkOpts('graphgen', opts, KNOWN)
+  if o.nodeData ~= nil and type(o.nodeData) ~= 'function' then
+    view.fail('graphgen', 'opts.nodeData must be a function(oldLabel, tensor), got %s', type(o.nodeData))
+  end
+  if o.displayProps ~= nil and type(o.displayProps) ~= 'table' then
+    view.fail('graphgen', 'opts.displayProps must be a table of graphviz node attributes, got %s', type(o.displayProps))
+  end
+  local mode = view.mode('graphgen', net, o)
+  local bindingOf = view.bindings(view.current(net, input))
+  local number = view.storageNumbers(net, input)
+  local paths = view.paths(net)
+
+  local nodes, edges, producer = {}, {}, {}
+  local function newNode(t, m, kind, field)
+    local id, lo = view.block(t, bindingOf)
+    local n = {id = #nodes + 1, tensor = t, module = m, kind = kind,
+               path = m and (paths[m] .. '.' .. field) or field,
+               storage = number(id), offset = lo or 0}
+    n.key = id and (tostring(id) .. '@' .. tostring(lo)) or ('none' .. n.id)
+    nodes[n.id] = n
+    producer[t] = n.id
+    return n.id
+  end
+  local function link(from, to) edges[#edges + 1] = {from = from, to = to} end
+
+  local function onCall(m, kind, read, made)
+    if m == nil then
+      -- the gradient the net's caller hands to backward
+      local outs = {}
+      walk.tensors(net.output, function(t) if producer[t] then outs[#outs + 1] = producer[t] end end)
+      walk.tensors(made, function(t)
+        local id = newNode(t, nil, 'gradOutput', 'gradOutput')
+        for _, s in ipairs(outs) do link(s, id) end
+      end)
+      return
+    end
+    local isContainer = type(m.modules) == 'table'
+    local function from(v, list)
+      walk.tensors(v, function(t) if producer[t] then list[#list + 1] = producer[t] end end)
+      return list
+    end
+    -- what made the i-th tensor: for a container, its children's results
+    -- (the i-th of each when both are lists of the same length: ConcatTable
+    -- sums gradInput i from the children's gradInput i), else all it read
+    local function sources(i, n)
+      if not isContainer then return from(read, {}) end
+      local list = {}
+      for _, c in ipairs(m.modules) do
+        local v = c[kind]
+        if n and type(v) == 'table' and not torch.isTensor(v) and #v == n and torch.isTensor(v[i]) then v = v[i] end
+        from(v, list)
+      end
+      return list
+    end
+    local list = not torch.isTensor(made) and #made > 0 and #made or nil
+    local i = 0
+    walk.tensors(made, function(t)
+      i = i + 1
+      if isContainer and producer[t] then return end
+      local field = list and (kind .. '.' .. i) or kind
+      local src = sources(i, list)
+      local id = newNode(t, m, kind, field)
+      local seen = {}
+      for _, s in ipairs(src) do
+        if not seen[s] and s ~= id then seen[s] = true; link(s, id) end
+      end
+    end)
+  end
+
+  view.sideEffectFree(net, function()
+    walk.tensors(input, function(t) newNode(t, nil, 'input', 'input') end)
+    record(net, input, mode, onCall)
+  end)
+
+  -- colours: one per memory block used by two nodes or more
+  local count = {}
+  for _, n in ipairs(nodes) do count[n.key] = (count[n.key] or 0) + 1 end
+  local colorOf, nextColor = {}, palette()
+  for _, n in ipairs(nodes) do
+    if count[n.key] > 1 then
+      colorOf[n.key] = colorOf[n.key] or nextColor()
+      n.color = colorOf[n.key]
+    else
+      n.color = '#ffffff'
+    end
+  end
+
+  local lines = {'digraph G {', '  rankdir=' .. quote(o.rankdir or 'TB') .. ';',
+                 '  node [' .. attrs{shape = 'box', style = 'rounded,filled', fontname = 'Helvetica', fontsize = 10} .. '];',
+                 '  edge [' .. attrs{color = '#555555', arrowsize = 0.6} .. '];'}
+  for _, n in ipairs(nodes) do
+    local where
+    if bindingOf[n.tensor] then
+      where = string.format('storage %d @ %s', n.storage, view.bytes(n.offset))
+    elseif n.storage then
+      where = string.format('storage %d', n.storage)
+    else
+      where = 'no storage'
+    end
+    local title = n.module and view.typeName(n.module) or n.kind
+    n.label = table.concat({title, n.path, view.sizeString(n.tensor), where}, '\n')
+    if o.nodeData then
+      local l = o.nodeData(n.label, n.tensor)
+      if type(l) ~= 'string' then
+        view.fail('graphgen', 'opts.nodeData must return a string label, got %s', type(l))
+      end
+      n.label = l
+    end
+    local a = {label = n.label, fillcolor = n.color}
+    if n.kind ~= 'output' and n.kind ~= 'input' then a.style = 'rounded,filled,dashed' end
+    for k, v in pairs(o.displayProps or {}) do a[k] = v end
+    lines[#lines + 1] = string.format('  n%d [%s];', n.id, attrs(a))
+  end
+  for _, e in ipairs(edges) do
+    local back = nodes[e.to].kind ~= 'output'
+    lines[#lines + 1] = string.format('  n%d -> n%d%s;', e.from, e.to, back and ' [style="dashed"]' or '')
+  end
+  lines[#lines + 1] = '}'
+  return table.concat(lines, '\n') .. '\n', {nodes = nodes, edges = edges}
+end
+
+local function shellQuote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+function graphgen.hasDot()
+  return os.execute('command -v dot >/dev/null 2>&1') == true
+end
+
+-- writes path.dot and, when graphviz's dot is installed, path.svg; returns
+-- the two file names (the second nil without graphviz)
+function graphgen.dot(g, title, path)
+  if type(g) ~= 'string' or not g:find('{', 1, true) then
+    error(string.format('optnet.dot: DOT text (from optnet.graphgen) expected as argument 1, got %s', torch.type(g)), 2)
+  end
+  if title ~= nil and type(title) ~= 'string' then
+    error(string.format('optnet.dot: title (a string or nil) expected as argument 2, got %s', torch.type(title)), 2)
+  end
+  if type(path) ~= 'string' or path == '' then
+    error(string.format('optnet.dot: file path (without extension) expected as argument 3, got %s', torch.type(path)), 2)
+  end
+  path = path:gsub('%.dot$', ''):gsub('%.svg$', '')
+  if title then
+    g = g:gsub('{', '{\n  label=' .. quote(title) .. '; labelloc="t"; fontname="Helvetica"; fontsize=14;', 1)
+  end
+  local f, err = io.open(path .. '.dot', 'w')
+  if not f then error('optnet.dot: cannot write ' .. path .. '.dot: ' .. tostring(err), 2) end
+  f:write(g)
+  f:close()
+  if not graphgen.hasDot() then return path .. '.dot', nil end
+  local errFile = os.tmpname()
+  local ok = os.execute(string.format('dot -Tsvg %s -o %s 2>%s', shellQuote(path .. '.dot'),
+                                      shellQuote(path .. '.svg'), shellQuote(errFile)))
+  local ef = io.open(errFile)
+  local msg = ef and ef:read('a') or ''
+  if ef then ef:close() end
+  os.remove(errFile)
+  if ok ~= true then
+    error(string.format('optnet.dot: graphviz dot failed on %s.dot: %s', path, msg), 2)
+  end
+  return path .. '.dot', path .. '.svg'
+end
+
+return setmetatable(graphgen, {__call = function(_, ...) return generate(...) end})

@@ -1,0 +1,208 @@
+-- optnet.view: what graphgen, timeline and report share: argument checks,
+-- running a net without changing it, short names for storages and modules,
+-- the memory block a tensor occupies, byte formatting.
+local walk = require 'optnet.walk'
+local apply = require 'optnet.apply'
+
+local view = {}
+
+-- an error blamed on the caller of the public function fname: view.fail
+-- from that function itself, fail from the checks below it
+function view.fail(fname, fmt, ...)
+  error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
+end
+local function fail(fname, fmt, ...)
+  error(string.format('optnet.%s: ' .. fmt, fname, ...), 4)
+end
+
+function view.checkNet(fname, net)
+  if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
+    fail(fname, 'nn.Module expected as argument 1, got %s', torch.type(net))
+  end
+end
+
+function view.checkInput(fname, input)
+  local ok = torch.isTensor(input)
+  if not ok and type(input) == 'table' and not torch.typename(input) then
+    ok = true
+    walk.tensors(input, function() end)
+    if next(input) == nil then ok = false end
+  end
+  if not ok then
+    fail(fname, 'input (a tensor or a table of tensors) expected as argument 2, got %s', torch.type(input))
+  end
+end
+
+-- checks opts against the keys `known` (a set) accepts, plus the
+-- optimizeMemory options when withOptimize; returns a copy (never nil)
+function view.checkOpts(fname, opts, known, withOptimize)
+  if opts ~= nil and type(opts) ~= 'table' then
+    fail(fname, 'options table expected as argument 3, got %s', type(opts))
+  end
+  local optnet = require 'optnet'
+  local o = {}
+  for k, v in pairs(opts or {}) do
+    if not known[k] and not (withOptimize and optnet._isOption(k)) then
+      fail(fname, "unknown option '%s'", tostring(k))
+    end
+    o[k] = v
+  end
+  return o
+end
+
+-- the mode to run in: opts.mode, else the mode the net is optimized for,
+-- else inference. An inference-optimized net has no backward to run.
+function view.mode(fname, net, o)
+  local st = require('optnet')._state(net)
+  local mode = o.mode or (st and st.opts.mode) or 'inference'
+  if mode ~= 'inference' and mode ~= 'training' then
+    fail(fname, "mode must be 'inference' or 'training', got %s", tostring(mode))
+  end
+  if st and st.opts.mode == 'inference' and mode == 'training' then
+    fail(fname, "the net is optimized for inference (no backward to trace); "
+      .. "call optnet.removeOptimization(net) first or use mode 'inference'")
+  end
+  return mode
+end
+
+-- the optimization state the pass will run with: an optimized net plans
+-- again when the input's shape changes, so that is done first
+function view.current(net, input)
+  local optnet = require 'optnet'
+  local st = optnet._state(net)
+  if st and optnet._signature(input) ~= st.signature then
+    optnet.optimizeMemory(net, input, st.opts)
+    st = optnet._state(net)
+  end
+  return st
+end
+
+-- runs f() and puts back what a pass changes besides activations (batch
+-- norm statistics, the random generator), even when f fails
+function view.sideEffectFree(net, f)
+  local restore = require('optnet')._snapshotState(walk.modules(net))
+  local ok, a, b = pcall(f)
+  restore()
+  if not ok then error(a, 0) end
+  return a, b
+end
+
+-- tensor -> its binding {t, entry, rel} in an optimized net
+function view.bindings(state)
+  local byTensor = {}
+  if state then
+    for _, b in ipairs(state.bindings) do byTensor[b.t] = b end
+  end
+  return byTensor
+end
+
+function view.elementSize(t)
+  return apply.ESIZE[torch.typename(t)] or t:_storageBytes() // math.max(1, t:storage():size())
+end
+
+-- the memory block a tensor occupies: storage id, first byte, end byte.
+-- A tensor the plan placed in an arena occupies its slot; any other
+-- tensor its whole storage.
+function view.block(t, bindingOf)
+  local id = t:_storageId()
+  if not id then return nil end
+  local b = bindingOf[t]
+  if b then return id, b.entry.offset, b.entry.offset + b.entry.bytes end
+  return id, 0, t:_storageBytes()
+end
+
+-- calls f(tensor, name) for every tensor in v, table entries in key order
+-- and named by key (name.key); the order pairs() gives changes when a
+-- table's keys do, this one does not
+local function named(v, name, f)
+  if torch.isTensor(v) then return f(v, name) end
+  if type(v) ~= 'table' or torch.typename(v) then return end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) and (type(a) == 'number' or type(a) == 'string') then return a < b end
+    return type(a) < type(b)
+  end)
+  for _, k in ipairs(keys) do named(v[k], name .. '.' .. tostring(k), f) end
+end
+view.named = named
+
+-- calls f(tensor, role, name) for each tensor module m holds, in field order
+function view.moduleTensors(m, prefix, f)
+  local roles = {}
+  walk.moduleTensors(m, function(_, role, field) roles[field] = role end)
+  local fields = {}
+  for k in pairs(roles) do fields[#fields + 1] = k end
+  table.sort(fields)
+  for _, k in ipairs(fields) do
+    named(m[k], prefix .. '.' .. k, function(t, name) f(t, roles[k], name) end)
+  end
+end
+
+-- short storage numbers (1, 2, ...) in a fixed order: the input's, then
+-- each module's tensors in net order; ids seen later get the next numbers
+function view.storageNumbers(net, input)
+  local num, n = {}, 0
+  local function number(id)
+    if not num[id] then n = n + 1; num[id] = n end
+    return num[id]
+  end
+  local function visit(t)
+    local id = t:_storageId()
+    if id then number(id) end
+  end
+  named(input, 'input', visit)
+  for _, m in ipairs(walk.modules(net)) do view.moduleTensors(m, '', visit) end
+  return function(id) return id and number(id) end
+end
+
+-- module -> path ('features.3'; the root is 'net')
+function view.paths(net)
+  local p = walk.paths(net)
+  local names = {}
+  for m, s in pairs(p) do names[m] = s == '' and 'net' or s end
+  return names
+end
+
+function view.typeName(m)
+  return (torch.typename(m) or torch.type(m)):gsub('^nn%.', '')
+end
+
+function view.sizeString(t)
+  if t:dim() == 0 then return 'empty' end
+  local s = {}
+  for d = 1, t:dim() do s[d] = tostring(t:size(d)) end
+  return table.concat(s, 'x')
+end
+
+-- the unit a set of byte counts up to `max` reads best in
+function view.unit(max)
+  if max >= 2^30 then return 'GiB', 2^30
+  elseif max >= 2^20 then return 'MiB', 2^20
+  elseif max >= 2^10 then return 'KiB', 2^10 end
+  return 'B', 1
+end
+
+function view.bytes(n)
+  local u, d = view.unit(n)
+  if d == 1 then return string.format('%d B', n) end
+  return string.format('%.2f %s', n / d, u)
+end
+
+-- the union of [lo, hi) ranges per storage id, in bytes
+function view.unionBytes(ranges)
+  local total = 0
+  for _, rs in pairs(ranges) do
+    table.sort(rs, function(a, b) return a[1] < b[1] end)
+    local lo, hi
+    for _, r in ipairs(rs) do
+      if not lo then lo, hi = r[1], r[2]
+      elseif r[1] <= hi then if r[2] > hi then hi = r[2] end
+      else total = total + (hi - lo); lo, hi = r[1], r[2] end
+    end
+    if lo then total = total + (hi - lo) end
+  end
+  return total
+end
+
+return view
