@@ -54,6 +54,10 @@ function torch.class(name, parentName, module)
       local obj = setmetatable({}, mt)
       local init = obj.__init
       if init then init(obj, ...) end
+      -- a hook run once the whole constructor chain is done (nn: the
+      -- module's tensors become module-owned, docs/memory.md)
+      local post = obj.__postinit
+      if post then post(obj) end
       return obj
     end,
     __tostring = function() return name end})
