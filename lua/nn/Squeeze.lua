@@ -66,8 +66,4 @@ function Squeeze:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Squeeze:__tostring__()
-  return 'nn.Squeeze' .. (self.dim and ('(' .. self.dim .. ')') or '')
-end
-
 return Squeeze

@@ -268,11 +268,12 @@ static int l_sort(lua_State *L) {
   return 2;
 }
 
-/* [resval, resind] torch.topk([resval, resind,] x, k [, dim] [, dir] [, sort]) */
+/* [resval, resind] torch.topk([resval, resind,] x [, k=1] [, dim] [, dir] [, sort]) */
 static int l_topk(lua_State *L) {
   th_tensor *vals, *inds, *x;
   int a = sort_args(L, "topk", 4, &vals, &inds, &x), dim, largest;
-  int64_t k = th_lua_checkint(L, a, "topk", "k");
+  /* k defaults to 1, as in Torch7 */
+  int64_t k = lua_isnoneornil(L, a) ? 1 : th_lua_checkint(L, a, "topk", "k");
   if (lua_isboolean(L, a + 1)) {  /* x:topk(k, dir [, sort]): dim omitted */
     dim = lastdim(L, a + 1, x, "topk");
     largest = lua_toboolean(L, a + 1);
