@@ -122,6 +122,29 @@ describe('nn modules and dispose scopes', function()
     assert.are.equal('torch.FloatTensor', torch.type(f.modules[1].weight))
   end)
 
+  it('optnet arenas made inside a scope are module memory and survive it', function()
+    local ok, optnet = pcall(require, 'optnet')
+    if not ok then pending('optnet did not load') return end
+    local net = nn.Sequential():add(nn.Linear(10, 20)):add(nn.ReLU()):add(nn.Linear(20, 5))
+    local x = torch.randn(4, 10)
+    local ref = net:forward(x):clone()
+    do
+      local _ <close> = torch.DisposeScope()
+      optnet.optimizeMemory(net, torch.randn(4, 10), {mode = 'training'})
+      net:forward(torch.randn(4, 10))
+    end
+    local ok2, dead = allAlive(net)
+    assert.is_true(ok2, dead)
+    for _ = 1, 3 do
+      local _ <close> = torch.DisposeScope()
+      net:forward(torch.randn(4, 10))
+      net:backward(x, torch.randn(4, 5))
+    end
+    assert.are.equal(0, (net:forward(x) - ref):abs():max())
+    assert.are.equal('module', torch.getMemoryCategory(net.modules[2].output:storage()))
+    optnet.removeOptimization(net)
+  end)
+
   it('torch.memoryStats counts module memory as module, temporaries as scoped', function()
     fresh()
     local before = cat('module').live_bytes
