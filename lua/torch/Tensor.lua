@@ -143,6 +143,22 @@ define('map', function(self, other, f)
   return self
 end)
 
+-- t:map2(a, b, f): t[i] = f(t[i], a[i], b[i]) (a nil result leaves t[i])
+define('map2', function(self, a, b, f)
+  local x, y, z = self:contiguous(), a:contiguous(), b:contiguous()
+  if x:nElement() ~= y:nElement() or x:nElement() ~= z:nElement() then
+    error(string.format('map2: element counts differ: %d, %d and %d', x:nElement(), y:nElement(), z:nElement()), 2)
+  end
+  local sx, ox, sy, oy, sz, oz = x:storage(), x:storageOffset(), y:storage(), y:storageOffset(),
+                                 z:storage(), z:storageOffset()
+  for i = 0, x:nElement() - 1 do
+    local v = f(sx[ox + i], sy[oy + i], sz[oz + i])
+    if v ~= nil then sx[ox + i] = v end
+  end
+  if x ~= self then self:copy(x) end
+  return self
+end)
+
 -- storage helpers
 for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
   local smt = torch._metatables['torch.' .. n .. 'Storage']
