@@ -324,6 +324,22 @@ end
 define('tril', triangle('tril', true))
 define('triu', triangle('triu', false))
 
+-- Torch7's aliases: mod is fmod, cmod is cfmod
+for _, tn in ipairs(alltypes) do
+  local mt = tmeta(tn)
+  mt.mod, mt.cmod = mt.fmod, mt.cfmod
+end
+function torch.mod(...) return torch.fmod(...) end
+function torch.cmod(...) return torch.cfmod(...) end
+
+-- [res] torch.logspace([res,] a, b [, n=100]): n points from 10^a to 10^b
+function torch.logspace(res, a, b, n)
+  if not torch.isTensor(res) then res, a, b, n = torch.Tensor(), res, a, b end
+  torch.linspace(res, a, b, n or 100)
+  return res:copy(torch.pow(10, res))
+end
+define('logspace', function(self, a, b, n) return torch.logspace(self, a, b, n) end)
+
 -- functional forms: torch.f(x, ...) is x:f(...) (with Torch7's optional result first)
 for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs', 'repeatTensor',
                       'split', 'chunk', 'totable', 'permute', 'transpose', 't', 'narrow', 'select',
