@@ -112,6 +112,23 @@ describe('nn constructors as in Torch7', function()
   end)
 end)
 
+describe('constructor errors', function()
+  it('carry no position of the class system, as Torch7 called __init from C', function()
+    local ok, err = pcall(function() return nn.Linear('a', 2) end)
+    assert.is_false(ok)
+    assert.are.equal('nn.Linear: inputSize must be a positive integer, got a', err)
+    local ok2, err2 = pcall(function() return nn.Dropout(2) end)
+    assert.is_false(ok2)
+    assert.are.equal('nn.Dropout: illegal percentage, must be 0 <= p < 1, got 2', err2)
+    -- non-string errors pass through unchanged
+    local C = torch.class('nnSemanticsSpecThrower')
+    function C:__init() error({code = 7}) end
+    local ok3, err3 = pcall(function() return nnSemanticsSpecThrower() end)
+    assert.is_false(ok3)
+    assert.are.equal(7, err3.code)
+  end)
+end)
+
 describe('nn criterions as in Torch7', function()
   it('ClassNLLCriterion(weights, sizeAverage, ignoreIndex)', function()
     local c = nn.ClassNLLCriterion()
