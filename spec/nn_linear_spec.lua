@@ -300,7 +300,7 @@ describe('nn.Mul, nn.CMul and nn.Add', function()
     assert.truthy(err:find("nn.CMul:updateOutput: input must have the weight's 12 elements (3x4), a batch of them, or its dimensions with size-1 weight dimensions broadcast, got 1D 5", 1, true))
     ok, err = pcall(nn.CMul, 0)
     assert.truthy(err:find('nn.CMul: size 1 must be a positive integer, got 0', 1, true))
-    assert.are.equal('nn.CMul(3x4)', tostring(m))
+    assert.are.equal('nn.CMul', tostring(m))   -- Torch7 prints the class only
   end)
 
   it('round-trip through save/load and agree in float', function()

@@ -20,7 +20,7 @@ describe('nn.LookupTable', function()
     assert.are.same({10, 4}, m.gradWeight:size():totable())
     assert.are.equal(0, m.paddingValue)
     assert.is_nil(m.maxNorm)
-    assert.are.equal('nn.LookupTable(10 -> 4)', tostring(m))
+    assert.are.equal('nn.LookupTable', tostring(m))   -- Torch7 prints the class only
     for i = 1, 10 do for j = 1, 4 do assert.are.equal(0, m.gradWeight[i][j]) end end
     local ok, err = pcall(nn.LookupTable, 0, 3)
     assert.truthy(err:find('nn.LookupTable: nIndex must be a positive integer, got 0', 1, true))

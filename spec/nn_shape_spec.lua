@@ -281,7 +281,7 @@ describe('nn.Sum and nn.Mean', function()
     local gi = nn.Mean(2):backward(x, T{3, 6})
     assert.is_true(same(gi, T{{1, 1, 1}, {2, 2, 2}}))
     jacobianOK(nn.Mean(1, 1), torch.randn(2, 3))
-    assert.are.equal('nn.Mean(2)', tostring(nn.Mean(2)))
+    assert.are.equal('nn.Mean', tostring(nn.Mean(2)))   -- Torch7 prints the class only
   end)
 
   it('errors when the dimension does not exist', function()

@@ -42,7 +42,11 @@ describe('tensor constructors', function()
     assert.is_true(t:isContiguous())
     local s = torch.DoubleTensor(torch.LongStorage{4, 5})
     assert.are.same({4, 5}, sizes(s))
-    assert.are.same({0}, sizes(torch.DoubleTensor(0)))
+    -- Torch7 had no size-0 dimensions: a zero size makes a tensor without dimension
+    assert.are.same({0, 0}, {torch.DoubleTensor(0):dim(), torch.DoubleTensor(0):nElement()})
+    assert.are.equal(0, torch.LongTensor(0, 2):dim())
+    assert.are.same({2, 0}, sizes(torch.LongTensor(2, 0)))
+    assert.are.equal(0, torch.FloatTensor(torch.LongStorage{0}):dim())
     assert.are.same({3}, sizes(torch.ByteTensor(3)))
   end)
 

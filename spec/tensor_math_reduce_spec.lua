@@ -215,7 +215,7 @@ for _, tname in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       errors(function() m:sum(3) end, "bad argument #2 to 'sum' (dimension 3 out of range for a 2D tensor (expected 1..2))")
       errors(function() m:max(0) end, "bad argument #2 to 'max' (dimension 0 out of range")
       errors(function() T():max() end, 'max: tensor is empty')
-      errors(function() T(0, 3):max(1) end, 'max: dimension 1 is empty (size 0)')
+      errors(function() T():resize(0, 3):max(1) end, 'max: dimension 1 is empty (size 0)')
       errors(function() m:sum('a') end, 'sum: invalid arguments (' .. tname .. ', string); expected [result,] tensor | tensor, number')
       errors(function() m:max(1, 2) end, 'max: invalid arguments')
       errors(function() torch.max(T(), torch.DoubleTensor(), m, 1) end, "bad argument #2 to 'max' (torch.LongTensor expected")
@@ -224,7 +224,7 @@ for _, tname in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       errors(function() T():cumsum() end, 'cumsum: tensor is empty (no dimension 1)')
       assert.are.equal(0, T():sum())
       assert.are.equal(1, T():prod())
-      near({{0, 0}}, T(0, 2):sum(1))
+      near({{0, 0}}, T():resize(0, 2):sum(1))
     end)
   end)
 end

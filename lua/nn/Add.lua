@@ -79,6 +79,3 @@ function Add:memoryTraits()
   return {buffers = {_ones = 'backward'}, needsInput = true, needsOutput = false}
 end
 
-function Add:__tostring__()
-  return torch.type(self) .. '(' .. nn.utils.sizeString(self.bias) .. ')'
-end

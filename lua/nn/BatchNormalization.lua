@@ -142,6 +142,7 @@ end
 -- Module's backward, with one pass over the data serving both calls: the
 -- sums updateGradInput computes are handed to accGradParameters right after
 function BN:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   self:updateGradInput(input, gradOutput, FUSED)
   self:accGradParameters(input, gradOutput, scale)
   return self.gradInput

@@ -45,8 +45,4 @@ function CAddTable:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false, inplace = 'inplace'}
 end
 
-function CAddTable:__tostring__()
-  return 'nn.CAddTable' .. (self.inplace and '(inplace)' or '')
-end
-
 return CAddTable

@@ -123,6 +123,3 @@ function CMul:memoryTraits()
           needsOutput = false}
 end
 
-function CMul:__tostring__()
-  return torch.type(self) .. '(' .. nn.utils.sizeString(self.weight) .. ')'
-end

@@ -115,6 +115,7 @@ function Concat:updateGradInput(input, gradOutput)
 end
 
 function Concat:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   return backward(self, 'backward', input, gradOutput, scale or 1)
 end
 

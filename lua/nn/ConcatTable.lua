@@ -91,6 +91,7 @@ function ConcatTable:updateGradInput(input, gradOutput)
 end
 
 function ConcatTable:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   return backward(self, 'backward', input, gradOutput, scale or 1)
 end
 

@@ -67,8 +67,4 @@ function Copy:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Copy:__tostring__()
-  return string.format('nn.Copy(%s -> %s)', self.intype, self.outtype)
-end
-
 return Copy

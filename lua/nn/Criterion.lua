@@ -17,11 +17,18 @@ end
 function Criterion:updateOutput(input, target)
 end
 
+-- runs after the constructor and after torch.load: the criterion owns its tensors
+function Criterion:__postinit()
+  utils.own(self)
+end
+
 function Criterion:forward(input, target)
+  local _ <close> = utils.ownGuard(self, 'forward')
   return self:updateOutput(input, target)
 end
 
 function Criterion:backward(input, target)
+  local _ <close> = utils.ownGuard(self, 'backward')
   return self:updateGradInput(input, target)
 end
 
@@ -29,7 +36,7 @@ function Criterion:updateGradInput(input, target)
 end
 
 function Criterion:clone()
-  return utils.deepCopy(self)
+  return utils.own(utils.deepCopy(self))
 end
 
 function Criterion:type(tname, tensorCache)
@@ -41,7 +48,7 @@ function Criterion:type(tname, tensorCache)
   for key, param in pairs(self) do
     self[key] = utils.recursiveType(param, tname, tensorCache)
   end
-  return self
+  return utils.own(self)
 end
 
 function Criterion:float() return self:type('torch.FloatTensor') end

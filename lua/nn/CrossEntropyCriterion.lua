@@ -20,7 +20,7 @@ end
 
 local function squeezeTarget(target)
   if type(target) == 'number' then return target end
-  if torch.isTensor(target) and target:nElement() > 1 then return target:squeeze() end
+  if torch.isTensor(target) and target:nElement() > 1 then return target:_squeeze() end
   return target
 end
 
@@ -29,7 +29,7 @@ function CrossEntropyCriterion:updateOutput(input, target)
     error(string.format('nn.CrossEntropyCriterion:updateOutput: input must be a tensor, got %s',
                         torch.type(input)), 2)
   end
-  input = input:squeeze()
+  input = input:_squeeze()
   target = squeezeTarget(target)
   syncSizeAverage(self)
   self.lsm:updateOutput(input)
@@ -41,7 +41,7 @@ end
 
 function CrossEntropyCriterion:updateGradInput(input, target)
   local size = input:size()
-  input = input:squeeze()
+  input = input:_squeeze()
   target = squeezeTarget(target)
   syncSizeAverage(self)
   self.nll:updateGradInput(self.lsm.output, target)

@@ -35,5 +35,5 @@ function ELU:memoryTraits()
 end
 
 function ELU:__tostring__()
-  return torch.type(self) .. string.format('(alpha:%g)', self.alpha)
+  return string.format('%s (alpha:%f)', torch.type(self), self.alpha)   -- Torch7's text
 end

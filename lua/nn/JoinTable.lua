@@ -99,8 +99,4 @@ function JoinTable:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function JoinTable:__tostring__()
-  return string.format('nn.JoinTable(%d)', self.dimension)
-end
-
 return JoinTable

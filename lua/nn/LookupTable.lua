@@ -77,6 +77,3 @@ function LookupTable:memoryTraits()
   return {buffers = {}, needsInput = true, needsOutput = false}
 end
 
-function LookupTable:__tostring__()
-  return torch.type(self) .. string.format('(%d -> %d)', self.weight:size(1), self.weight:size(2))
-end

@@ -91,8 +91,4 @@ function Max:memoryTraits()
   return {buffers = {_indices = 'both'}, needsInput = false, needsOutput = false}
 end
 
-function Max:__tostring__()
-  return string.format('%s(%d)', torch.type(self), self.dimension)
-end
-
 return Max

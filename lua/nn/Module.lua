@@ -37,11 +37,18 @@ function Module:updateOutput(input)
   return self.output
 end
 
+-- runs after the constructor and after torch.load: the module owns its tensors
+function Module:__postinit()
+  utils.own(self)
+end
+
 function Module:forward(input)
+  local _ <close> = utils.ownGuard(self, 'forward')
   return self:updateOutput(input)
 end
 
 function Module:backward(input, gradOutput, scale)
+  local _ <close> = utils.ownGuard(self, 'backward')
   scale = scale or 1
   self:updateGradInput(input, gradOutput)
   self:accGradParameters(input, gradOutput, scale)
@@ -49,6 +56,7 @@ function Module:backward(input, gradOutput, scale)
 end
 
 function Module:backwardUpdate(input, gradOutput, lr)
+  local _ <close> = utils.ownGuard(self, 'backward')
   self:updateGradInput(input, gradOutput)
   self:accUpdateGradParameters(input, gradOutput, lr)
   return self.gradInput
@@ -129,7 +137,7 @@ end
 function Module:clone(...)
   local c = utils.deepCopy(self)
   if select('#', ...) > 0 then c:share(self, ...) end
-  return c
+  return utils.own(c)
 end
 
 function Module:type(tname, tensorCache)
@@ -143,7 +151,7 @@ function Module:type(tname, tensorCache)
     self[key] = utils.recursiveType(param, tname, tensorCache)
   end
   self._type = tname
-  return self
+  return utils.own(self)
 end
 
 function Module:float(...) return self:type('torch.FloatTensor', ...) end
@@ -397,6 +405,10 @@ function Module:getParameters()
     end
   end
   local g = flattenLike(gradParameters, parameters, p)
+  -- the flat tensors hold the module's memory: they outlive any scope
+  torch.detachModuleTensor(p)
+  torch.detachModuleTensor(g)
+  utils.own(self)
   return p, g
 end
 

@@ -49,6 +49,3 @@ function MulConstant:memoryTraits()
           inplace = 'inplace'}
 end
 
-function MulConstant:__tostring__()
-  return torch.type(self) .. string.format('(%g)', self.constant_scalar)
-end

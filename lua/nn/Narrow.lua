@@ -76,8 +76,4 @@ function Narrow:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Narrow:__tostring__()
-  return string.format('nn.Narrow(%d, %d, %d)', self.dimension, self.index, self.length)
-end
-
 return Narrow

@@ -84,8 +84,4 @@ function NarrowTable:memoryTraits()
   return {buffers = {_zeros = 'backward'}, needsInput = false, needsOutput = false}
 end
 
-function NarrowTable:__tostring__()
-  return string.format('nn.NarrowTable(%d, %d)', self.offset, self.length)
-end
-
 return NarrowTable

@@ -86,8 +86,4 @@ function PairwiseDistance:memoryTraits()
           needsInput = true, needsOutput = true}
 end
 
-function PairwiseDistance:__tostring__()
-  return string.format('nn.PairwiseDistance(%g)', self.norm)
-end
-
 return PairwiseDistance

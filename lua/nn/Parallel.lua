@@ -101,6 +101,7 @@ function Parallel:updateGradInput(input, gradOutput)
 end
 
 function Parallel:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   return backward(self, 'backward', input, gradOutput, scale or 1)
 end
 

@@ -51,6 +51,7 @@ function ParallelTable:updateGradInput(input, gradOutput)
 end
 
 function ParallelTable:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   return backward(self, 'backward', input, gradOutput, scale or 1)
 end
 

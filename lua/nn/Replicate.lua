@@ -70,8 +70,4 @@ function Replicate:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Replicate:__tostring__()
-  return string.format('nn.Replicate(%d, %d)', self.nfeatures, self.dim)
-end
-
 return Replicate

@@ -60,8 +60,4 @@ function Select:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Select:__tostring__()
-  return string.format('nn.Select(%d, %d)', self.dimension, self.index)
-end
-
 return Select

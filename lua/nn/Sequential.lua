@@ -86,6 +86,7 @@ function Sequential:accGradParameters(input, gradOutput, scale)
 end
 
 function Sequential:backward(input, gradOutput, scale)
+  local _ <close> = nn.utils.ownGuard(self, 'backward')
   scale = scale or 1
   local current = gradOutput
   for i = #self.modules, 2, -1 do

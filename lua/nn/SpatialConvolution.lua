@@ -64,31 +64,33 @@ local function backCompatibility(self)
     self.padW = self.padW or 0
     self.padH = self.padH or 0
   end
-  if self.weight:dim() == 2 then
-    self.weight = self.weight:view(self.nOutputPlane, self.nInputPlane, self.kH, self.kW)
-  end
-  if self.gradWeight and self.gradWeight:dim() == 2 then
-    self.gradWeight = self.gradWeight:view(self.nOutputPlane, self.nInputPlane, self.kH, self.kW)
-  end
+end
+
+-- the kernels take nOutputPlane x nInputPlane x kH x kW; SpatialConvolutionMM
+-- (and old files) keep nOutputPlane x (nInputPlane*kH*kW): a 4D view of the
+-- same memory, made per call so the module's own tensor is never replaced
+local function as4D(self, w)
+  if w == nil or w:dim() ~= 2 then return w end
+  return w:view(self.nOutputPlane, self.nInputPlane, self.kH, self.kW)
 end
 
 function SpatialConvolution:updateOutput(input)
   backCompatibility(self)
-  C.conv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput)
+  C.conv_updateOutput(self, input, self.output, as4D(self, self.weight), self.bias, self.finput)
   return self.output
 end
 
 function SpatialConvolution:updateGradInput(input, gradOutput)
   if self.gradInput then
     backCompatibility(self)
-    C.conv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput)
+    C.conv_updateGradInput(self, input, gradOutput, self.gradInput, as4D(self, self.weight), self.fgradInput)
     return self.gradInput
   end
 end
 
 function SpatialConvolution:accGradParameters(input, gradOutput, scale)
   backCompatibility(self)
-  C.conv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
+  C.conv_accGradParameters(self, input, gradOutput, as4D(self, self.gradWeight), self.gradBias,
                            self.fgradInput, scale or 1)
 end
 

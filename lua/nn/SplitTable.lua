@@ -96,8 +96,4 @@ function SplitTable:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function SplitTable:__tostring__()
-  return string.format('nn.SplitTable(%d)', self.dimension)
-end
-
 return SplitTable

@@ -40,7 +40,7 @@ function Squeeze:updateOutput(input)
                         utils.shapeString(input)), 0)
   end
   if torch.type(self.output) ~= torch.type(input) then self.output = input.new() end
-  local v = dim and input:squeeze(dim) or input:squeeze()
+  local v = input:_squeeze(dim)
   if keepBatch then v = utils.addSingletonDimension(v, 1) end
   self.output:set(v)
   return self.output
@@ -64,10 +64,6 @@ end
 
 function Squeeze:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
-end
-
-function Squeeze:__tostring__()
-  return 'nn.Squeeze' .. (self.dim and ('(' .. self.dim .. ')') or '')
 end
 
 return Squeeze

@@ -81,8 +81,4 @@ function Sum:memoryTraits()
   return {buffers = {_gradOutput = 'backward'}, needsInput = false, needsOutput = false}
 end
 
-function Sum:__tostring__()
-  return string.format('%s(%d)', torch.type(self), self.dimension)
-end
-
 return Sum

@@ -68,10 +68,4 @@ function Transpose:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = false}
 end
 
-function Transpose:__tostring__()
-  local s = {}
-  for i, p in ipairs(self.permutations) do s[i] = '{' .. p[1] .. ', ' .. p[2] .. '}' end
-  return 'nn.Transpose(' .. table.concat(s, ', ') .. ')'
-end
-
 return Transpose

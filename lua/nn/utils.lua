@@ -146,6 +146,54 @@ function utils.clear(self, ...)
   return self
 end
 
+-- --- module-owned tensors (docs/memory.md) ----------------------------------
+-- A module's output, gradInput, parameters and buffers live as long as the
+-- module, not as long as the dispose scope they were born in: they are
+-- detached from scopes (and counted as 'module' memory) when the module is
+-- built or loaded, and again when forward/backward return (buffers made
+-- lazily, `self.buf = self.buf or input.new()`, are born in the caller's
+-- scope). Only the outermost call of a nest walks the tree, unless an inner
+-- call runs in another scope (a module that opened its own scope).
+
+local C = torch._C
+
+-- detaches every tensor reachable from 'root' (a module, criterion or table)
+function utils.own(root)
+  return torch.detachModuleTensors(root)
+end
+
+local guards = {}          -- open guards, innermost last
+local labelled = setmetatable({}, {__mode = 'k'})  -- module -> phases walked without a scope
+
+local guardMT = {__close = function(g)
+  -- closes are LIFO within a coroutine; search anyway, coroutines interleave
+  local n = #guards
+  while n > 0 and guards[n] ~= g do n = n - 1 end
+  local outer
+  if n > 0 then
+    table.remove(guards, n)
+    outer = guards[n - 1]
+  end
+  if outer == nil or outer.scope ~= g.scope then torch.detachModuleTensors(g.module) end
+end}
+
+-- local _ <close> = utils.ownGuard(self, 'forward'): detaches the module's
+-- tensors when the block ends, also on error. With no scope open only the
+-- first call of each phase walks (to label lazily made buffers 'module').
+function utils.ownGuard(module, phase)
+  local scope = C.currentDisposeScope()
+  if scope == nil then
+    local done = labelled[module]
+    if done and done[phase] then return nil end
+    done = done or {}
+    done[phase] = true
+    labelled[module] = done
+  end
+  local g = setmetatable({module = module, scope = scope or false}, guardMT)
+  guards[#guards + 1] = g
+  return g
+end
+
 -- t1 takes t2's shape (tensors or nested tables of tensors); returns t1
 function utils.recursiveResizeAs(t1, t2)
   if type(t2) == 'table' and not torch.isTensor(t2) then

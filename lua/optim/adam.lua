@@ -41,6 +41,7 @@ function optim.adam(opfunc, x, config, state)
   local biasCorrection2 = 1 - beta2 ^ state.t
   local stepSize = clr * math.sqrt(biasCorrection2) / biasCorrection1
   x:addcdiv(-stepSize, state.m, state.denom)
+  optim._keepState(state)
   return x, {fx}
 end
 

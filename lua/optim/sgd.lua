@@ -100,6 +100,7 @@ function optim.sgd(opfunc, x, config, state)
   end
 
   state.evalCounter = state.evalCounter + 1
+  optim._keepState(state)
   return x, {fx}
 end
 

@@ -632,6 +632,8 @@ local function readTorch(self, index, at)
     end
     for k, v in pairs(var) do obj[k] = v end
   end
+  local post = obj.__postinit   -- as after construction (torch.class)
+  if post then post(obj) end
   return obj
 end
 

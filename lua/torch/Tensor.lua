@@ -63,14 +63,14 @@ end)
 
 define('isTensor', function() return true end)
 
--- t:split(size [, dim]) and t:chunk(n [, dim]): tables of views
-define('split', function(self, size, dim)
+-- t:split(size [, dim]) and t:chunk(n [, dim]): tables of views; as in
+-- Torch7, torch.split(result, t, size [, dim]) fills (emptied) table 'result'
+local function split(self, size, dim, out)
   if math.type(size) ~= 'integer' or size < 1 then
-    error(string.format('split: size must be a positive integer, got %s', tostring(size)), 2)
+    error(string.format('split: size must be a positive integer, got %s', tostring(size)), 3)
   end
   dim = dim or 1
   local n = self:size(dim)
-  local out = {}
   local i = 1
   while i <= n do
     local len = math.min(size, n - i + 1)
@@ -78,16 +78,46 @@ define('split', function(self, size, dim)
     i = i + len
   end
   return out
+end
+
+local function resultTable(t)
+  for k in pairs(t) do t[k] = nil end
+  return t
+end
+
+function torch.split(result, tensor, size, dim)
+  if type(result) == 'table' and not torch.typename(result) then
+    return split(tensor, size, dim, resultTable(result))
+  end
+  if not torch.isTensor(result) then
+    error(string.format("bad argument #1 to 'torch.split' (tensor or table expected, got %s)", torch.type(result)), 2)
+  end
+  return split(result, tensor, size, {})
+end
+
+define('split', function(self, size, dim)
+  if type(self) == 'table' then return torch.split(self, size, dim, nil) end
+  return split(self, size, dim, {})
 end)
 
-define('chunk', function(self, n, dim)
+function torch.chunk(result, tensor, n, dim)
+  local out = {}
+  if type(result) == 'table' and not torch.typename(result) then
+    out = resultTable(result)
+  else
+    result, tensor, n, dim = nil, result, tensor, n
+  end
+  if not torch.isTensor(tensor) then
+    error(string.format("bad argument #1 to 'torch.chunk' (tensor expected, got %s)", torch.type(tensor)), 2)
+  end
   if math.type(n) ~= 'integer' or n < 1 then
     error(string.format('chunk: number of chunks must be a positive integer, got %s', tostring(n)), 2)
   end
   dim = dim or 1
-  local size = math.ceil(self:size(dim) / n)
-  return self:split(size, dim)
-end)
+  return split(tensor, math.ceil(tensor:size(dim) / n), dim, out)
+end
+
+define('chunk', function(self, n, dim) return torch.chunk(self, n, dim) end)
 
 -- Lua-function maps, as Torch7 (per element Lua calls: for convenience, not speed)
 define('apply', function(self, f)
@@ -113,6 +143,22 @@ define('map', function(self, other, f)
   return self
 end)
 
+-- t:map2(a, b, f): t[i] = f(t[i], a[i], b[i]) (a nil result leaves t[i])
+define('map2', function(self, a, b, f)
+  local x, y, z = self:contiguous(), a:contiguous(), b:contiguous()
+  if x:nElement() ~= y:nElement() or x:nElement() ~= z:nElement() then
+    error(string.format('map2: element counts differ: %d, %d and %d', x:nElement(), y:nElement(), z:nElement()), 2)
+  end
+  local sx, ox, sy, oy, sz, oz = x:storage(), x:storageOffset(), y:storage(), y:storageOffset(),
+                                 z:storage(), z:storageOffset()
+  for i = 0, x:nElement() - 1 do
+    local v = f(sx[ox + i], sy[oy + i], sz[oz + i])
+    if v ~= nil then sx[ox + i] = v end
+  end
+  if x ~= self then self:copy(x) end
+  return self
+end)
+
 -- storage helpers
 for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
   local smt = torch._metatables['torch.' .. n .. 'Storage']
@@ -122,6 +168,192 @@ for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
     return t
   end
   smt.type = function(self) return torch.typename(self) end
+end
+
+-- --- Torch7 functions the C layer does not provide -----------------------
+
+local function tname(x) return torch.typename(x) or type(x) end
+
+local function sizesFrom(who, first, ...)
+  if torch.typename(first) == 'torch.LongStorage' then return first:totable() end
+  local out = {first, ...}
+  for i, v in ipairs(out) do
+    if math.type(v) ~= 'integer' and not (type(v) == 'number' and v == math.floor(v)) then
+      error(string.format("bad argument #%d to '%s' (sizes (numbers or a torch.LongStorage) expected, got %s)",
+                          i + 1, who, tname(v)), 3)
+    end
+  end
+  return out
+end
+
+-- squeeze as Torch7: a result of one element from squeeze() (or from
+-- squeeze(dim) of a 1D tensor) is returned as a number. torch.squeeze([res,] x [, dim]).
+for _, tn in ipairs(alltypes) do
+  local mt = tmeta(tn)
+  local view = mt.squeeze
+  mt._squeeze = view      -- always a tensor (nn uses it)
+  mt.squeeze = function(self, a, b)
+    local res, src, dim = nil, self, a
+    if torch.isTensor(a) then res, src, dim = self, a, b end
+    local ok, r = pcall(view, src, dim)
+    if not ok then error((tostring(r):gsub('^[^\n]-:%d+: ', '')), 2) end
+    if res then res:set(r); r = res end
+    if r:dim() == 1 and r:size(1) == 1 and (dim == nil or src:dim() == 1) then return r[1] end
+    return r
+  end
+end
+
+-- t:equal(u): same size and the same elements (Torch7's THTensor_equal)
+define('equal', function(self, other)
+  if not torch.isTensor(other) then
+    error(string.format("bad argument #2 to 'equal' (tensor expected, got %s)", tname(other)), 2)
+  end
+  if not self:isSameSizeAs(other) then return false end
+  if self:nElement() == 0 then return true end
+  return self:eq(other):all()
+end)
+
+-- t:isSize(sizes): the sizes (a torch.LongStorage or table) are t's
+define('isSize', function(self, size)
+  local t = torch.typename(size) == 'torch.LongStorage' and size:totable() or size
+  if type(t) ~= 'table' then
+    error(string.format("bad argument #2 to 'isSize' (torch.LongStorage expected, got %s)", tname(size)), 2)
+  end
+  if #t ~= self:dim() then return false end
+  for i = 1, #t do if t[i] ~= self:size(i) then return false end end
+  return true
+end)
+
+-- [res] repeatTensor([res,] x, sizes...): x tiled sizes[i] times along each
+-- dimension (leading dimensions added when there are more sizes than x has)
+define('repeatTensor', function(result, tensor, ...)
+  if type(tensor) == 'number' or torch.typename(tensor) == 'torch.LongStorage' then
+    return torch.repeatTensor(result.new(), result, tensor, ...)
+  end
+  if not torch.isTensor(tensor) then
+    error(string.format("bad argument #2 to 'repeatTensor' (tensor or sizes expected, got %s)", tname(tensor)), 2)
+  end
+  local size = sizesFrom('repeatTensor', ...)
+  if #size < tensor:dim() then
+    error(string.format("repeatTensor: number of repeat dimensions (%d) can not be smaller than the number of dimensions of the tensor (%d)",
+                        #size, tensor:dim()), 2)
+  end
+  if not tensor:isContiguous() then tensor = tensor:clone() end
+  local xsize = tensor:dim() > 0 and tensor:size():totable() or {}
+  while #xsize < #size do table.insert(xsize, 1, 1) end
+  local rsize = {}
+  for i = 1, #size do
+    if size[i] < 1 then
+      error(string.format("repeatTensor: repeat counts must be positive, got %d for dimension %d", size[i], i), 2)
+    end
+    rsize[i] = xsize[i] * size[i]
+  end
+  local x = tensor.new():set(tensor:storage(), tensor:storageOffset(), torch.LongStorage(xsize))
+  result:resize(torch.LongStorage(rsize))
+  local u = result.new():set(result)
+  for i = 1, #xsize do u = u:unfold(i, xsize[i], xsize[i]) end
+  local ux = {}
+  for _ = 1, u:dim() - #xsize do ux[#ux + 1] = 1 end
+  for i = 1, #xsize do ux[#ux + 1] = xsize[i] end
+  u:copy(x:view(torch.LongStorage(ux)):expandAs(u))
+  return result
+end)
+
+-- [res] diag([res,] x [, k]): the k-th diagonal of a matrix as a vector, or a
+-- matrix with vector x on its k-th diagonal (k > 0 above, k < 0 below)
+define('diag', function(res, x, k)
+  if not torch.isTensor(x) then res, x, k = res.new(), res, x end
+  k = k or 0
+  if math.type(k) ~= 'integer' then
+    error(string.format("bad argument #3 to 'diag' (integer diagonal index expected, got %s)", tname(k)), 2)
+  end
+  if x:dim() == 1 then
+    local n = x:size(1) + math.abs(k)
+    res:resize(n, n):zero()
+    local d = res.new():set(res:storage(), res:storageOffset() + (k >= 0 and k or -k * n),
+                            torch.LongStorage{x:size(1)}, torch.LongStorage{n + 1})
+    d:copy(x)
+    return res
+  elseif x:dim() == 2 then
+    local r, c = x:size(1), x:size(2)
+    local len = k >= 0 and math.min(r, c - k) or math.min(r + k, c)
+    if len <= 0 then
+      error(string.format("diag: diagonal %d out of range for a %dx%d matrix", k, r, c), 2)
+    end
+    local off = x:storageOffset() + (k >= 0 and k * x:stride(2) or -k * x:stride(1))
+    local d = x.new():set(x:storage(), off, torch.LongStorage{len},
+                          torch.LongStorage{x:stride(1) + x:stride(2)})
+    res:resize(len):copy(d)
+    return res
+  end
+  error(string.format("diag: 1D or 2D tensor expected, got %dD", x:dim()), 2)
+end)
+
+-- trace(x): the sum of the diagonal of a matrix
+define('trace', function(self)
+  if self:dim() ~= 2 then
+    error(string.format("trace: 2D tensor expected, got %dD", self:dim()), 2)
+  end
+  if self:nElement() == 0 then return 0 end
+  return self:diag():sum()
+end)
+
+-- [res] tril([res,] x [, k]) / triu: the lower (upper) triangle of a matrix,
+-- from diagonal k on; the other elements are zero
+local function triangle(name, keepBelow)
+  return function(res, x, k)
+    if not torch.isTensor(x) then res, x, k = res.new(), res, x end
+    k = k or 0
+    if math.type(k) ~= 'integer' then
+      error(string.format("bad argument #3 to '%s' (integer diagonal index expected, got %s)", name, tname(k)), 2)
+    end
+    if x:dim() ~= 2 then
+      error(string.format("%s: 2D tensor expected, got %dD", name, x:dim()), 2)
+    end
+    local r, c = x:size(1), x:size(2)
+    -- offset(i, j) = j - i, built by broadcasting a column and a row of indices
+    local off = torch.LongTensor(r, c)
+    off:copy(torch.range(torch.LongTensor(), 1, c):view(1, c):expand(r, c))
+    off:add(-1, torch.range(torch.LongTensor(), 1, r):view(r, 1):expand(r, c))
+    local drop = keepBelow and off:gt(k) or off:lt(k)
+    if res ~= x then res:resizeAs(x):copy(x) end
+    res:maskedFill(drop, 0)
+    return res
+  end
+end
+define('tril', triangle('tril', true))
+define('triu', triangle('triu', false))
+
+-- Torch7's aliases: mod is fmod, cmod is cfmod
+for _, tn in ipairs(alltypes) do
+  local mt = tmeta(tn)
+  mt.mod, mt.cmod = mt.fmod, mt.cfmod
+end
+function torch.mod(...) return torch.fmod(...) end
+function torch.cmod(...) return torch.cfmod(...) end
+
+-- [res] torch.logspace([res,] a, b [, n=100]): n points from 10^a to 10^b
+function torch.logspace(res, a, b, n)
+  if not torch.isTensor(res) then res, a, b, n = torch.Tensor(), res, a, b end
+  torch.linspace(res, a, b, n or 100)
+  return res:copy(torch.pow(10, res))
+end
+define('logspace', function(self, a, b, n) return torch.logspace(self, a, b, n) end)
+
+-- functional forms: torch.f(x, ...) is x:f(...) (with Torch7's optional result first)
+for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs', 'repeatTensor',
+                      'split', 'chunk', 'totable', 'permute', 'transpose', 't', 'narrow', 'select',
+                      'sub', 'unfold', 'squeeze', 'unsqueeze', 'equal', 'diag', 'trace', 'tril',
+                      'triu', 'isSameSizeAs', 'nElement', 'dim', 'nDimension', 'size', 'stride',
+                      'contiguous', 'clone', 'isContiguous', 'storageOffset'} do
+  if torch[name] == nil then
+    torch[name] = function(x, ...)
+      if not torch.isTensor(x) then
+        error(string.format("bad argument #1 to 'torch.%s' (tensor expected, got %s)", name, tname(x)), 2)
+      end
+      return x[name](x, ...)
+    end
+  end
 end
 
 return torch

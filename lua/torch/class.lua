@@ -53,7 +53,17 @@ function torch.class(name, parentName, module)
     __call = function(_, ...)
       local obj = setmetatable({}, mt)
       local init = obj.__init
-      if init then init(obj, ...) end
+      if init then
+        -- called through pcall, as Torch7 called it from C: an error __init
+        -- aims at its caller (error(msg, 2)) carries no position rather
+        -- than this file's
+        local ok, err = pcall(init, obj, ...)
+        if not ok then error(err, 0) end
+      end
+      -- a hook run once the whole constructor chain is done (nn: the
+      -- module's tensors become module-owned, docs/memory.md)
+      local post = obj.__postinit
+      if post then post(obj) end
       return obj
     end,
     __tostring = function() return name end})

@@ -108,10 +108,11 @@ local function tensor_tostring(self)
   local tname = torch.typename(self)
   if self:isFreed() then return '[' .. tname .. ' (freed)]\n' end
   local nd = self:dim()
-  if nd == 0 then return '[' .. tname .. ' with no dimension]\n' end
-  local footer = '[' .. tname .. ' of size ' .. sizestr(self) .. ']\n'
   local n = self:nElement()
-  if n == 0 then return footer end
+  -- in Torch7 a tensor without elements has no dimension (a size-0
+  -- dimension collapsed them all): print it as Torch7 did
+  if nd == 0 or n == 0 then return '[' .. tname .. ' with no dimension]\n' end
+  local footer = '[' .. tname .. ' of size ' .. sizestr(self) .. ']\n'
 
   -- the values in row-major order: element k (1-based) is s[off + k]
   local flat = self:contiguous()

@@ -24,4 +24,9 @@ function torch.randn(...) return R.randn(defaultdtype(), ...) end
 -- torch.randperm([res,] [gen,] n): a random permutation of 1..n
 function torch.randperm(...) return R.randperm(defaultdtype(), ...) end
 
+-- method forms, as Torch7: x:rand(2, 3), x:randn(...), x:randperm(n) resize x and fill it
+for _, name in ipairs{'rand', 'randn', 'randperm'} do
+  torch._defineTensorMethod(name, function(self, ...) return torch[name](self, ...) end)
+end
+
 return torch

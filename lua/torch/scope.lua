@@ -24,15 +24,21 @@ torch.getMemoryCategory = C.getMemoryCategory
 -- lazily while a scope is open (cheap: tensors already detached stay so).
 function torch.detachModuleTensors(root)
   local seen = {}
+  local own = C.ownIfTensor   -- live tensors only; other userdata left alone
   local function walk(v)
-    if torch.isTensor(v) then
-      if not v:isFreed() then C.detachModuleTensor(v) end
-    elseif type(v) == 'table' and not seen[v] then
-      seen[v] = true
-      for _, x in pairs(v) do walk(x) end
+    if seen[v] then return end
+    seen[v] = true
+    if type(v) == 'table' then
+      for _, x in pairs(v) do
+        local tx = type(x)
+        if tx == 'table' or tx == 'userdata' then walk(x) end
+      end
+    else
+      own(v)
     end
   end
-  walk(root)
+  local tr = type(root)
+  if tr == 'table' or tr == 'userdata' then walk(root) end
   return root
 end
 

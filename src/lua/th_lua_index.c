@@ -128,6 +128,12 @@ static int l_maskedcopy(lua_State *L) {
 }
 
 /* [res] t:maskedSelect(mask) | res:maskedSelect(src, mask) */
+/* Torch7 had no size-0 dimensions: a result without elements had no
+   dimension at all (x[mask] selecting nothing, nonzero finding nothing) */
+static void collapse_empty(th_tensor *r) {
+  if (r->ndim > 0 && th_tensor_numel(r) == 0) (void)th_tensor_set(r, r->storage, 0, 0, NULL, NULL);
+}
+
 static int l_maskedselect(lua_State *L) {
   th_tensor *self = th_lua_checktensor(L, 1, "maskedSelect");
   int res_form = th_lua_totensor(L, 2) != NULL && th_lua_totensor(L, 3) != NULL;
@@ -135,6 +141,7 @@ static int l_maskedselect(lua_State *L) {
   th_tensor *mask = checkmask(L, res_form ? 3 : 2, "maskedSelect");
   th_tensor *r = result_for(L, res_form, src->dtype, "maskedSelect");
   th_lua_check(L, th_tensor_masked_select(r, src, mask), "maskedSelect");
+  collapse_empty(r);
   return 1;
 }
 
@@ -145,6 +152,7 @@ static int l_nonzero(lua_State *L) {
   th_tensor *src = res_form ? th_lua_checktensor(L, 2, "nonzero") : self;
   th_tensor *r = result_for(L, res_form, TH_LONG, "nonzero");
   th_lua_check(L, th_tensor_nonzero(r, src), "nonzero");
+  collapse_empty(r);
   return 1;
 }
 
@@ -268,11 +276,12 @@ static int l_sort(lua_State *L) {
   return 2;
 }
 
-/* [resval, resind] torch.topk([resval, resind,] x, k [, dim] [, dir] [, sort]) */
+/* [resval, resind] torch.topk([resval, resind,] x [, k=1] [, dim] [, dir] [, sort]) */
 static int l_topk(lua_State *L) {
   th_tensor *vals, *inds, *x;
   int a = sort_args(L, "topk", 4, &vals, &inds, &x), dim, largest;
-  int64_t k = th_lua_checkint(L, a, "topk", "k");
+  /* k defaults to 1, as in Torch7 */
+  int64_t k = lua_isnoneornil(L, a) ? 1 : th_lua_checkint(L, a, "topk", "k");
   if (lua_isboolean(L, a + 1)) {  /* x:topk(k, dir [, sort]): dim omitted */
     dim = lastdim(L, a + 1, x, "topk");
     largest = lua_toboolean(L, a + 1);

@@ -663,15 +663,38 @@ static int sc_getcategory(lua_State *L) {
    labelled. */
 static int sc_detachmodule(lua_State *L) {
   const char *fname = "torch.detachModuleTensor";
+  th_tensor *t;
   lua_settop(L, 1);
-  if (th_lua_totensor(L, 1) != NULL) {
-    th_lua_checktensor(L, 1, fname);
+  t = th_lua_totensor(L, 1);
+  if (t != NULL) {
+    if (t->flags & TH_TENSOR_FREED) th_lua_checktensor(L, 1, fname);  /* raises */
     if (push_owner(L, 1)) move_out(L, 2, 1, 0);
     lua_settop(L, 1);
+    /* nn walks its modules after every forward/backward in a scope: a tensor
+       already labelled and remembered costs one lookup */
+    if (t->storage != NULL && t->storage->cat == TH_MEM_MODULE) {
+      int known;
+      lua_rawgetp(L, LUA_REGISTRYINDEX, &MODULE_KEY);
+      lua_pushvalue(L, 1);
+      known = lua_rawget(L, -2) != LUA_TNIL;
+      lua_settop(L, 1);
+      if (known) return 1;
+    }
   }
   th_storage_set_category(category_storage(L, 1, fname), TH_MEM_MODULE);
   set_module_owned(L, 1, 1);
   return 1;
+}
+
+/* C.ownIfTensor(x): torch.detachModuleTensor(x) for a live tensor; anything
+   else (a storage, a freed tensor, any other value) is left alone. The
+   walker of torch.detachModuleTensors calls it on every userdata it meets. */
+static int sc_ownquiet(lua_State *L) {
+  th_tensor *t;
+  lua_settop(L, 1);
+  t = th_lua_totensor(L, 1);
+  if (t == NULL || (t->flags & TH_TENSOR_FREED)) return 0;
+  return sc_detachmodule(L);
 }
 
 static const luaL_Reg scope_methods[] = {
@@ -685,6 +708,7 @@ static const luaL_Reg scope_funcs[] = {
     {"tensorDisposeScope", t_scope}, {"moveToOuterDisposeScope", t_movetoouter},
     {"detachFromDisposeScope", t_detach}, {"setMemoryCategory", sc_setcategory},
     {"getMemoryCategory", sc_getcategory}, {"detachModuleTensor", sc_detachmodule},
+    {"ownIfTensor", sc_ownquiet},
     {NULL, NULL}};
 
 void th_lua_open_scope(lua_State *L, int C) {

@@ -189,6 +189,10 @@ static int t_new(lua_State *L) {
       th_lua_argerror(L, 1, fname, "sizes, a table, a tensor or a storage expected, got %s",
                       th_lua_typename(L, 1));
     n = checksizes_only(L, 1, size, fname);
+    /* Torch7 cut the sizes at the first 0: torch.Tensor(0) has no
+       dimension. (A later 0, as in (3, 0), made Torch7 drop it and keep
+       junk elements; here it stays a size-0 dimension.) */
+    if (n > 0 && size[0] == 0) n = 0;
     th_lua_check(L, th_tensor_resize(t, n, size), fname);
   }
   lua_settop(L, tidx);
