@@ -1,6 +1,7 @@
 -- optnet: trace-based memory optimizer for nn nets (OptNet's API, extended).
 --   optnet.optimizeMemory(net, input, opts)   opts: inplace, mode, reuseBuffers,
---       removeGradParams, shareInput, reuse, planner, verbose
+--       removeGradParams, shareInput, reuse, planner, budgetMs, verbose,
+--       smallTrace, recompute, verify
 --   optnet.removeOptimization(net)
 --   optnet.countUsedMemory(net[, input[, opts]])
 -- How: optnet.trace runs one pass recording storage lifetimes, optnet.plan
@@ -11,13 +12,15 @@ local walk = require 'optnet.walk'
 local trace = require 'optnet.trace'
 local plan = require 'optnet.plan'
 local apply = require 'optnet.apply'
+local recompute = require 'optnet.recompute'
 
 local optnet = {}
 local active = setmetatable({}, {__mode = 'k'})  -- net -> optimization state
 
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
-                  planner = 'best', verbose = false, smallTrace = true}
+                  planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
+                  verify = false}
 
 local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
@@ -49,6 +52,16 @@ local function options(fname, opts)
   if o.mode ~= 'inference' and o.mode ~= 'training' then
     fail(fname, "mode must be 'inference' or 'training', got %s", tostring(o.mode))
   end
+  local rc = o.recompute
+  if not (rc == 'none' or rc == 'cheap' or rc == 'sqrt' or (math.type(rc) == 'integer' and rc > 0)) then
+    fail(fname, "recompute must be 'none', 'cheap', 'sqrt' or a byte budget (a positive integer), got %s",
+      tostring(rc))
+  end
+  if rc ~= 'none' and o.mode ~= 'training' then
+    fail(fname, "recompute needs mode = 'training' (inference keeps no activation for backward), got mode = '%s'",
+      o.mode)
+  end
+  if type(o.verify) ~= 'boolean' then fail(fname, 'verify must be true or false, got %s', tostring(o.verify)) end
   return o
 end
 
@@ -119,7 +132,10 @@ local function chooseInplace(rec, p)
       for id in pairs(st.inputIds) do
         if not movable[id] then ok = false break end
         for s2 = step + 1, rec.nSteps do
-          if rec.steps[s2].module ~= m and rec.uses[s2] and rec.uses[s2][id] then ok = false break end
+          -- a forward step after the forward pass re-computes (optnet.recompute)
+          -- from this very input, even when it is this module's own
+          local other = rec.steps[s2].module ~= m or (s2 > rec.nForward and rec.steps[s2].kind == 'forward')
+          if other and rec.uses[s2] and rec.uses[s2][id] then ok = false break end
         end
         if not ok then break end
       end
@@ -191,9 +207,8 @@ local function tracePass(net, modules, input, o, restoreState)
   return rec, needs, false
 end
 
-local function optimize(net, input, o)
-  local modules = walk.modules(net)
-  local restoreState = snapshotState(modules)
+-- traces, chooses in-place modules, traces again if it did, and plans
+local function planPass(net, modules, input, o, restoreState)
   local rec, needs, scaled = tracePass(net, modules, input, o, restoreState)
   local p = plan.intervals(rec, net, input, o, needs)
   local inplaced = {}
@@ -211,16 +226,65 @@ local function optimize(net, input, o)
   end
   local result = plan.solve(p, o)
   result.scaled = scaled
+  return rec, p, result, inplaced
+end
+
+local function undoInplace(inplaced)
+  for _, s in ipairs(inplaced) do
+    s.module[s.flag] = false
+    -- it wrote into its input; give it a private output again
+    s.module.output:set(s.module.output:clone())
+  end
+end
+
+local function arenaBytes(result)
+  local n = 0
+  for _, v in pairs(result.arena) do n = n + v end
+  return n
+end
+
+-- recompute = <bytes>: the cheapest segmentation, in the order none,
+-- cheap, sqrt, whose planned activation arena fits the budget
+local LADDER = {'none', 'cheap', 'sqrt'}
+
+local function optimize(net, input, o)
+  local modules = walk.modules(net)
+  local restoreState = snapshotState(modules)
+  local rc, undoRc = o.recompute, nil
+  local rec, p, result, inplaced
+  local tries = type(rc) == 'number' and LADDER or {rc}
+  local tried = {}
+  for i, how in ipairs(tries) do
+    if how ~= 'none' then undoRc = recompute.install(net, how) end
+    modules = walk.modules(net)
+    rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+    result.recompute = how
+    local bytes = arenaBytes(result)
+    tried[#tried + 1] = string.format('%s: %d', how, bytes)
+    if type(rc) ~= 'number' or bytes <= rc then break end
+    if i == #tries then
+      undoInplace(inplaced)
+      if undoRc then recompute.uninstall(undoRc) end
+      error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
+        .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
+    end
+    undoInplace(inplaced)
+    if undoRc then recompute.uninstall(undoRc) end
+    undoRc = nil
+  end
+  modules = walk.modules(net)
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
-                 result = result, signature = signature(input), nSteps = rec.nSteps}
+                 result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
+                 nForward = rec.nForward}
   if o.mode == 'inference' then
     if o.removeGradParams then state.gradParams = apply.dropGradParams(modules) end
     state.blocked = blockBackward(modules)
   end
-  -- a new input shape re-plans before running (never wrong numbers)
   local rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawUpdateOutput = rawUpdateOutput
+  if o.verify then state.verify = apply.verifier(modules, p, arenas, rec.nSteps) end
+  -- a new input shape re-plans before running (never wrong numbers)
   local classUpdateOutput = net.updateOutput
   net.updateOutput = function(self, x)
     local st = active[self]
@@ -230,6 +294,7 @@ local function optimize(net, input, o)
       optimize(self, x, st.opts)
       return self:updateOutput(x)
     end
+    if st and st.verify then st.verify.step = 0 end
     return classUpdateOutput(self, x)
   end
   active[net] = state
@@ -261,14 +326,13 @@ function optnet.removeOptimization(net)
   end
   active[net] = nil
   rawset(net, 'updateOutput', state.rawUpdateOutput)
+  if state.verify then trace.unwrap(state.verify.saved) end
+  rawset(net, 'updateOutput', state.rawUpdateOutput)
   if state.blocked then unblock(state.blocked) end
   if state.gradParams then apply.restoreGradParams(state.gradParams) end
   apply.unbind(state.bindings)
-  for _, s in ipairs(state.inplaced) do
-    s.module[s.flag] = false
-    -- it wrote into its input; give it a private output again
-    s.module.output:set(s.module.output:clone())
-  end
+  undoInplace(state.inplaced)
+  if state.recompute then recompute.uninstall(state.recompute) end
   state.arenas = nil
   collectgarbage()
   return net
