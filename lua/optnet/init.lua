@@ -163,41 +163,93 @@ local function narrowInput(input, b)
   return r
 end
 
-local function sameOrder(r1, r2)
-  if #r1.order ~= #r2.order or r1.nSteps ~= r2.nSteps then return false end
-  for i, s in ipairs(r1.order) do
-    if r2.order[i].id ~= s.id or r2.order[i].first ~= s.first or r2.order[i].last ~= s.last then return false end
+-- whether two traces ran the same steps and the planned storages (those a
+-- module still holds: keys of needs) in the same order with the same
+-- lifetimes; temporaries (a fresh storage at each pass) are not compared
+local function sameOrder(r1, r2, needs1, needs2)
+  if r1.nSteps ~= r2.nSteps then return false end
+  local function planned(r, needs)
+    local l = {}
+    for _, s in ipairs(r.order) do if needs[s.id] then l[#l + 1] = s end end
+    return l
+  end
+  local o1, o2 = planned(r1, needs1), planned(r2, needs2)
+  if #o1 ~= #o2 then return false end
+  for i, s in ipairs(o1) do
+    if o2[i].id ~= s.id or o2[i].first ~= s.first or o2[i].last ~= s.last then return false end
   end
   return true
 end
 
--- traces the pass. With a batched input of B > 3 samples the net runs at
--- batch 1, 2 and 3 only, and each storage's size at batch B is predicted
--- from them (sizes must be affine in the batch: checked on the third point;
--- batch norm statistics, constant, fit too). So optimizing never runs the
--- unoptimized net at full size, and the process peak stays at the
--- optimized footprint. Anything else traces at full size.
+-- traces at batches b0, b0 + 1, b0 + 2 and predicts each storage's size at
+-- batch B from the three sizes n1 <= n2 <= n3: affine (n3 - n2 = n2 - n1)
+-- is extrapolated; grown then flat (n2 = n3) is a per-thread buffer that
+-- reached the thread count T and stays; flat throughout is a per-thread
+-- buffer already at T threads when it is larger than at batch 1 (a fourth,
+-- tiny trace), else batch independent or a per-thread buffer still at one
+-- thread (kernels use one thread below some work per batch), and then it is
+-- given T times its size, safe either way. Anything else (or a changed step
+-- order) gives nil.
+local function scaledTrace(net, modules, input, o, restoreState, B, b0, T)
+  trace.run(net, narrowInput(input, 1), o.mode)
+  local single = plan.needs(modules)
+  restoreState()
+  local recs, needs = {}, {}
+  for i = 1, 3 do
+    recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
+    needs[i] = plan.needs(modules)
+    restoreState()
+  end
+  if not (sameOrder(recs[1], recs[2], needs[1], needs[2]) and sameOrder(recs[2], recs[3], needs[2], needs[3])) then
+    return nil
+  end
+  local isBuffer = {}
+  for _, m in ipairs(modules) do
+    walk.moduleTensors(m, function(t, role)
+      local id = t:_storageId()
+      if id and role == 'buffer' then isBuffer[id] = true end
+    end)
+  end
+  local predicted = {}
+  for id, n3 in pairs(needs[3]) do
+    local n1, n2 = needs[1][id], needs[2][id]
+    if not n1 or not n2 or n2 < n1 or n3 < n2 then return nil end
+    if n1 == n3 then
+      local atOne = not single[id] or single[id] >= n3
+      predicted[id] = (isBuffer[id] and atOne) and n3 * T or n3
+    elseif n3 - n2 == n2 - n1 then
+      predicted[id] = n1 + (n2 - n1) * (B - b0)
+    elseif n3 == n2 then
+      predicted[id] = n3
+    else
+      return nil
+    end
+  end
+  return recs[3], predicted
+end
+
+-- traces the pass. With a batched input of B samples the net runs at three
+-- small batches only and each storage's size at batch B is predicted from
+-- them, so optimizing never runs the unoptimized net at full size and the
+-- process peak stays at the optimized footprint. The small batches start at
+-- twice the thread count T: per-thread buffers (a convolution's im2col
+-- columns) hold min(batch, T) samples (one below some work per batch),
+-- constant from there on; see scaledTrace for the rules. When the sizes do
+-- not follow them there, the
+-- batches two and four times as far are tried; failing that (or a small or
+-- unbatched input) the trace runs at full size.
 local function tracePass(net, modules, input, o, restoreState)
   local B = batchOf(input)
-  if o.smallTrace ~= false and B and B > 3 then
-    local ok, rec, needs = pcall(function()
-      local recs, needs = {}, {}
-      for b = 1, 3 do
-        recs[b] = trace.run(net, narrowInput(input, b), o.mode)
-        needs[b] = plan.needs(modules)
-        restoreState()
+  if o.smallTrace ~= false and B then
+    local T = math.max(1, torch.getnumthreads and torch.getnumthreads() or 1)
+    for _, b0 in ipairs{2 * T, 4 * T, 8 * T} do
+      if B > b0 + 2 then
+        local ok, rec, needs = pcall(scaledTrace, net, modules, input, o, restoreState, B, b0, T)
+        if ok and rec then return rec, needs, true end
+        if not ok then restoreState() end
       end
-      if not (sameOrder(recs[1], recs[2]) and sameOrder(recs[2], recs[3])) then return nil end
-      local predicted = {}
-      for id, n3 in pairs(needs[3]) do
-        local n1, n2 = needs[1][id], needs[2][id]
-        if not n1 or not n2 or n3 - n2 ~= n2 - n1 or n2 < n1 then return nil end
-        predicted[id] = n1 + (n2 - n1) * (B - 1)
-      end
-      return recs[3], predicted
-    end)
-    if ok and rec then return rec, needs, true end
-    if o.verbose then
+    end
+    if o.verbose and B > 2 * T + 2 then
       io.stderr:write('optnet: sizes are not affine in the batch; tracing at full size\n')
     end
   end
@@ -224,7 +276,9 @@ local function planPass(net, modules, input, o, restoreState)
       p = plan.intervals(rec, net, input, o, needs)
     end
   end
+  local t0 = torch._C.clock()
   local result = plan.solve(p, o)
+  result.planSeconds = torch._C.clock() - t0
   result.scaled = scaled
   return rec, p, result, inplaced
 end
@@ -273,14 +327,17 @@ local function optimize(net, input, o)
     undoRc = nil
   end
   modules = walk.modules(net)
+  -- gradient parameters go before the arenas come, so the two never coexist
+  local gradParams
+  if o.mode == 'inference' and o.removeGradParams then
+    gradParams = apply.dropGradParams(modules)
+    collectgarbage()
+  end
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
-                 nForward = rec.nForward}
-  if o.mode == 'inference' then
-    if o.removeGradParams then state.gradParams = apply.dropGradParams(modules) end
-    state.blocked = blockBackward(modules)
-  end
+                 nForward = rec.nForward, gradParams = gradParams}
+  if o.mode == 'inference' then state.blocked = blockBackward(modules) end
   local rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawUpdateOutput = rawUpdateOutput
   if o.verify then state.verify = apply.verifier(modules, p, arenas, rec.nSteps) end
