@@ -177,7 +177,11 @@ local function swapOut(seg)
   seg.swapped = nil
 end
 
+-- seconds spent re-running forward (all nets), for benchmarks
+recompute.stats = {seconds = 0, runs = 0}
+
 local function rerun(S, seg, input)
+  local t0 = torch._C.clock()
   local saved = {}
   for i, t in ipairs(stateTensors(seg)) do saved[i] = {t, t:clone()} end
   local rng
@@ -193,6 +197,8 @@ local function rerun(S, seg, input)
   for _, s in ipairs(saved) do s[1]:copy(s[2]) end
   if rng then torch.setRNGState(rng) end
   if not ok then error(err, 0) end
+  recompute.stats.seconds = recompute.stats.seconds + (torch._C.clock() - t0)
+  recompute.stats.runs = recompute.stats.runs + 1
 end
 
 local function blocked(S, name)
