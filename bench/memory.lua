@@ -4,8 +4,8 @@
 -- bound for each; the process peak of optimizing; and recompute's trade of
 -- step time for activation memory. One process per measurement.
 -- Writes docs/benchmarks.md, sections "Memory", "Memory planner", "Memory
--- peak of optimizing", "Memory recompute". MEMORY_SECTIONS=tables,peak,recompute
--- (default all) picks what runs ("tables" gives the first two); MODELS=a,b
+-- peak of optimizing", "Memory recompute", "Memory reorder" (bench/reorder.lua).
+-- MEMORY_SECTIONS=tables,peak,recompute,reorder (default all) picks what runs ("tables" gives the first two); MODELS=a,b
 -- limits the nets of tables and recompute.
 local MODELS = {'alexnet', 'vgg-A', 'googlenet', 'resnet-110', 'densenet', 'resnet-50'}
 local SETTINGS = {
@@ -33,7 +33,7 @@ local function pct(a, b)
 end
 
 local want = {}
-for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute'):gmatch('[^,]+') do want[w] = true end
+for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder'):gmatch('[^,]+') do want[w] = true end
 local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
 local stamp = string.format('%s, commit %s', os.date('!%Y-%m-%d'), commit)
 local function md(title, text) require('bench.mdsection').write(here .. '/docs/benchmarks.md', title, text) end
@@ -151,4 +151,9 @@ if want.recompute then
     .. 'and the re-computed copies; parameters not included); step = forward + backward, fastest of 3 '
     .. 'after a warm-up (shared machine: times are noisy). none = the optimized net without '
     .. 'recompute.\n\n%s\n', stamp, text))
+end
+
+if want.reorder then
+  io.stderr:write('reorder ...\n')
+  io.write(sh(string.format('%s/bin/th %s/bench/reorder.lua', here, here)))
 end

@@ -1,7 +1,7 @@
 -- optnet: trace-based memory optimizer for nn nets (OptNet's API, extended).
 --   optnet.optimizeMemory(net, input, opts)   opts: inplace, mode, reuseBuffers,
 --       removeGradParams, shareInput, reuse, planner, budgetMs, verbose,
---       smallTrace, recompute, verify
+--       smallTrace, recompute, reorder, verify
 --   optnet.removeOptimization(net)
 --   optnet.countUsedMemory(net[, input[, opts]])
 -- How: optnet.trace runs one pass recording storage lifetimes, optnet.plan
@@ -13,6 +13,7 @@ local trace = require 'optnet.trace'
 local plan = require 'optnet.plan'
 local apply = require 'optnet.apply'
 local recompute = require 'optnet.recompute'
+local reorder = require 'optnet.reorder'
 
 local optnet = {}
 local active = setmetatable({}, {__mode = 'k'})  -- net -> optimization state
@@ -20,7 +21,7 @@ local active = setmetatable({}, {__mode = 'k'})  -- net -> optimization state
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
                   planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
-                  verify = false}
+                  verify = false, reorder = false}
 
 local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
@@ -62,6 +63,7 @@ local function options(fname, opts)
       o.mode)
   end
   if type(o.verify) ~= 'boolean' then fail(fname, 'verify must be true or false, got %s', tostring(o.verify)) end
+  if type(o.reorder) ~= 'boolean' then fail(fname, 'reorder must be true or false, got %s', tostring(o.reorder)) end
   return o
 end
 
@@ -297,6 +299,41 @@ local function arenaBytes(result)
   return n
 end
 
+-- planPass, and with opts.reorder the branch orders of optnet.reorder: each
+-- is traced and planned, the smallest arena wins and is planned again.
+-- Returns rec, p, result, inplaced, and the reorder undo state (or nil)
+local function planOrdered(net, input, o, restoreState)
+  local modules = walk.modules(net)
+  local rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+  result.reorder = 'module'
+  if not o.reorder then return rec, p, result, inplaced end
+  local bytes = reorder.branchBytes(net, rec, p)
+  local best, bestArena = 'module', arenaBytes(result)
+  local tried, ranAny = {module = bestArena}, false
+  for _, strategy in ipairs(reorder.STRATEGIES) do
+    local perms = reorder.perms(net, strategy, bytes)
+    if perms and next(perms) then
+      ranAny = true
+      undoInplace(inplaced)
+      inplaced = {}
+      local undo = reorder.install(perms)
+      local _, _, r2, inp2 = planPass(net, modules, input, o, restoreState)
+      tried[strategy] = arenaBytes(r2)
+      if tried[strategy] < bestArena then best, bestArena = strategy, tried[strategy] end
+      undoInplace(inp2)
+      reorder.uninstall(undo)
+    end
+  end
+  local undo
+  if best ~= 'module' then undo = reorder.install(reorder.perms(net, best, bytes)) end
+  if ranAny then
+    -- the candidates undid the first plan's in-place choices: plan the winner again
+    rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+  end
+  result.reorder, result.reorderTried = best, tried
+  return rec, p, result, inplaced, undo
+end
+
 -- recompute = <bytes>: the cheapest segmentation, in the order none,
 -- cheap, sqrt, whose planned activation arena fits the budget
 local LADDER = {'none', 'cheap', 'sqrt'}
@@ -304,18 +341,20 @@ local LADDER = {'none', 'cheap', 'sqrt'}
 local function optimize(net, input, o)
   local modules = walk.modules(net)
   local restoreState = snapshotState(modules)
-  local rc, undoRc = o.recompute, nil
+  local rc, undoRc, undoRo = o.recompute, nil, nil
   local rec, p, result, inplaced
   local tries = type(rc) == 'number' and LADDER or {rc}
   local tried = {}
   for i, how in ipairs(tries) do
     if how ~= 'none' then undoRc = recompute.install(net, how) end
     modules = walk.modules(net)
-    rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+    rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
     result.recompute = how
     local bytes = arenaBytes(result)
     tried[#tried + 1] = string.format('%s: %d', how, bytes)
     if type(rc) ~= 'number' or bytes <= rc then break end
+    if undoRo then reorder.uninstall(undoRo) end
+    undoRo = nil
     if i == #tries then
       undoInplace(inplaced)
       if undoRc then recompute.uninstall(undoRc) end
@@ -336,7 +375,7 @@ local function optimize(net, input, o)
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
-                 nForward = rec.nForward, gradParams = gradParams}
+                 nForward = rec.nForward, gradParams = gradParams, reorder = undoRo}
   if o.mode == 'inference' then state.blocked = blockBackward(modules) end
   local rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawUpdateOutput = rawUpdateOutput
@@ -390,6 +429,7 @@ function optnet.removeOptimization(net)
   apply.unbind(state.bindings)
   undoInplace(state.inplaced)
   if state.recompute then recompute.uninstall(state.recompute) end
+  if state.reorder then reorder.uninstall(state.reorder) end
   state.arenas = nil
   collectgarbage()
   return net
