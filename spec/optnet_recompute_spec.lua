@@ -107,6 +107,28 @@ for _, case in ipairs{{'resnet cifar', resnet}, {'conv/BN/Dropout net', bnnet}} 
   end)
 end
 
+-- an in-place, not idempotent module right after a boundary: re-running it
+-- would add the constant twice to the kept input
+local function inplaceNet()
+  local net = nn.Sequential()
+  net:add(nn.SpatialConvolution(2, 3, 3, 3, 1, 1, 1, 1)):add(nn.AddConstant(1, true))
+  net:add(nn.SpatialConvolution(3, 3, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(3)):add(nn.Tanh())
+  net:add(nn.SpatialConvolution(3, 2, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(2))
+  net:double()
+  return net, torch.randn(2, 2, 5, 5)
+end
+
+describe('optnet recompute with an in-place module after a boundary', function()
+  for _, how in ipairs{'cheap', 'sqrt'} do
+    it(how .. ': the in-place module is not re-run, numbers identical', function()
+      local net = compare(inplaceNet, {mode = 'training', recompute = how})
+      for _, seg in ipairs(optnet._state(net).recompute.segments) do
+        assert.are_not.equal('nn.AddConstant', torch.typename(seg.seq.modules[seg.from]))
+      end
+    end)
+  end
+end)
+
 describe('optnet recompute API', function()
   it('rejects bad values, inference mode and budgets nothing fits', function()
     local net, input = bnnet()

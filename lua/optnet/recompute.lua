@@ -20,7 +20,8 @@
 -- parameters; module state (batch norm's running statistics) is saved
 -- before the re-run and restored after, so it is updated once per step; the
 -- random generator is rewound for segments holding a stochastic module
--- (Dropout), so the same noise comes out.
+-- (Dropout), so the same noise comes out. A segment never starts with a
+-- module that runs in place on its input (the re-run needs that input).
 --
 -- Segmentations:
 --   'cheap': in every Sequential, each run of cheap modules (batch norm,
@@ -208,9 +209,34 @@ local function blocked(S, name)
   end
 end
 
+-- whether module m, given the segment's input, would overwrite it: a leaf
+-- running in place, or such a leaf where m's input goes first (the first
+-- child of a Sequential, every child of other containers)
+local function startsInplace(m)
+  if type(m.modules) == 'table' then
+    if #m.modules == 0 then return false end
+    if isSequential(m) then return startsInplace(m.modules[1]) end
+    for _, c in ipairs(m.modules) do if startsInplace(c) then return true end end
+    return false
+  end
+  local flag = walk.traits(m).inplace
+  return flag ~= nil and m[flag] == true
+end
+
+-- a segment may not start with a module that overwrites its input: the
+-- re-run needs that input as it was
+local function trimmed(segs)
+  local out = {}
+  for _, seg in ipairs(segs) do
+    while seg.from < seg.to and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
+    if seg.from < seg.to then out[#out + 1] = seg end
+  end
+  return out
+end
+
 -- installs the segments on their Sequentials; returns the undo state
 function recompute.install(net, how)
-  local segs = recompute.segments(net, how)
+  local segs = trimmed(recompute.segments(net, how))
   local bySeq, order = {}, {}
   for _, seg in ipairs(segs) do
     local S = seg.seq
