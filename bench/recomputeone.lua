@@ -22,8 +22,15 @@ local net, input = require('models.' .. cfg[1])(opts)
 net:training()
 optnet.optimizeMemory(net, input, {mode = 'training', recompute = how})
 local st = optnet._state(net)
+-- a gradOutput like the output (googlenet's is a table: aux classifiers)
+local function gradOf(out)
+  if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
+  local g = {}
+  for i, v in ipairs(out) do g[i] = gradOf(v) end
+  return g
+end
 local out = net:forward(input)
-local g = out:clone():fill(1 / out:nElement())
+local g = gradOf(out)
 net:backward(input, g)
 local best = math.huge
 for _ = 1, steps do
