@@ -5,14 +5,7 @@ require 'torch'
 require 'nn'
 local optnet = require 'optnet'
 
-local CONFIGS = {
-  alexnet = {'alexnet', {}},
-  ['vgg-A'] = {'vgg', {modelType = 'A'}},
-  googlenet = {'googlenet', {}},
-  ['resnet-110'] = {'resnet', {dataset = 'cifar10', depth = 110}},
-  densenet = {'densenet', {dataset = 'cifar10', depth = 100, growthRate = 12}},
-  ['resnet-50'] = {'resnet', {dataset = 'imagenet', depth = 50}},
-}
+local CONFIGS = require 'bench.memconfigs'
 
 local name, batch, mode, ty = arg[1], tonumber(arg[2]), arg[3], arg[4]
 local cfg = CONFIGS[name]
@@ -49,5 +42,14 @@ parts[#parts + 1] = string.format('lower_bound=%d lower_bound_activations=%d', a
 local st = optnet._state(net)
 local arena = 0
 for _, v in pairs(st.result.arena) do arena = arena + v end
-parts[#parts + 1] = string.format('arena=%d', arena)
+local lb = 0
+for _, v in pairs(st.result.lowerBound) do lb = lb + v end
+-- plans are deterministic: planning the same intervals again gives the same offsets
+local offsets = {}
+for i, e in ipairs(st.plan.entries) do offsets[i] = e.offset end
+require('optnet.plan').solve(st.plan, st.opts)
+local same = 1
+for i, e in ipairs(st.plan.entries) do if e.offset ~= offsets[i] then same = 0 end end
+parts[#parts + 1] = string.format('arena=%d bound=%d plan_ms=%.1f tensors=%d deterministic=%d', arena, lb,
+  st.result.planSeconds * 1000, #st.plan.entries, same)
 print(table.concat(parts, ' '))

@@ -1,7 +1,12 @@
 -- make bench-memory: what optnet saves, per category, in OptNet's README
 -- table format, for (a) inference batch 1 double, (b) inference batch 128
--- float, (c) training batch 64 float. One process per measurement.
--- Writes docs/benchmarks.md (section "Memory").
+-- float, (c) training batch 64 float; the planner's arena against the lower
+-- bound for each; the process peak of optimizing; and recompute's trade of
+-- step time for activation memory. One process per measurement.
+-- Writes docs/benchmarks.md, sections "Memory", "Memory planner", "Memory
+-- peak of optimizing", "Memory recompute", "Memory reorder" (bench/reorder.lua).
+-- MEMORY_SECTIONS=tables,peak,recompute,reorder (default all) picks what runs ("tables" gives the first two); MODELS=a,b
+-- limits the nets of tables and recompute.
 local MODELS = {'alexnet', 'vgg-A', 'googlenet', 'resnet-110', 'densenet', 'resnet-50'}
 local SETTINGS = {
   {'(a) inference, batch 1, double', 1, 'inference', 'double'},
@@ -27,18 +32,30 @@ local function pct(a, b)
   return string.format('%+.0f%%', 100 * (b - a) / a)
 end
 
+local want = {}
+for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder'):gmatch('[^,]+') do want[w] = true end
+local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
+local stamp = string.format('%s, commit %s', os.date('!%Y-%m-%d'), commit)
+local function md(title, text) require('bench.mdsection').write(here .. '/docs/benchmarks.md', title, text) end
+local function run(script, args)
+  local out = sh(string.format('%s/bin/th %s/bench/%s %s 2>&1', here, here, script, args))
+  local v = {}
+  for k, x in out:gmatch('([%w_]+)=([%w%.%-]+)') do v[k] = tonumber(x) or x end
+  return v, out
+end
+
 local sections = {}
+local planner = {'| setting | network | tensors | arena (MB) | lower bound (MB) | arena / bound | plan (ms) | deterministic |',
+                 '|---|---|---|---|---|---|---|---|'}
 local total, n = #MODELS * #SETTINGS, 0
-for _, s in ipairs(SETTINGS) do
+for _, s in ipairs(want.tables and SETTINGS or {}) do
   local lines = {'### ' .. s[1], '',
     '| network | category | before (MB) | after (MB) | lower bound (MB) | relative save |',
     '|---|---|---|---|---|---|'}
   for _, m in ipairs(MODELS) do
     n = n + 1
     io.stderr:write(string.format('\r[%d/%d] %-10s %s ...            ', n, total, m, s[1]))
-    local out = sh(string.format('%s/bin/th %s/bench/memone.lua %s %d %s %s 2>&1', here, here, m, s[2], s[3], s[4]))
-    local v = {}
-    for k, x in out:gmatch('([%w_]+)=([%w%.%-]+)') do v[k] = tonumber(x) or x end
+    local v, out = run('memone.lua', string.format('%s %d %s %s', m, s[2], s[3], s[4]))
     if not v.after_total_size then
       io.stderr:write('\n' .. m .. ' failed:\n' .. out .. '\n')
       lines[#lines + 1] = string.format('| %s | (failed) | | | | |', m)
@@ -54,15 +71,89 @@ for _, s in ipairs(SETTINGS) do
         MB(v.lower_bound_activations), pct(ab, aa), aa / math.max(1, v.lower_bound_activations))
       lines[#lines + 1] = string.format('| %s | total | %s | %s | %s | %s |', m, MB(v.before_total_size),
         MB(v.after_total_size), MB(v.lower_bound), pct(v.before_total_size, v.after_total_size))
+      planner[#planner + 1] = string.format('| %s | %s | %d | %s | %s | %.4f | %.1f | %s |', s[1], m, v.tensors,
+        MB(v.arena), MB(v.bound), v.arena / math.max(1, v.bound), v.plan_ms, v.deterministic == 1 and 'yes' or 'NO')
     end
   end
   sections[#sections + 1] = table.concat(lines, '\n')
 end
-io.stderr:write('\n')
-local body = table.concat(sections, '\n\n')
-print(body)
-local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
-local text = string.format('## Memory\n\n%s, commit %s. before = the unoptimized net after one pass '
-  .. '(countUsedMemory), after = optimized, lower bound = most activation bytes alive at one step '
-  .. '(plus parameters and state for the total). MB = MiB.\n\n%s\n', os.date('!%Y-%m-%d'), commit, body)
-require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Memory', text)
+if want.tables then
+  io.stderr:write('\n')
+  local body = table.concat(sections, '\n\n')
+  print(body)
+  md('Memory', string.format('## Memory\n\n%s. before = the unoptimized net after one pass '
+    .. '(countUsedMemory), after = optimized, lower bound = most activation bytes alive at one step '
+    .. '(plus parameters and state for the total). MB = MiB.\n\n%s\n', stamp, body))
+  local ptext = table.concat(planner, '\n')
+  print(ptext)
+  md('Memory planner', string.format('## Memory planner\n\n%s. The activation arena the planner places '
+    .. '(all pools) against its lower bound (the most bytes alive at one step), default options '
+    .. '(planner best, budgetMs 50); deterministic = planning the same intervals again gives the same '
+    .. 'offsets.\n\n%s\n', stamp, ptext))
+end
+
+-- the process peak of optimizing: VmHWM of optimize + one step against one
+-- step of the optimized net (bench/peakone.lua), fresh processes
+if want.peak then
+  local rows = {'| network | mode | batch | after building | optimize + step (small trace) | '
+    .. 'optimize + step (full-size trace) | one step, optimized | one step, unoptimized | '
+    .. 'small-trace peak / max(built, optimized step) |', '|---|---|---|---|---|---|---|---|---|'}
+  for _, c in ipairs{{'resnet-110', 64, 'training'}, {'alexnet', 32, 'inference'}} do
+    local r = {}
+    for _, variant in ipairs{'small', 'full', 'plain'} do
+      io.stderr:write(string.format('peak: %s %s %s ...\n', c[1], c[3], variant))
+      local v, out = run('peakone.lua', string.format('%s %d %s float %s', c[1], c[2], c[3], variant))
+      if not v.total_kb then io.stderr:write(out .. '\n') end
+      r[variant] = v
+    end
+    local function kMB(x) return x and string.format('%.0f', x / 1024) or '-' end
+    local sm = r.small
+    local ratio = sm.total_kb and string.format('%.3f', sm.total_kb / math.max(sm.built_kb, sm.step_kb)) or '-'
+    rows[#rows + 1] = string.format('| %s | %s | %d | %s | %s | %s | %s | %s | %s |', c[1], c[3], c[2],
+      kMB(sm.built_kb), kMB(sm.total_kb), kMB(r.full.total_kb), kMB(sm.step_kb), kMB(r.plain.step_kb), ratio)
+  end
+  local text = table.concat(rows, '\n')
+  print(text)
+  md('Memory peak of optimizing', string.format('## Memory peak of optimizing\n\n%s. Resident memory '
+    .. '(MiB, VmHWM of a fresh process, float, 2 threads). after building = resident once net and input '
+    .. 'exist (the peak is reset there: building has its own); optimize + step = peak of '
+    .. 'optnet.optimizeMemory(net, input) and one step, tracing at small batches (default) or at the full '
+    .. 'batch (smallTrace = false, what OptNet does); one step = peak of one more step alone (the peak '
+    .. 'reset before it). In inference, gradWeight/gradBias are dropped, so the optimized step can be '
+    .. 'below what the net held when built.\n\n%s\n', stamp, text))
+end
+
+-- recompute: activation arena and step time for none / cheap / sqrt
+if want.recompute then
+  local BATCH = {['resnet-110'] = 64, densenet = 64, alexnet = 16, ['vgg-A'] = 16, googlenet = 16, ['resnet-50'] = 16}
+  local rows = {'| network | batch | recompute | activations (MB) | vs none | step (s) | vs none |',
+                '|---|---|---|---|---|---|---|'}
+  for _, m in ipairs(MODELS) do
+    local base
+    for _, how in ipairs{'none', 'cheap', 'sqrt'} do
+      io.stderr:write(string.format('recompute: %s %s ...\n', m, how))
+      local v, out = run('recomputeone.lua', string.format('%s %d %s', m, BATCH[m] or 16, how))
+      if not v.arena then
+        io.stderr:write(out .. '\n')
+        rows[#rows + 1] = string.format('| %s | %d | %s | (failed) | | | |', m, BATCH[m] or 16, how)
+      else
+        base = base or (how == 'none' and v)
+        rows[#rows + 1] = string.format('| %s | %d | %s | %s | %s | %.2f | %s |', m, BATCH[m] or 16, how,
+          MB(v.arena), base and string.format('%.2f', v.arena / base.arena) or '-', v.step_s,
+          base and string.format('%.2fx', v.step_s / base.step_s) or '-')
+      end
+    end
+  end
+  local text = table.concat(rows, '\n')
+  print(text)
+  md('Memory recompute', string.format('## Memory recompute\n\n%s. Training, float, 2 threads, '
+    .. 'optimizeMemory with opts.recompute; activations = the planned arena (outputs, gradInputs, buffers '
+    .. 'and the re-computed copies; parameters not included); step = forward + backward, fastest of 3 '
+    .. 'after a warm-up (shared machine: times are noisy). none = the optimized net without '
+    .. 'recompute.\n\n%s\n', stamp, text))
+end
+
+if want.reorder then
+  io.stderr:write('reorder ...\n')
+  io.write(sh(string.format('%s/bin/th %s/bench/reorder.lua', here, here)))
+end

@@ -83,9 +83,38 @@ function apply.unbind(bindings)
     elseif s:size() < need then
       s:resize(need)
     end
+    t:_setLimit(0)
     setView(t, s, b.rel + 1, t:size(), t:stride())
     if t:nElement() > 0 then t:copy(cur) end
   end
+end
+
+-- opts.verify: after every step, the slots of the storages whose last use
+-- it was are filled with NaN (floating point pools; integer pools hold
+-- indices and are left alone). A plan that lets two storages in use at the
+-- same time share bytes then shows as NaN in outputs or gradients instead
+-- of as a silently wrong number. Steps are counted as the trace numbered
+-- them (the same wrappers); the net's forward resets the count.
+function apply.verifier(modules, p, arenas, nSteps)
+  local trace = require 'optnet.trace'
+  local dead = {}
+  for _, e in ipairs(p.entries) do
+    local es = ESIZE[e.dtype]
+    if e.last < nSteps and (e.dtype == 'torch.FloatTensor' or e.dtype == 'torch.DoubleTensor') then
+      local view = torch[e.dtype:match('^torch%.(%a+)$')](arenas[e.pool], e.offset // es + 1, e.bytes // es)
+      dead[e.last] = dead[e.last] or {}
+      table.insert(dead[e.last], view)
+    end
+  end
+  local v = {step = 0, filled = 0}
+  v.saved = trace.wrap(modules, function()
+    v.step = v.step + 1
+    for _, view in ipairs(dead[v.step] or {}) do
+      view:fill(0 / 0)
+      v.filled = v.filled + 1
+    end
+  end)
+  return v
 end
 
 -- inference: drop gradWeight/gradBias, remembering their layout and sharing

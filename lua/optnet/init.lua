@@ -1,6 +1,7 @@
 -- optnet: trace-based memory optimizer for nn nets (OptNet's API, extended).
 --   optnet.optimizeMemory(net, input, opts)   opts: inplace, mode, reuseBuffers,
---       removeGradParams, shareInput, reuse, planner, verbose
+--       removeGradParams, shareInput, reuse, planner, budgetMs, verbose,
+--       smallTrace, recompute, reorder, verify
 --   optnet.removeOptimization(net)
 --   optnet.countUsedMemory(net[, input[, opts]])
 -- How: optnet.trace runs one pass recording storage lifetimes, optnet.plan
@@ -11,13 +12,16 @@ local walk = require 'optnet.walk'
 local trace = require 'optnet.trace'
 local plan = require 'optnet.plan'
 local apply = require 'optnet.apply'
+local recompute = require 'optnet.recompute'
+local reorder = require 'optnet.reorder'
 
 local optnet = {}
 local active = setmetatable({}, {__mode = 'k'})  -- net -> optimization state
 
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
-                  planner = 'best', verbose = false, smallTrace = true}
+                  planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
+                  verify = false, reorder = false}
 
 local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
@@ -49,6 +53,17 @@ local function options(fname, opts)
   if o.mode ~= 'inference' and o.mode ~= 'training' then
     fail(fname, "mode must be 'inference' or 'training', got %s", tostring(o.mode))
   end
+  local rc = o.recompute
+  if not (rc == 'none' or rc == 'cheap' or rc == 'sqrt' or (math.type(rc) == 'integer' and rc > 0)) then
+    fail(fname, "recompute must be 'none', 'cheap', 'sqrt' or a byte budget (a positive integer), got %s",
+      tostring(rc))
+  end
+  if rc ~= 'none' and o.mode ~= 'training' then
+    fail(fname, "recompute needs mode = 'training' (inference keeps no activation for backward), got mode = '%s'",
+      o.mode)
+  end
+  if type(o.verify) ~= 'boolean' then fail(fname, 'verify must be true or false, got %s', tostring(o.verify)) end
+  if type(o.reorder) ~= 'boolean' then fail(fname, 'reorder must be true or false, got %s', tostring(o.reorder)) end
   return o
 end
 
@@ -119,7 +134,10 @@ local function chooseInplace(rec, p)
       for id in pairs(st.inputIds) do
         if not movable[id] then ok = false break end
         for s2 = step + 1, rec.nSteps do
-          if rec.steps[s2].module ~= m and rec.uses[s2] and rec.uses[s2][id] then ok = false break end
+          -- a forward step after the forward pass re-computes (optnet.recompute)
+          -- from this very input, even when it is this module's own
+          local other = rec.steps[s2].module ~= m or (s2 > rec.nForward and rec.steps[s2].kind == 'forward')
+          if other and rec.uses[s2] and rec.uses[s2][id] then ok = false break end
         end
         if not ok then break end
       end
@@ -147,41 +165,93 @@ local function narrowInput(input, b)
   return r
 end
 
-local function sameOrder(r1, r2)
-  if #r1.order ~= #r2.order or r1.nSteps ~= r2.nSteps then return false end
-  for i, s in ipairs(r1.order) do
-    if r2.order[i].id ~= s.id or r2.order[i].first ~= s.first or r2.order[i].last ~= s.last then return false end
+-- whether two traces ran the same steps and the planned storages (those a
+-- module still holds: keys of needs) in the same order with the same
+-- lifetimes; temporaries (a fresh storage at each pass) are not compared
+local function sameOrder(r1, r2, needs1, needs2)
+  if r1.nSteps ~= r2.nSteps then return false end
+  local function planned(r, needs)
+    local l = {}
+    for _, s in ipairs(r.order) do if needs[s.id] then l[#l + 1] = s end end
+    return l
+  end
+  local o1, o2 = planned(r1, needs1), planned(r2, needs2)
+  if #o1 ~= #o2 then return false end
+  for i, s in ipairs(o1) do
+    if o2[i].id ~= s.id or o2[i].first ~= s.first or o2[i].last ~= s.last then return false end
   end
   return true
 end
 
--- traces the pass. With a batched input of B > 3 samples the net runs at
--- batch 1, 2 and 3 only, and each storage's size at batch B is predicted
--- from them (sizes must be affine in the batch: checked on the third point;
--- batch norm statistics, constant, fit too). So optimizing never runs the
--- unoptimized net at full size, and the process peak stays at the
--- optimized footprint. Anything else traces at full size.
+-- traces at batches b0, b0 + 1, b0 + 2 and predicts each storage's size at
+-- batch B from the three sizes n1 <= n2 <= n3: affine (n3 - n2 = n2 - n1)
+-- is extrapolated; grown then flat (n2 = n3) is a per-thread buffer that
+-- reached the thread count T and stays; flat throughout is a per-thread
+-- buffer already at T threads when it is larger than at batch 1 (a fourth,
+-- tiny trace), else batch independent or a per-thread buffer still at one
+-- thread (kernels use one thread below some work per batch), and then it is
+-- given T times its size, safe either way. Anything else (or a changed step
+-- order) gives nil.
+local function scaledTrace(net, modules, input, o, restoreState, B, b0, T)
+  trace.run(net, narrowInput(input, 1), o.mode)
+  local single = plan.needs(modules)
+  restoreState()
+  local recs, needs = {}, {}
+  for i = 1, 3 do
+    recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
+    needs[i] = plan.needs(modules)
+    restoreState()
+  end
+  if not (sameOrder(recs[1], recs[2], needs[1], needs[2]) and sameOrder(recs[2], recs[3], needs[2], needs[3])) then
+    return nil
+  end
+  local isBuffer = {}
+  for _, m in ipairs(modules) do
+    walk.moduleTensors(m, function(t, role)
+      local id = t:_storageId()
+      if id and role == 'buffer' then isBuffer[id] = true end
+    end)
+  end
+  local predicted = {}
+  for id, n3 in pairs(needs[3]) do
+    local n1, n2 = needs[1][id], needs[2][id]
+    if not n1 or not n2 or n2 < n1 or n3 < n2 then return nil end
+    if n1 == n3 then
+      local atOne = not single[id] or single[id] >= n3
+      predicted[id] = (isBuffer[id] and atOne) and n3 * T or n3
+    elseif n3 - n2 == n2 - n1 then
+      predicted[id] = n1 + (n2 - n1) * (B - b0)
+    elseif n3 == n2 then
+      predicted[id] = n3
+    else
+      return nil
+    end
+  end
+  return recs[3], predicted
+end
+
+-- traces the pass. With a batched input of B samples the net runs at three
+-- small batches only and each storage's size at batch B is predicted from
+-- them, so optimizing never runs the unoptimized net at full size and the
+-- process peak stays at the optimized footprint. The small batches start at
+-- twice the thread count T: per-thread buffers (a convolution's im2col
+-- columns) hold min(batch, T) samples (one below some work per batch),
+-- constant from there on; see scaledTrace for the rules. When the sizes do
+-- not follow them there, the
+-- batches two and four times as far are tried; failing that (or a small or
+-- unbatched input) the trace runs at full size.
 local function tracePass(net, modules, input, o, restoreState)
   local B = batchOf(input)
-  if o.smallTrace ~= false and B and B > 3 then
-    local ok, rec, needs = pcall(function()
-      local recs, needs = {}, {}
-      for b = 1, 3 do
-        recs[b] = trace.run(net, narrowInput(input, b), o.mode)
-        needs[b] = plan.needs(modules)
-        restoreState()
+  if o.smallTrace ~= false and B then
+    local T = math.max(1, torch.getnumthreads and torch.getnumthreads() or 1)
+    for _, b0 in ipairs{2 * T, 4 * T, 8 * T} do
+      if B > b0 + 2 then
+        local ok, rec, needs = pcall(scaledTrace, net, modules, input, o, restoreState, B, b0, T)
+        if ok and rec then return rec, needs, true end
+        if not ok then restoreState() end
       end
-      if not (sameOrder(recs[1], recs[2]) and sameOrder(recs[2], recs[3])) then return nil end
-      local predicted = {}
-      for id, n3 in pairs(needs[3]) do
-        local n1, n2 = needs[1][id], needs[2][id]
-        if not n1 or not n2 or n3 - n2 ~= n2 - n1 or n2 < n1 then return nil end
-        predicted[id] = n1 + (n2 - n1) * (B - 1)
-      end
-      return recs[3], predicted
-    end)
-    if ok and rec then return rec, needs, true end
-    if o.verbose then
+    end
+    if o.verbose and B > 2 * T + 2 then
       io.stderr:write('optnet: sizes are not affine in the batch; tracing at full size\n')
     end
   end
@@ -191,9 +261,8 @@ local function tracePass(net, modules, input, o, restoreState)
   return rec, needs, false
 end
 
-local function optimize(net, input, o)
-  local modules = walk.modules(net)
-  local restoreState = snapshotState(modules)
+-- traces, chooses in-place modules, traces again if it did, and plans
+local function planPass(net, modules, input, o, restoreState)
   local rec, needs, scaled = tracePass(net, modules, input, o, restoreState)
   local p = plan.intervals(rec, net, input, o, needs)
   local inplaced = {}
@@ -209,18 +278,109 @@ local function optimize(net, input, o)
       p = plan.intervals(rec, net, input, o, needs)
     end
   end
+  local t0 = torch._C.clock()
   local result = plan.solve(p, o)
+  result.planSeconds = torch._C.clock() - t0
   result.scaled = scaled
+  return rec, p, result, inplaced
+end
+
+local function undoInplace(inplaced)
+  for _, s in ipairs(inplaced) do
+    s.module[s.flag] = false
+    -- it wrote into its input; give it a private output again
+    s.module.output:set(s.module.output:clone())
+  end
+end
+
+local function arenaBytes(result)
+  local n = 0
+  for _, v in pairs(result.arena) do n = n + v end
+  return n
+end
+
+-- planPass, and with opts.reorder the branch orders of optnet.reorder: each
+-- is traced and planned, the smallest arena wins and is planned again.
+-- Returns rec, p, result, inplaced, and the reorder undo state (or nil)
+local function planOrdered(net, input, o, restoreState)
+  local modules = walk.modules(net)
+  local rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+  result.reorder = 'module'
+  if not o.reorder then return rec, p, result, inplaced end
+  local bytes = reorder.branchBytes(net, rec, p)
+  local best, bestArena = 'module', arenaBytes(result)
+  local tried, ranAny = {module = bestArena}, false
+  for _, strategy in ipairs(reorder.STRATEGIES) do
+    local perms = reorder.perms(net, strategy, bytes)
+    if perms and next(perms) then
+      ranAny = true
+      undoInplace(inplaced)
+      inplaced = {}
+      local undo = reorder.install(perms)
+      local _, _, r2, inp2 = planPass(net, modules, input, o, restoreState)
+      tried[strategy] = arenaBytes(r2)
+      if tried[strategy] < bestArena then best, bestArena = strategy, tried[strategy] end
+      undoInplace(inp2)
+      reorder.uninstall(undo)
+    end
+  end
+  local undo
+  if best ~= 'module' then undo = reorder.install(reorder.perms(net, best, bytes)) end
+  if ranAny then
+    -- the candidates undid the first plan's in-place choices: plan the winner again
+    rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
+  end
+  result.reorder, result.reorderTried = best, tried
+  return rec, p, result, inplaced, undo
+end
+
+-- recompute = <bytes>: the cheapest segmentation, in the order none,
+-- cheap, sqrt, whose planned activation arena fits the budget
+local LADDER = {'none', 'cheap', 'sqrt'}
+
+local function optimize(net, input, o)
+  local modules = walk.modules(net)
+  local restoreState = snapshotState(modules)
+  local rc, undoRc, undoRo = o.recompute, nil, nil
+  local rec, p, result, inplaced
+  local tries = type(rc) == 'number' and LADDER or {rc}
+  local tried = {}
+  for i, how in ipairs(tries) do
+    if how ~= 'none' then undoRc = recompute.install(net, how) end
+    modules = walk.modules(net)
+    rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    result.recompute = how
+    local bytes = arenaBytes(result)
+    tried[#tried + 1] = string.format('%s: %d', how, bytes)
+    if type(rc) ~= 'number' or bytes <= rc then break end
+    if undoRo then reorder.uninstall(undoRo) end
+    undoRo = nil
+    if i == #tries then
+      undoInplace(inplaced)
+      if undoRc then recompute.uninstall(undoRc) end
+      error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
+        .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
+    end
+    undoInplace(inplaced)
+    if undoRc then recompute.uninstall(undoRc) end
+    undoRc = nil
+  end
+  modules = walk.modules(net)
+  -- gradient parameters go before the arenas come, so the two never coexist
+  local gradParams
+  if o.mode == 'inference' and o.removeGradParams then
+    gradParams = apply.dropGradParams(modules)
+    collectgarbage()
+  end
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
-                 result = result, signature = signature(input), nSteps = rec.nSteps}
-  if o.mode == 'inference' then
-    if o.removeGradParams then state.gradParams = apply.dropGradParams(modules) end
-    state.blocked = blockBackward(modules)
-  end
-  -- a new input shape re-plans before running (never wrong numbers)
+                 result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
+                 nForward = rec.nForward, gradParams = gradParams, reorder = undoRo}
+  if o.mode == 'inference' then state.blocked = blockBackward(modules) end
   local rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawUpdateOutput = rawUpdateOutput
+  if o.verify then state.verify = apply.verifier(modules, p, arenas, rec.nSteps) end
+  -- a new input shape re-plans before running (never wrong numbers)
   local classUpdateOutput = net.updateOutput
   net.updateOutput = function(self, x)
     local st = active[self]
@@ -230,6 +390,7 @@ local function optimize(net, input, o)
       optimize(self, x, st.opts)
       return self:updateOutput(x)
     end
+    if st and st.verify then st.verify.step = 0 end
     return classUpdateOutput(self, x)
   end
   active[net] = state
@@ -261,14 +422,14 @@ function optnet.removeOptimization(net)
   end
   active[net] = nil
   rawset(net, 'updateOutput', state.rawUpdateOutput)
+  if state.verify then trace.unwrap(state.verify.saved) end
+  rawset(net, 'updateOutput', state.rawUpdateOutput)
   if state.blocked then unblock(state.blocked) end
   if state.gradParams then apply.restoreGradParams(state.gradParams) end
   apply.unbind(state.bindings)
-  for _, s in ipairs(state.inplaced) do
-    s.module[s.flag] = false
-    -- it wrote into its input; give it a private output again
-    s.module.output:set(s.module.output:clone())
-  end
+  undoInplace(state.inplaced)
+  if state.recompute then recompute.uninstall(state.recompute) end
+  if state.reorder then reorder.uninstall(state.reorder) end
   state.arenas = nil
   collectgarbage()
   return net

@@ -78,7 +78,11 @@ local function record(rec, m, kind, input, gradOutput)
   end
 end
 
-local function wrap(rec, modules)
+-- wraps the methods of every module so that onStep(m, kind, input,
+-- gradOutput) runs right after each call, kind as in record(); returns the
+-- saved raw fields for trace.unwrap. Also used by opts.verify, which must
+-- count steps exactly as the trace numbered them.
+function trace.wrap(modules, onStep)
   local saved = {}
   for _, m in ipairs(modules) do
     local isContainer = type(m.modules) == 'table'
@@ -88,22 +92,22 @@ local function wrap(rec, modules)
     local uo, ugi, agp, bw = m.updateOutput, m.updateGradInput, m.accGradParameters, m.backward
     m.updateOutput = function(self, input)
       local out = uo(self, input)
-      record(rec, self, 'forward', input)
+      onStep(self, 'forward', input)
       return out
     end
-    m.updateGradInput = function(self, input, gradOutput)
-      local gi = ugi(self, input, gradOutput)
-      record(rec, self, 'derivative', input, gradOutput)
+    m.updateGradInput = function(self, input, gradOutput, ...)
+      local gi = ugi(self, input, gradOutput, ...)
+      onStep(self, 'derivative', input, gradOutput)
       return gi
     end
     m.accGradParameters = function(self, input, gradOutput, scale)
       agp(self, input, gradOutput, scale)
-      record(rec, self, 'gradient', input, gradOutput)
+      onStep(self, 'gradient', input, gradOutput)
     end
     if isContainer then
       m.backward = function(self, input, gradOutput, scale)
         local gi = bw(self, input, gradOutput, scale)
-        record(rec, self, 'backward', input, gradOutput)
+        onStep(self, 'backward', input, gradOutput)
         return gi
       end
     end
@@ -111,7 +115,7 @@ local function wrap(rec, modules)
   return saved
 end
 
-local function unwrap(saved)
+function trace.unwrap(saved)
   for m, s in pairs(saved) do
     for _, k in ipairs{'updateOutput', 'updateGradInput', 'accGradParameters', 'backward'} do
       rawset(m, k, s[k])
@@ -141,7 +145,9 @@ function trace.run(net, input, mode)
   rec.modules = walk.modules(net)
   rec.traits = {}
   for _, m in ipairs(rec.modules) do rec.traits[m] = walk.traits(m) end
-  local saved = wrap(rec, rec.modules)
+  local saved = trace.wrap(rec.modules, function(m, kind, input, gradOutput)
+    record(rec, m, kind, input, gradOutput)
+  end)
   local ok, err = pcall(function()
     -- the input exists before the first step
     touch(rec, input, 0)
@@ -154,7 +160,7 @@ function trace.run(net, input, mode)
       net:backward(input, gradOutput, 0)
     end
   end)
-  unwrap(saved)
+  trace.unwrap(saved)
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps
   return rec

@@ -58,11 +58,19 @@ function walk.traits(m)
 end
 
 -- calls f(tensor, role, fieldname) for each tensor held by module m itself
--- (not its children)
-function walk.moduleTensors(m, f)
+-- (not its children). The field _optnetShadow (optnet.recompute: the second
+-- storages that re-computed activations go to) maps a role to its tensors;
+-- skipShadow leaves them out.
+function walk.moduleTensors(m, f, skipShadow)
   local tr = walk.traits(m)
   for k, v in pairs(m) do
-    if k ~= 'modules' and type(k) == 'string' then
+    if k == '_optnetShadow' then
+      if not skipShadow then
+        for role, list in pairs(v) do
+          for _, t in ipairs(list) do f(t, role, k) end
+        end
+      end
+    elseif k ~= 'modules' and type(k) == 'string' then
       local role
       if k == 'output' then role = 'output'
       elseif k == 'gradInput' then role = 'gradInput'

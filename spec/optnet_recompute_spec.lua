@@ -1,0 +1,159 @@
+-- optnet recompute (opts.recompute = 'cheap' | 'sqrt' | bytes): activations
+-- dropped after forward and re-computed during backward give the very same
+-- outputs, gradInputs, gradParameters, parameters and batch norm running
+-- statistics as the unoptimized net, over two sgd steps; memory drops.
+require 'torch'
+require 'nn'
+local optnet = require 'optnet'
+local models = require 'models'
+
+-- conv / batch norm / ReLU / Dropout chain: BN running statistics must be
+-- updated once per step, Dropout must draw the same noise in the re-run
+local function bnnet()
+  local net = nn.Sequential()
+  net:add(nn.SpatialConvolution(3, 6, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(6)):add(nn.ReLU(true))
+  net:add(nn.SpatialConvolution(6, 6, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(6)):add(nn.ReLU())
+  net:add(nn.Dropout(0.3))
+  net:add(nn.SpatialConvolution(6, 4, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(4)):add(nn.Tanh())
+  net:add(nn.View(4 * 6 * 6):setNumInputDims(3))
+  net:add(nn.Linear(4 * 6 * 6, 5)):add(nn.LogSoftMax())
+  net:double()
+  return net, torch.randn(3, 3, 6, 6)
+end
+
+local function resnet()
+  return models.build('resnet', {batch = 2, dataset = 'cifar10', depth = 14, type = 'double'})
+end
+
+local function maxdiff(a, b)
+  assert.are.same(a:size():totable(), b:size():totable())
+  return (a - b):abs():max()
+end
+
+local function state(net)
+  local list = {}
+  for _, m in ipairs(net:listModules()) do
+    if m.running_mean then list[#list + 1] = m.running_mean; list[#list + 1] = m.running_var end
+  end
+  return list
+end
+
+local function activations(net)
+  local st = optnet._state(net)
+  local n = 0
+  for _, v in pairs(st.result.arena) do n = n + v end
+  return n
+end
+
+-- trains a (reference) and an optimized clone side by side for two steps
+local function compare(build, opts)
+  torch.manualSeed(9)
+  local a, input = build()
+  local b = a:clone()
+  a:training(); b:training()
+  optnet.optimizeMemory(b, input, opts)
+  local pa, ga = a:parameters()
+  local pb, gb = b:parameters()
+  for iter = 1, 2 do
+    torch.manualSeed(40 + iter)
+    local oa = a:forward(input):clone()
+    torch.manualSeed(40 + iter)
+    local ob = b:forward(input)
+    assert.are.equal(0, maxdiff(oa, ob), 'output')
+    local g = oa:clone():uniform(-1, 1)
+    a:zeroGradParameters(); b:zeroGradParameters()
+    local gia = a:backward(input, g):clone()
+    local gib = b:backward(input, g)
+    assert.are.equal(0, maxdiff(gia, gib), 'gradInput')
+    for i = 1, #ga do assert.are.equal(0, maxdiff(ga[i], gb[i]), 'gradParameter ' .. i) end
+    a:updateParameters(0.05); b:updateParameters(0.05)
+    for i = 1, #pa do assert.are.equal(0, maxdiff(pa[i], pb[i]), 'parameter ' .. i) end
+    local sa, sb = state(a), state(b)
+    assert(#sa > 0)
+    for i = 1, #sa do assert.are.equal(0, maxdiff(sa[i], sb[i]), 'running statistic ' .. i) end
+  end
+  return b, input
+end
+
+for _, case in ipairs{{'resnet cifar', resnet}, {'conv/BN/Dropout net', bnnet}} do
+  describe('optnet recompute on ' .. case[1], function()
+    local base
+    it('none: the reference arena', function()
+      local net = compare(case[2], {mode = 'training'})
+      base = activations(net)
+      assert(base > 0)
+    end)
+    for _, how in ipairs{'cheap', 'sqrt'} do
+      it(how .. ': identical numbers over two sgd steps, fewer activation bytes, verify clean', function()
+        local net = compare(case[2], {mode = 'training', recompute = how, verify = true})
+        local st = optnet._state(net)
+        assert.are.equal(how, st.result.recompute)
+        assert(st.verify.filled > 0)
+        assert(activations(net) < base, string.format('%s: %d not below %d', how, activations(net), base))
+        -- undo gives the plain net back
+        optnet.removeOptimization(net)
+        for _, m in ipairs(net:listModules()) do assert.is_nil(rawget(m, '_optnetShadow')) end
+        assert.is_nil(rawget(net, 'backward'))
+      end)
+    end
+    it('a byte budget picks the cheapest segmentation that fits', function()
+      local net = compare(case[2], {mode = 'training', recompute = 'sqrt'})
+      local sqrtBytes = activations(net)
+      net = compare(case[2], {mode = 'training', recompute = sqrtBytes})
+      assert(activations(net) <= sqrtBytes)
+      net = compare(case[2], {mode = 'training', recompute = 1 << 40})
+      assert.are.equal('none', optnet._state(net).result.recompute)
+    end)
+  end)
+end
+
+-- an in-place, not idempotent module right after a boundary: re-running it
+-- would add the constant twice to the kept input
+local function inplaceNet()
+  local net = nn.Sequential()
+  net:add(nn.SpatialConvolution(2, 3, 3, 3, 1, 1, 1, 1)):add(nn.AddConstant(1, true))
+  net:add(nn.SpatialConvolution(3, 3, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(3)):add(nn.Tanh())
+  net:add(nn.SpatialConvolution(3, 2, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(2))
+  net:double()
+  return net, torch.randn(2, 2, 5, 5)
+end
+
+describe('optnet recompute with an in-place module after a boundary', function()
+  for _, how in ipairs{'cheap', 'sqrt'} do
+    it(how .. ': the in-place module is not re-run, numbers identical', function()
+      local net = compare(inplaceNet, {mode = 'training', recompute = how})
+      for _, seg in ipairs(optnet._state(net).recompute.segments) do
+        assert.are_not.equal('nn.AddConstant', torch.typename(seg.seq.modules[seg.from]))
+      end
+    end)
+  end
+end)
+
+describe('optnet recompute API', function()
+  it('rejects bad values, inference mode and budgets nothing fits', function()
+    local net, input = bnnet()
+    assert.has_error(function() optnet.optimizeMemory(net, input, {mode = 'training', recompute = 'all'}) end,
+      "optnet.optimizeMemory: recompute must be 'none', 'cheap', 'sqrt' or a byte budget (a positive integer), got all")
+    assert.has_error(function() optnet.optimizeMemory(net, input, {recompute = 'sqrt'}) end,
+      "optnet.optimizeMemory: recompute needs mode = 'training' (inference keeps no activation for backward), "
+      .. "got mode = 'inference'")
+    local ok, err = pcall(optnet.optimizeMemory, net, input, {mode = 'training', recompute = 64})
+    assert.is_false(ok)
+    assert.matches('no segmentation fits the recompute budget of 64 bytes', err, 1, true)
+    assert.is_false(optnet.isOptimized(net))
+    -- the failed attempts left the net as it was
+    for _, m in ipairs(net:listModules()) do assert.is_nil(rawget(m, '_optnetShadow')) end
+    net:training()
+    local out = net:forward(input)
+    net:backward(input, out:clone():fill(1))
+  end)
+
+  it('a re-computing Sequential asks for backward, not its two halves', function()
+    local net, input = bnnet()
+    optnet.optimizeMemory(net, input, {mode = 'training', recompute = 'sqrt'})
+    local out = net:forward(input)
+    assert.has_error(function() net:updateGradInput(input, out) end,
+      'nn.Sequential:updateGradInput: this Sequential re-computes activations during backward (optnet recompute); '
+      .. 'call backward(input, gradOutput), or optnet.removeOptimization(net) first')
+  end)
+end)
