@@ -27,8 +27,13 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
    to use for 'nitems' independent images of 'work' operations each: 1 when
    the whole job is too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
-/* element-wise loops go parallel (OpenMP 'if' clause) above this many elements */
-#define TH_NN_PAR_MIN_ELEMS 131072
+/* memory-bound element-wise loops (batchnorm, pooling, bias sums) go
+   parallel (OpenMP 'if' clause) above this many elements. Below, a second
+   thread saves at most a fraction of a millisecond, and on a busy machine
+   each parallel region can wait milliseconds for a core */
+#ifndef TH_NN_PAR_MIN_ELEMS
+#define TH_NN_PAR_MIN_ELEMS 2097152
+#endif
 
 /* switch OpenBLAS to one thread around a parallel region; returns the old count */
 int th_nn_blas_single_begin(void);
