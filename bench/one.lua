@@ -58,6 +58,15 @@ for _, p in ipairs((net:parameters())) do params = params + p:nElement() end
 collectgarbage()
 local baseline = vm('VmRSS')
 
+-- the input needs no gradient: its first layer computes none (Torch7's
+-- idiom, as in fb.resnet.torch; PyTorch skips it for an input that does
+-- not require grad)
+local first = net
+while first.modules and first.modules[1] do first = first.modules[1] end
+if torch.isTypeOf(first, 'nn.SpatialConvolution') or torch.isTypeOf(first, 'nn.Linear') then
+  first.gradInput = nil
+end
+
 local step
 if mode == 'infer' then
   net:evaluate()
