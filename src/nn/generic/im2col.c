@@ -96,9 +96,10 @@ void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_
         for (y = ylo; y < yhi; y++) {
           real *d = dstp + (y * dH - padH + i) * W;
           const real *a = a0 + y * W, *b = b0 + y * W, *e = e0 + y * W;
-          for (x = 0; x < W - 1; x++) d[x] += a[x + 1];
-          for (x = 0; x < W; x++) d[x] += b[x];
-          for (x = 1; x < W; x++) d[x] += e[x - 1];
+          /* one pass, the three terms added in the order of three passes */
+          d[0] = d[0] + a[1] + b[0];
+          for (x = 1; x < W - 1; x++) d[x] = d[x] + a[x + 1] + b[x] + e[x - 1];
+          d[W - 1] = d[W - 1] + b[W - 1] + e[W - 2];
         }
         continue;
       }
