@@ -46,6 +46,9 @@ end
 
 torch.setnumthreads(2)
 torch.manualSeed(0)
+-- built in float from the start, as PyTorch builds it: building in double
+-- and converting would leave twice the parameters in the peak memory
+torch.setdefaulttensortype('torch.FloatTensor')
 local opts = {batch = batch, type = 'float'}
 for k, v in pairs(cfg[2]) do opts[k] = v end
 local net, input = require('models.' .. cfg[1])(opts)

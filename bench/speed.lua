@@ -54,6 +54,12 @@ if not havePeer then
     .. ' (make bench-deps installs it): timing ours only\n')
 end
 
+-- the driver runs under make's RUNENV or by hand: either way both sides
+-- get the same OpenMP wait policy, bin/th's default unless the caller chose one
+local policy = os.getenv('OMP_WAIT_POLICY')
+if not policy or policy == '' then policy = 'passive' end
+local envPrefix = 'OMP_WAIT_POLICY=' .. q(policy) .. ' '
+
 local tmp = sh('mktemp -d /tmp/th-bench.XXXXXX')
 assert(tmp ~= '', 'bench/speed.lua: mktemp failed')
 
@@ -74,7 +80,7 @@ function Child.start(label, cmd)
   local fifo, err = string.format('%s/in%d', tmp, nchild), string.format('%s/err%d', tmp, nchild)
   assert(os.execute('mkfifo ' .. q(fifo)), 'bench/speed.lua: mkfifo failed')
   local self = setmetatable({label = label, err = err}, Child)
-  self.out = assert(io.popen(string.format('exec %s < %s 2> %s', cmd, q(fifo), q(err))))
+  self.out = assert(io.popen(string.format('%sexec %s < %s 2> %s', envPrefix, cmd, q(fifo), q(err))))
   self.inp = assert(io.open(fifo, 'w'))  -- pairs with the child's open of the FIFO
   self.inp:setvbuf('no')
   local line = self.out:read('l')
@@ -232,13 +238,18 @@ local section = table.concat({
   string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of %d timed '
     .. 'steps per side after %d warm-up steps. Forward = forward pass in evaluate mode; fwd+bwd = '
     .. 'forward, ClassNLLCriterion / NLLLoss and backward in training mode, gradients zeroed '
-    .. 'outside the timed part. Each model and mode runs in two fresh processes, ours and '
+    .. 'outside the timed part; neither side computes the gradient of the input image (our '
+    .. 'first layer\'s gradInput is nil, Torch7\'s idiom). Both sides build the net in float32 and run '
+    .. 'with OMP_WAIT_POLICY=%s (bin/th\'s default, passed to PyTorch too, so that the '
+    .. 'comparison is of the kernels: with libgomp\'s default spinning waits both run several times '
+    .. 'slower on a loaded machine). Each model and mode runs in two fresh processes, ours and '
     .. 'PyTorch\'s, whose steps alternate one by one, so both see the same machine; '
     .. 'ratio = ours / PyTorch time (below 1: we are faster). Train peak = VmHWM of the '
     .. 'process after its first training step (model, input, activations, gradients and the '
     .. 'runtime: Lua ~20 MiB, Python + libtorch ~200 MiB). Other load = CPU cores other '
     .. 'processes kept busy meanwhile (forward / fwd+bwd): the machine is shared, so times are '
-    .. 'noisy where it is above 0; the interleaved ratios are what to compare.', runs, warmup),
+    .. 'noisy where it is above 0; the interleaved ratios are what to compare.', runs, warmup,
+    policy),
   '',
   tableMd,
   '',
