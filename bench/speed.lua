@@ -25,6 +25,7 @@ local ROWS = {
 }
 local here = arg[0]:match('^(.*)/bench/speed%.lua$') or '.'
 local runs = tonumber(os.getenv('RUNS') or 7)
+local MAX_ROUNDS, ROUND_MS = 41, 2000
 local warmup = tonumber(os.getenv('WARMUP') or 2)
 local peer = os.getenv('PEER') or (here .. '/bench/torch_peer.py')
 local PY = '/usr/bin/python3'
@@ -158,7 +159,12 @@ local function measure(model, batch, mode)
   local r = {ours = {}, theirs = {}}
   local busy0 = busy()
   local t0 = sh('date +%s.%N')
-  for i = 1, runs do
+  -- at least RUNS rounds; short steps get more rounds (up to MAX_ROUNDS,
+  -- about ROUND_MS of stepping per side), since a single disturbed step
+  -- moves the median of a few short ones a lot
+  local rounds, i = runs, 0
+  while i < rounds do
+    i = i + 1
     local order = (i % 2 == 1) and {'ours', 'theirs'} or {'theirs', 'ours'}
     for _, side in ipairs(order) do
       local c = side == 'ours' and ours or theirs
@@ -167,7 +173,12 @@ local function measure(model, batch, mode)
         r[side][#r[side] + 1] = c:step()
       end
     end
+    if i == 1 then
+      local slowest = math.max(r.ours[1] or 0, r.theirs[1] or 0)
+      if slowest > 0 then rounds = math.max(runs, math.min(MAX_ROUNDS, ROUND_MS // slowest)) end
+    end
   end
+  r.rounds = i
   local t1 = sh('date +%s.%N')
   local used = busy() - busy0
   local od, td = ours:quit(), theirs and theirs:quit()
@@ -208,16 +219,16 @@ local function f1(x) return x and string.format('%.1f', x) or '-' end
 local function ratio(a, b) return (a and b) and string.format('%.2f', a / b) or '-' end
 local lines = {
   '| model | batch | forward ours ms | PyTorch ms | ratio | fwd+bwd ours ms | PyTorch ms | ratio '
-    .. '| train peak ours MiB | PyTorch MiB | other load (cores) |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    .. '| train peak ours MiB | PyTorch MiB | steps per side | other load (cores) |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 }
 for _, res in ipairs(results) do
   local a, b = res.infer, res.train
-  lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.1f / %.1f |',
+  lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d | %.1f / %.1f |',
     res.row[3], res.row[2], f1(a.oursMedian), f1(a.theirsMedian), ratio(a.oursMedian, a.theirsMedian),
     f1(b.oursMedian), f1(b.theirsMedian), ratio(b.oursMedian, b.theirsMedian),
     b.oursPeak and string.format('%.0f', b.oursPeak) or '-',
-    b.theirsPeak and string.format('%.0f', b.theirsPeak) or '-', a.other, b.other)
+    b.theirsPeak and string.format('%.0f', b.theirsPeak) or '-', a.rounds, b.rounds, a.other, b.other)
 end
 local tableMd = table.concat(lines, '\n')
 print(tableMd)
@@ -235,8 +246,8 @@ local section = table.concat({
     os.date('!%Y-%m-%d %H:%M'), commit, cpu, sh('nproc'), os.getenv('OPENBLAS_CORETYPE') or '(unset)',
     info.ours or '-', info.theirs or '-', info.torch and (' (PyTorch ' .. info.torch .. ')') or ''),
   '',
-  string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of %d timed '
-    .. 'steps per side after %d warm-up steps. Forward = forward pass in evaluate mode; fwd+bwd = '
+  string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of at least %d timed '
+    .. 'steps per side (more for short steps: as many as fit in about 2 s, at most 41; see the steps column) after %d warm-up steps. Forward = forward pass in evaluate mode; fwd+bwd = '
     .. 'forward, ClassNLLCriterion / NLLLoss and backward in training mode, gradients zeroed '
     .. 'outside the timed part; neither side computes the gradient of the input image (our '
     .. 'first layer\'s gradInput is nil, Torch7\'s idiom). Both sides build the net in float32 and run '
@@ -248,7 +259,8 @@ local section = table.concat({
     .. 'process after its first training step (model, input, activations, gradients and the '
     .. 'runtime: Lua ~20 MiB, Python + libtorch ~200 MiB). Other load = CPU cores other '
     .. 'processes kept busy meanwhile (forward / fwd+bwd): the machine is shared, so times are '
-    .. 'noisy where it is above 0; the interleaved ratios are what to compare.', runs, warmup,
+    .. 'noisy where it is above 0; the interleaved ratios are what to compare. Steps per side: '
+    .. 'forward / fwd+bwd.', runs, warmup,
     policy),
   '',
   tableMd,
