@@ -113,17 +113,6 @@ static void plan_tiles(geom *g, int nt) {
   g->units = (g->B + g->G - 1) / g->G;
 }
 
-/* Small images under a large weight (13x13 or 7x7 planes, hundreds of
-   channels): split over images, every thread would pack the whole weight
-   for each of its few-column products. Such layers run their tiles one
-   after another with BLAS's own threads sharing each product instead. */
-#ifndef BLAS_PAR_MIN_WEIGHT
-#define BLAS_PAR_MIN_WEIGHT 262144
-#endif
-static int blas_parallel(const geom *g) {
-  return g->N < TILE_COLS && g->nOut * g->K >= BLAS_PAR_MIN_WEIGHT;
-}
-
 /* per-thread scratch (elements): columns, and for grouped images the
    gathered output; 'extra' more for the caller (a partial gradWeight) */
 static int64_t scratch(const geom *g, int64_t extra) {
@@ -185,7 +174,6 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  if (blas_parallel(&g)) nt = 1;
   plan_tiles(&g, nt);
   nd = output_sizes(&g, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
@@ -219,7 +207,6 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  if (blas_parallel(&g)) nt = 1;
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
@@ -252,7 +239,6 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  if (blas_parallel(&g)) nt = 1;
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
