@@ -18,7 +18,7 @@ OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
 LIB  := $(BUILD)/torch/core.so
 
 CORETYPE := $(shell tools/coretype.sh)
-RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
+RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
 .PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-deps viz-deps

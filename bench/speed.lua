@@ -1,73 +1,270 @@
--- make bench-speed: our forward / forward+backward times and peak memory
--- against PyTorch on the same architectures, interleaved in one run.
--- Each measurement runs in its own process (bench/one.lua, and the peer
--- ../shared/peers/pytorch_bench.py under Debian's python3) so peak RSS is
--- per model. Writes the table to docs/benchmarks.md (section "Speed").
+-- make bench-speed: our forward (evaluate mode) and forward+backward
+-- (training mode) times against PyTorch's on the same architectures, float32,
+-- 2 threads, and the peak resident memory of one training step.
+--
+-- Per model and mode, two fresh processes: ours (bench/one.lua --serve) and
+-- PyTorch's (bench/torch_peer.py, under Debian's /usr/bin/python3). Each builds
+-- the net, records VmHWM after its first step (the train process's figure is
+-- the table's peak memory), warms up, then waits on a FIFO. The driver then
+-- alternates single timed steps, ours and theirs, swapping who goes first
+-- each round, with a short pause between steps so neither process's idle
+-- spinning threads (OpenMP, OpenBLAS) eat into the other's step. On a shared
+-- machine both sides then see the same disturbance, and the ratio of the
+-- medians is what to read. 'other load' is the CPU (in cores) that other
+-- processes used meanwhile: /proc/stat busy time minus both processes' own.
+--
+-- Environment: RUNS (timed steps per side, default 7, at least 5),
+-- WARMUP (default 2), MODELS (comma list, default all), PEER (python script).
+-- Writes the table to stdout and to docs/benchmarks.md, section "Speed".
 local ROWS = {
-  {'mlp', 64}, {'alexnet', 16}, {'vgg-A', 8}, {'resnet-18', 16}, {'resnet-56', 64},
+  {'mlp', 64, 'MLP 784-1024-1024-1024-10'},
+  {'alexnet', 16, 'AlexNet (one tower)'},
+  {'vgg-A', 8, 'VGG-A (11 layers)'},
+  {'resnet-18', 16, 'ResNet-18 imagenet'},
+  {'resnet-56', 64, 'ResNet-56 cifar'},
 }
-local MODES = {'infer', 'train'}
 local here = arg[0]:match('^(.*)/bench/speed%.lua$') or '.'
-local peer = os.getenv('PEER') or (here .. '/../shared/peers/pytorch_bench.py')
-local runs = tonumber(os.getenv('RUNS') or 5)
+local runs = tonumber(os.getenv('RUNS') or 7)
+local MAX_ROUNDS, ROUND_MS = 41, 2000
+local warmup = tonumber(os.getenv('WARMUP') or 2)
+local peer = os.getenv('PEER') or (here .. '/bench/torch_peer.py')
+local PY = '/usr/bin/python3'
+if not runs or runs < 5 or not warmup or warmup < 1 then
+  error('bench/speed.lua: RUNS must be >= 5 and WARMUP >= 1, got RUNS=' .. tostring(os.getenv('RUNS'))
+    .. ' WARMUP=' .. tostring(os.getenv('WARMUP')))
+end
+if os.getenv('MODELS') then
+  local keep, want = {}, {}
+  for m in os.getenv('MODELS'):gmatch('[^,]+') do want[m] = true end
+  for _, r in ipairs(ROWS) do if want[r[1]] then keep[#keep + 1] = r; want[r[1]] = nil end end
+  if next(want) then error('bench/speed.lua: unknown model in MODELS: ' .. next(want)) end
+  ROWS = keep
+end
 
-local function exists(p) local f = io.open(p) if f then f:close() return true end return false end
 local function sh(cmd)
-  local f = io.popen(cmd)
+  local f = assert(io.popen(cmd))
   local out = f:read('a')
   f:close()
-  return out
+  return (out:gsub('%s+$', ''))
 end
-local havePeer = exists(peer) and sh("/usr/bin/python3 -c 'import torch' 2>&1; echo $?"):match('(%d+)%s*$') == '0'
+local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local havePeer = os.execute(PY .. ' -c "import torch" >/dev/null 2>&1')
 if not havePeer then
-  io.stderr:write('bench: PyTorch peer not available (make bench-deps installs python3-torch); ours only\n')
+  io.stderr:write('bench: python3-torch not importable by ' .. PY
+    .. ' (make bench-deps installs it): timing ours only\n')
 end
 
-local function ours(model, batch, mode)
-  local out = sh(string.format('%s/bin/th %s/bench/one.lua %s %d %s 2 %d 2>&1', here, here, model, batch, mode, runs))
-  return {median = tonumber(out:match('median_ms=([%d%.]+)')), peak = tonumber(out:match('peak_rss_mb=([%d%.]+)')),
-          raw = out}
+-- the driver runs under make's RUNENV or by hand: either way both sides
+-- get the same OpenMP wait policy, bin/th's default unless the caller chose one
+local policy = os.getenv('OMP_WAIT_POLICY')
+if not policy or policy == '' then policy = 'passive' end
+local envPrefix = 'OMP_WAIT_POLICY=' .. q(policy) .. ' '
+
+local tmp = sh('mktemp -d /tmp/th-bench.XXXXXX')
+assert(tmp ~= '', 'bench/speed.lua: mktemp failed')
+
+-- a child process speaking the ready/step/quit protocol: commands go in
+-- through a FIFO, answers come back through the popen pipe
+local Child = {}
+Child.__index = Child
+local nchild = 0
+
+local function kv(line)
+  local t = {}
+  for k, v in line:gmatch('([%w_]+)=(%S+)') do t[k] = tonumber(v) or v end
+  return t
 end
 
-local function theirs(model, batch, mode)
-  if not havePeer then return {} end
-  local out = sh(string.format('/usr/bin/python3 %s --model %s --batch %d --mode %s --runs %d 2>&1', peer, model, batch, mode, runs))
-  return {median = tonumber(out:match('"median_ms":%s*([%d%.eE%-]+)')),
-          peak = tonumber(out:match('"peak_rss_mb":%s*([%d%.eE%-]+)')), raw = out}
+function Child.start(label, cmd)
+  nchild = nchild + 1
+  local fifo, err = string.format('%s/in%d', tmp, nchild), string.format('%s/err%d', tmp, nchild)
+  assert(os.execute('mkfifo ' .. q(fifo)), 'bench/speed.lua: mkfifo failed')
+  local self = setmetatable({label = label, err = err}, Child)
+  self.out = assert(io.popen(string.format('%sexec %s < %s 2> %s', envPrefix, cmd, q(fifo), q(err))))
+  self.inp = assert(io.open(fifo, 'w'))  -- pairs with the child's open of the FIFO
+  self.inp:setvbuf('no')
+  local line = self.out:read('l')
+  if not line or not line:match('^ready') then return self:fail('no ready line') end
+  self.ready = kv(line)
+  return self
+end
+
+function Child:fail(what)
+  local f = io.open(self.err)
+  local msg = f and f:read('a') or ''
+  if f then f:close() end
+  io.stderr:write(string.format('\nbench: %s failed (%s):\n%s\n', self.label, what, msg:sub(-2000)))
+  self.dead = true
+  self:close()
+  return self
+end
+
+function Child:step()
+  if self.dead then return nil end
+  self.inp:write('step\n')
+  local line = self.out:read('l')
+  local ms = line and tonumber(line:match('^ms=([%d%.]+)'))
+  if not ms then self:fail('no answer to step') end
+  return ms
+end
+
+function Child:quit()
+  if self.dead then return nil end
+  self.inp:write('quit\n')
+  local line = self.out:read('l')
+  self.done = line and kv(line)
+  self:close()
+  return self.done
+end
+
+function Child:close()
+  if self.inp then self.inp:close(); self.inp = nil end
+  if self.out then self.out:close(); self.out = nil end
+end
+
+-- busy CPU seconds of the whole machine (user nice system irq softirq steal)
+local HZ = tonumber(sh('getconf CLK_TCK')) or 100
+local function busy()
+  local f = assert(io.open('/proc/stat'))
+  local l = f:read('l')
+  f:close()
+  local v = {}
+  for n in l:gmatch('%d+') do v[#v + 1] = tonumber(n) end
+  return (v[1] + v[2] + v[3] + v[6] + v[7] + (v[8] or 0)) / HZ
+end
+
+local function median(t)
+  if #t == 0 then return nil end
+  local s = {table.unpack(t)}
+  table.sort(s)
+  local n = #s
+  return n % 2 == 1 and s[(n + 1) // 2] or (s[n // 2] + s[n // 2 + 1]) / 2
+end
+
+local function pause() os.execute('sleep 0.2') end
+
+local ourCmd = string.format('%s/bin/th %s/bench/one.lua', q(here), q(here))
+local info = {}
+
+-- one model in one mode: the two processes' times, alternating
+local function measure(model, batch, mode)
+  local ours = Child.start('ours ' .. model .. ' ' .. mode,
+    string.format('%s %s %d %s %d --serve', ourCmd, q(model), batch, mode, warmup))
+  local theirs
+  if havePeer then
+    theirs = Child.start('PyTorch ' .. model .. ' ' .. mode,
+      string.format('%s %s %s %d %s %d', PY, q(peer), q(model), batch, mode, warmup))
+  end
+  local r = {ours = {}, theirs = {}}
+  local busy0 = busy()
+  local t0 = sh('date +%s.%N')
+  -- at least RUNS rounds; short steps get more rounds (up to MAX_ROUNDS,
+  -- about ROUND_MS of stepping per side), since a single disturbed step
+  -- moves the median of a few short ones a lot
+  local rounds, i = runs, 0
+  while i < rounds do
+    i = i + 1
+    local order = (i % 2 == 1) and {'ours', 'theirs'} or {'theirs', 'ours'}
+    for _, side in ipairs(order) do
+      local c = side == 'ours' and ours or theirs
+      if c and not c.dead then
+        pause()
+        r[side][#r[side] + 1] = c:step()
+      end
+    end
+    if i == 1 then
+      local slowest = math.max(r.ours[1] or 0, r.theirs[1] or 0)
+      if slowest > 0 then rounds = math.max(runs, math.min(MAX_ROUNDS, ROUND_MS // slowest)) end
+    end
+  end
+  r.rounds = i
+  local t1 = sh('date +%s.%N')
+  local used = busy() - busy0
+  local od, td = ours:quit(), theirs and theirs:quit()
+  local own = (od and od.cpu_s or 0) + (td and td.cpu_s or 0)
+  r.other = math.max(0, used - own) / (tonumber(t1) - tonumber(t0))
+  r.oursMedian, r.theirsMedian = median(r.ours), median(r.theirs)
+  r.oursPeak = not ours.dead and ours.ready and ours.ready.peak_mb or nil
+  r.theirsPeak = theirs and not theirs.dead and theirs.ready and theirs.ready.peak_mb or nil
+  if ours.ready then info.ours = ours.ready.blas .. ', ' .. ours.ready.threads .. ' threads' end
+  if theirs and theirs.ready then
+    info.theirs = theirs.ready.blas .. ', ' .. theirs.ready.threads .. ' threads'
+    info.torch = theirs.ready.torch
+  end
+  return r
 end
 
 local results = {}
-local total = #ROWS * #MODES
-local n = 0
-for _, row in ipairs(ROWS) do
-  for _, mode in ipairs(MODES) do
-    n = n + 1
-    io.stderr:write(string.format('\r[%d/%d] %-10s b%-3d %-5s ...          ', n, total, row[1], row[2], mode))
-    local a = ours(row[1], row[2], mode)
-    local b = theirs(row[1], row[2], mode)
-    if not a.median then io.stderr:write('\nours failed:\n' .. a.raw .. '\n') end
-    results[#results + 1] = {model = row[1], batch = row[2], mode = mode, ours = a, peer = b}
+for i, row in ipairs(ROWS) do
+  local model, batch = row[1], row[2]
+  io.stderr:write(string.format('[%d/%d] %-9s batch %-3d ', i, #ROWS, model, batch))
+  local res = {row = row}
+  for _, mode in ipairs({'infer', 'train'}) do
+    res[mode] = measure(model, batch, mode)
+    local m = res[mode]
+    io.stderr:write(string.format('%s %s/%s ms', mode == 'infer' and 'fwd' or '  fwd+bwd',
+      m.oursMedian and string.format('%.1f', m.oursMedian) or '-',
+      m.theirsMedian and string.format('%.1f', m.theirsMedian) or '-'))
   end
+  io.stderr:write(string.format('   peak %s/%s MiB   other load %.1f/%.1f cores\n',
+    res.train.oursPeak and string.format('%.0f', res.train.oursPeak) or '-',
+    res.train.theirsPeak and string.format('%.0f', res.train.theirsPeak) or '-',
+    res.infer.other, res.train.other))
+  results[i] = res
 end
-io.stderr:write('\n')
+os.execute('rm -rf ' .. q(tmp))
 
-local function fmt(x, f) return x and string.format(f or '%.1f', x) or '-' end
+local function f1(x) return x and string.format('%.1f', x) or '-' end
+local function ratio(a, b) return (a and b) and string.format('%.2f', a / b) or '-' end
 local lines = {
-  '| model | batch | mode | ours ms | PyTorch ms | ratio (ours/PyTorch) | ours peak MiB | PyTorch peak MiB |',
-  '|---|---|---|---|---|---|---|---|',
+  '| model | batch | forward ours ms | PyTorch ms | ratio | fwd+bwd ours ms | PyTorch ms | ratio '
+    .. '| train peak ours MiB | PyTorch MiB | steps per side | other load (cores) |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 }
-for _, r in ipairs(results) do
-  local ratio = (r.ours.median and r.peer.median) and r.ours.median / r.peer.median or nil
-  lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s |', r.model, r.batch,
-    r.mode == 'infer' and 'forward (evaluate)' or 'forward+backward', fmt(r.ours.median), fmt(r.peer.median),
-    fmt(ratio, '%.2f'), fmt(r.ours.peak, '%.0f'), fmt(r.peer.peak, '%.0f'))
+for _, res in ipairs(results) do
+  local a, b = res.infer, res.train
+  lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d | %.1f / %.1f |',
+    res.row[3], res.row[2], f1(a.oursMedian), f1(a.theirsMedian), ratio(a.oursMedian, a.theirsMedian),
+    f1(b.oursMedian), f1(b.theirsMedian), ratio(b.oursMedian, b.theirsMedian),
+    b.oursPeak and string.format('%.0f', b.oursPeak) or '-',
+    b.theirsPeak and string.format('%.0f', b.theirsPeak) or '-', a.rounds, b.rounds, a.other, b.other)
 end
-local table_md = table.concat(lines, '\n')
-print(table_md)
+local tableMd = table.concat(lines, '\n')
+print(tableMd)
 
-local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
-local cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"):gsub('^%s+', ''):gsub('%s+$', '')
-local section = string.format('## Speed\n\n%s, commit %s, %s, 2 threads, float32, median of %d runs after 2 warm-ups; '
-  .. 'OPENBLAS_CORETYPE=%s. Peak = peak resident memory of the whole process for that measurement.\n\n%s\n',
-  os.date('!%Y-%m-%d'), commit, cpu, runs, os.getenv('OPENBLAS_CORETYPE') or 'default', table_md)
+local commit = sh('git -C ' .. q(here) .. ' rev-parse --short HEAD 2>/dev/null')
+if sh('git -C ' .. q(here) .. ' status --porcelain --untracked-files=no 2>/dev/null') ~= '' then
+  commit = commit .. ' (with uncommitted changes)'
+end
+local cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'")
+local section = table.concat({
+  '## Speed',
+  '',
+  string.format('Written by `make bench-speed` on %s UTC, commit %s. Machine: %s, %s cores '
+    .. '(nproc), OPENBLAS_CORETYPE=%s; OpenBLAS as the processes report it: ours %s, PyTorch %s%s.',
+    os.date('!%Y-%m-%d %H:%M'), commit, cpu, sh('nproc'), os.getenv('OPENBLAS_CORETYPE') or '(unset)',
+    info.ours or '-', info.theirs or '-', info.torch and (' (PyTorch ' .. info.torch .. ')') or ''),
+  '',
+  string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of at least %d timed '
+    .. 'steps per side (more for short steps: as many as fit in about 2 s, at most 41; see the steps column) after %d warm-up steps. Forward = forward pass in evaluate mode; fwd+bwd = '
+    .. 'forward, ClassNLLCriterion / NLLLoss and backward in training mode, gradients zeroed '
+    .. 'outside the timed part; neither side computes the gradient of the input image (our '
+    .. 'first layer\'s gradInput is nil, Torch7\'s idiom). Both sides build the net in float32 and run '
+    .. 'with OMP_WAIT_POLICY=%s (bin/th\'s default, passed to PyTorch too, so that the '
+    .. 'comparison is of the kernels: with libgomp\'s default spinning waits both run several times '
+    .. 'slower on a loaded machine). Each model and mode runs in two fresh processes, ours and '
+    .. 'PyTorch\'s, whose steps alternate one by one, so both see the same machine; '
+    .. 'ratio = ours / PyTorch time (below 1: we are faster). Train peak = VmHWM of the '
+    .. 'process after its first training step (model, input, activations, gradients and the '
+    .. 'runtime: Lua ~20 MiB, Python + libtorch ~200 MiB). Other load = CPU cores other '
+    .. 'processes kept busy meanwhile (forward / fwd+bwd): the machine is shared, so times are '
+    .. 'noisy where it is above 0; the interleaved ratios are what to compare. Steps per side: '
+    .. 'forward / fwd+bwd.', runs, warmup,
+    policy),
+  '',
+  tableMd,
+  '',
+}, '\n')
 require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Speed', section)
+io.stderr:write('bench: wrote ' .. here .. '/docs/benchmarks.md (section Speed)\n')

@@ -98,6 +98,22 @@ describe('nn.SpatialMaxPooling', function()
     end
   end)
 
+  it('lets the first maximum win ties and the first NaN win a window, as Torch7', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      local m = nn.SpatialMaxPooling(2, 2, 2, 2):type(T)
+      local x = torch.Tensor(1, 4, 4):type(T):fill(1)
+      x[1][1][2] = 5; x[1][2][1] = 5            -- a tie in window (1,1): the first (row-major) wins
+      x[1][1][3] = 0 / 0; x[1][2][4] = 0 / 0    -- two NaNs in window (1,2): the first wins
+      x[1][4][4] = 0 / 0                        -- a NaN after larger values in window (2,2)
+      x[1][3][3] = 7
+      local y = m:forward(x)
+      assert.are.equal(5, y[1][1][1]); assert.are.equal(2, m.indices[1][1][1])
+      assert.is_true(y[1][1][2] ~= y[1][1][2]); assert.are.equal(3, m.indices[1][1][2])
+      assert.are.equal(1, y[1][2][1]); assert.are.equal(9, m.indices[1][2][1])
+      assert.is_true(y[1][2][2] ~= y[1][2][2]); assert.are.equal(16, m.indices[1][2][2])
+    end
+  end)
+
   it('agrees between float and double and keeps its tensors', function()
     local m = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil()
     local out, gin = m.output, m.gradInput

@@ -3,9 +3,9 @@
 -- outputSize. weight outputSize x inputSize, bias outputSize (absent after
 -- :noBias() or with bias = false). Initialised as Torch7's reset:
 -- uniform(-1/sqrt(inputSize), 1/sqrt(inputSize)).
--- Kernel: BLAS gemm/gemv (src/nn/th_nn_linear.c). In batch mode the bias
--- goes through 'addBuffer' (Torch7's vector of ones), refilled by each call
--- that uses it.
+-- Kernel: BLAS gemm/gemv (src/nn/th_nn_linear.c). In batch mode
+-- 'addBuffer' (Torch7's vector of ones) is kept at the batch size, refilled
+-- by each call that uses it, as Torch7 code may expect it.
 
 local C = torch._C.nn
 local Linear, parent = torch.class('nn.Linear', 'nn.Module')

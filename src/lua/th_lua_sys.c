@@ -91,6 +91,15 @@ static int sys_getnumthreads(lua_State *L) {
   return 1;
 }
 
+/* C.blasinfo() -> OpenBLAS core name, its thread count, its build config:
+   shows that OPENBLAS_CORETYPE reached the library and setnumthreads took */
+static int sys_blasinfo(lua_State *L) {
+  lua_pushstring(L, openblas_get_corename());
+  lua_pushinteger(L, openblas_get_num_threads());
+  lua_pushstring(L, openblas_get_config());
+  return 3;
+}
+
 /* C.clock() -> wall seconds, cpu seconds (user+sys of the process) */
 static int sys_clock(lua_State *L) {
   struct timespec w, c;
@@ -152,7 +161,7 @@ static int sys_history(lua_State *L) {
 static const luaL_Reg sys_funcs[] = {
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
-    {"clock", sys_clock}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};
+    {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};
 
 void th_lua_open_sys(lua_State *L, int C) {
   C = lua_absindex(L, C);

@@ -20,8 +20,19 @@ const char *const th_nn_act_name[TH_NN_NACT] = {"Threshold", "LeakyReLU", "ELU",
 _Static_assert(sizeof th_nn_act_name / sizeof th_nn_act_name[0] == TH_NN_NACT,
                "one name per activation");
 
-/* contiguous operands of at least this many elements are split over threads */
+/* contiguous operands of at least this many elements are split over
+   threads: OMP_MIN where each element costs an exp or so, OMP_MIN_CHEAP
+   for the memory-bound compare-and-select loops (ReLU, LeakyReLU, most
+   backwards), for the reason given at TH_NN_PAR_MIN_ELEMS */
 #define OMP_MIN 32768
+#define OMP_MIN_CHEAP 2097152
+
+/* forward of these (and backward of all but SoftPlus) is a select or a
+   multiply per element */
+static int act_cheap(th_nn_act op, int backward) {
+  if (backward) return op != TH_NN_SOFTPLUS;
+  return op == TH_NN_THRESHOLD || op == TH_NN_LEAKYRELU;
+}
 
 #define TH_GENERIC_FILE "../nn/generic/activation.c"
 #include "../tensor/th_generic_floating.h"

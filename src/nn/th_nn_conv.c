@@ -1,9 +1,14 @@
 /*
 ** th_nn_conv.c: 2D convolution (nn.SpatialConvolution) lowered to BLAS:
-** per image, im2col builds its (nIn*kH*kW) x (oH*oW) columns in a
-** per-thread buffer and one gemm with the nOut x (nIn*kH*kW) weight gives
-** the output; 1x1 stride-1 unpadded kernels use the image as its own
-** columns. Images of a batch run in parallel (th_nn_threads_for).
+** im2col builds (nIn*kH*kW) x positions columns in a per-thread buffer and
+** one gemm with the nOut x (nIn*kH*kW) weight gives the output; 1x1
+** stride-1 unpadded kernels use the image as its own columns.
+** A gemm runs near peak only with a few hundred columns, so the work is
+** cut into tiles of about TILE_COLS columns: a large image into tiles of
+** output rows, small images (13x13, 8x8) grouped G at a time side by side
+** in one column matrix, their outputs gathered and scattered around the
+** gemm. Tiles of a batch run in parallel (th_nn_threads_for), each thread
+** with single-threaded BLAS.
 ** Backward re-derives the columns instead of keeping a whole batch of them
 ** from forward: the buffers stay per-thread and cache-sized, 'finput' is
 ** forward-only and 'fgradInput' backward-only scratch.
@@ -21,13 +26,19 @@ typedef struct geom {
   int64_t B, nIn, iH, iW;         /* B = 1 for a single image */
   int64_t nOut, oH, oW;
   int64_t K, N;                   /* an image's columns are K x N */
-  int64_t rows, tn;               /* im2col tiles: output rows, columns (rows * oW) */
+  int64_t rows;                   /* G == 1: output rows per tile */
+  int64_t G;                      /* images per tile (then whole images) */
+  int64_t tn;                     /* columns of a tile: rows * oW or G * N */
+  int64_t units;                  /* tiles of images: ceil(B / G) */
   int direct;                     /* 1x1, stride 1, no padding: no im2col */
 } geom;
 
-/* elements of one im2col tile: small enough to stay in L2 next to the gemm */
-#ifndef TILE_ELEMS
-#define TILE_ELEMS 65536
+/* columns a tile aims at, and the cap on a thread's scratch (elements) */
+#ifndef TILE_COLS
+#define TILE_COLS 768
+#endif
+#ifndef TILE_MAX_ELEMS
+#define TILE_MAX_ELEMS (1 << 20)
 #endif
 
 static int check_geom(const th_tensor *input, const th_tensor *weight, const th_nn_window *w,
@@ -71,9 +82,41 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   if (g->K > INT_MAX || g->N > INT_MAX || g->nOut > INT_MAX)
     return th_error_set("input %s with this kernel is too large for BLAS (matrix sizes over %d)",
                         th_tensor_sizestr(input, a, sizeof a), INT_MAX);
-  g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_ELEMS);
-  g->tn = g->rows * g->oW;
   return TH_OK;
+}
+
+/* tiles for nt threads: rows of one image when an image has TILE_COLS
+   positions or more (or is direct: its columns are the image), else G
+   whole images, with at least as many tiles as threads */
+static void plan_tiles(geom *g, int nt) {
+  int64_t per = g->K + g->nOut, cap, G;  /* scratch per column: im2col + gathered output */
+  if (g->direct || g->N >= TILE_COLS) {
+    g->G = 1;
+    g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, g->K * TILE_COLS);
+    cap = TILE_MAX_ELEMS / (g->K * g->oW);
+    if (g->rows > cap) g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_MAX_ELEMS);
+    g->tn = g->rows * g->oW;
+  } else {
+    int64_t k;
+    G = (TILE_COLS + g->N - 1) / g->N;
+    cap = TILE_MAX_ELEMS / (per * g->N);
+    if (G > cap) G = cap;
+    if (G < 1) G = 1;
+    /* k tiles per thread, as few as G allows, then the images spread
+       evenly over the nt * k tiles (16 images, G 6, 2 threads: 4 tiles of 4) */
+    k = (g->B + nt * G - 1) / (nt * G);
+    G = (g->B + nt * k - 1) / (nt * k);
+    g->G = G < 1 ? 1 : G;
+    g->rows = g->oH;
+    g->tn = G * g->N;
+  }
+  g->units = (g->B + g->G - 1) / g->G;
+}
+
+/* per-thread scratch (elements): columns, and for grouped images the
+   gathered output; 'extra' more for the caller (a partial gradWeight) */
+static int64_t scratch(const geom *g, int64_t extra) {
+  return (g->direct ? 0 : g->K * g->tn) + (g->G > 1 ? g->nOut * g->tn : 0) + extra;
 }
 
 static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const char *what) {
@@ -131,14 +174,15 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  plan_tiles(&g, nt);
   nd = output_sizes(&g, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
-  if (!g.direct) {
-    int64_t fs[3];
-    fs[0] = nt, fs[1] = g.K, fs[2] = g.tn;
-    if (th_tensor_resize(finput, 3, fs) != TH_OK) goto done;
+  if (scratch(&g, 0) > 0) {
+    int64_t fs[2];
+    fs[0] = nt, fs[1] = scratch(&g, 0);
+    if (th_tensor_resize(finput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_forward,
                             (&in, output, &wt, bias ? &bs : NULL, finput, &g, w, nt),
@@ -163,13 +207,14 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  plan_tiles(&g, nt);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
-  if (!g.direct) {
-    int64_t fs[3];
-    fs[0] = nt, fs[1] = g.K, fs[2] = g.tn;
-    if (th_tensor_resize(fgradInput, 3, fs) != TH_OK) goto done;
+  if (scratch(&g, 0) > 0) {
+    int64_t fs[2];
+    fs[0] = nt, fs[1] = scratch(&g, 0);
+    if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_input,
                             (&go, gradInput, &wt, fgradInput, &g, w, nt), "SpatialConvolution");
@@ -194,14 +239,15 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
+  plan_tiles(&g, nt);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
   {
-    /* per thread: columns (unless direct) and a partial gradWeight (threads > 0) */
+    /* per thread: scratch and a partial gradWeight (threads > 0) */
     int64_t fs[2];
     fs[0] = nt;
-    fs[1] = (g.direct ? 0 : g.K * g.tn) + g.nOut * g.K;
+    fs[1] = scratch(&g, g.nOut * g.K);
     if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,

@@ -27,8 +27,13 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
    to use for 'nitems' independent images of 'work' operations each: 1 when
    the whole job is too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
-/* element-wise loops go parallel (OpenMP 'if' clause) above this many elements */
-#define TH_NN_PAR_MIN_ELEMS 131072
+/* memory-bound element-wise loops (batchnorm, pooling, bias sums) go
+   parallel (OpenMP 'if' clause) above this many elements. Below, a second
+   thread saves at most a fraction of a millisecond, and on a busy machine
+   each parallel region can wait milliseconds for a core */
+#ifndef TH_NN_PAR_MIN_ELEMS
+#define TH_NN_PAR_MIN_ELEMS 2097152
+#endif
 
 /* switch OpenBLAS to one thread around a parallel region; returns the old count */
 int th_nn_blas_single_begin(void);
@@ -37,16 +42,22 @@ void th_nn_blas_single_end(int old);
 /* im2col: image C x H x W -> columns (C*kH*kW) x ((y1-y0)*oW) for the output
    rows y0 <= y < y1 (0 and oH: the whole image); row (c*kH + i)*kW + j,
    column (y - y0)*oW + x holds in[c][y*dH - padH + i][x*dW - padW + j]
-   (0 in the padding). col2im ADDS such columns back into the image (which
-   the caller zeroes first). Tiles of rows keep the columns cache-sized. */
+   (0 in the padding). Rows are 'ld' apart (ld >= (y1-y0)*oW: several
+   images' columns can sit side by side in one matrix). col2im ADDS such
+   columns back into the image (which the caller zeroes first). Tiles of
+   rows keep the columns cache-sized. */
 void th_nn_im2col_Float(const float *in, int64_t C, int64_t H, int64_t W, int64_t oH,
-                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *col);
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *col,
+                        int64_t ld);
 void th_nn_im2col_Double(const double *in, int64_t C, int64_t H, int64_t W, int64_t oH,
-                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *col);
+                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *col,
+                         int64_t ld);
 void th_nn_col2im_Float(const float *col, int64_t C, int64_t H, int64_t W, int64_t oH,
-                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *in);
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, float *in,
+                        int64_t ld);
 void th_nn_col2im_Double(const double *col, int64_t C, int64_t H, int64_t W, int64_t oH,
-                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *in);
+                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *in,
+                         int64_t ld);
 /* output rows per im2col tile so that a tile holds about 'elems' elements */
 int64_t th_nn_tile_rows(int64_t K, int64_t oH, int64_t oW, int64_t elems);
 

@@ -1,7 +1,9 @@
 /*
 ** th_nn_linear.c: nn.Linear through BLAS: gemm (batch) or gemv (single
-** vector) for the product, ger/gemv with Torch7's 'addBuffer' of ones for
-** the bias; float and double from generic/linear.c.
+** vector) for the product; in batch mode the bias rows and the gradBias
+** column sums are plain loops (a BLAS ger/gemv would wake OpenBLAS's
+** threads for little work). Torch7's 'addBuffer' of ones is still kept at
+** the batch size for compatibility. Float and double from generic/linear.c.
 ** Read-only operands go through contiguous temporaries (views when they
 ** already are); results written in place (gradWeight, gradBias) are used
 ** directly when contiguous, else through a contiguous copy written back,

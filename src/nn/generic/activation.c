@@ -21,14 +21,14 @@ static inline real TH_R(act_tanh)(real x) {
 /* y = f(x) over two tensors of equal numel; y may be x (in place), so CODE
    reads *x into a local before it writes *y. CODE has no bare commas (it
    passes through TH_APPLY2 as one macro argument). Contiguous operands run as
-   one flat loop, split over threads when large. */
+   one flat loop, split over threads past the caller's 'omp_min_' elements. */
 #define ACT_LOOP2(DST, SRC, CODE)                                        \
   do {                                                                   \
     if (th_tensor_is_contiguous(DST) && th_tensor_is_contiguous(SRC)) {  \
       real *y0_ = th_tensor_data(DST);                                   \
       const real *x0_ = th_tensor_data(SRC);                             \
       int64_t n_ = th_tensor_numel(DST), i_;                             \
-      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                     \
+      _Pragma("omp parallel for if (n_ >= omp_min_)")                     \
       for (i_ = 0; i_ < n_; i_++) {                                      \
         real *y = y0_ + i_;                                              \
         const real *x = x0_ + i_;                                        \
@@ -47,7 +47,7 @@ static inline real TH_R(act_tanh)(real x) {
       real *g0_ = th_tensor_data(GI);                                    \
       const real *go0_ = th_tensor_data(GO), *r0_ = th_tensor_data(REF); \
       int64_t n_ = th_tensor_numel(GI), i_;                              \
-      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                     \
+      _Pragma("omp parallel for if (n_ >= omp_min_)")                     \
       for (i_ = 0; i_ < n_; i_++) {                                      \
         real *g = g0_ + i_;                                              \
         const real *go = go0_ + i_, *r = r0_ + i_;                       \
@@ -59,6 +59,7 @@ static inline real TH_R(act_tanh)(real x) {
   } while (0)
 
 static int TH_R(act_forward)(th_nn_act op, const double *p, th_tensor *dst, const th_tensor *src) {
+  const int64_t omp_min_ = act_cheap(op, 0) ? OMP_MIN_CHEAP : OMP_MIN;
   switch (op) {
     case TH_NN_THRESHOLD: {
       const real th = (real)p[0], v = (real)p[1];
@@ -94,6 +95,7 @@ static int TH_R(act_forward)(th_nn_act op, const double *p, th_tensor *dst, cons
 
 static int TH_R(act_backward)(th_nn_act op, const double *p, th_tensor *gi, const th_tensor *go_t,
                               const th_tensor *ref) {
+  const int64_t omp_min_ = act_cheap(op, 1) ? OMP_MIN_CHEAP : OMP_MIN;
   switch (op) {
     case TH_NN_THRESHOLD: {
       const real th = (real)p[0];

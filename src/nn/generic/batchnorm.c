@@ -24,6 +24,8 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
       for (i = 0; i < g->N; i++) {
         const real *x = in + i * FS + f * g->S;
         real rs = 0, rq = 0;
+        /* simd: lets the compiler split the sums into vector lanes */
+#pragma omp simd reduction(+ : rs, rq)
         for (s = 0; s < g->S; s++) {
           real d = x[s] - shift;
           rs += d;
@@ -64,8 +66,10 @@ static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gra
   const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   real *gi = gradInput ? th_tensor_data(gradInput) : NULL;
   const int64_t FS = g->F * g->S, n = g->N * g->S;
+  /* with the sums reused and no gradInput the loop is F steps: no threads */
+  const int heavy = gi != NULL || stats_mode != TH_NN_STATS_REUSE;
   int64_t f;
-#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_ELEMS)
+#pragma omp parallel for if (heavy && g->N * FS > TH_NN_PAR_MIN_ELEMS)
   for (f = 0; f < g->F; f++) {
     accreal mean, invstd, sum = 0, dotp = 0;
     real wf = w->p ? V(w, f) : 1;
@@ -84,6 +88,7 @@ static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gra
       for (i = 0; i < g->N; i++) {
         const real *x = in + i * FS + f * g->S, *dy = go + i * FS + f * g->S;
         real m = (real)mean, rs = 0, rd = 0;
+#pragma omp simd reduction(+ : rs, rd)
         for (s = 0; s < g->S; s++) {
           rs += dy[s];
           rd += (x[s] - m) * dy[s];

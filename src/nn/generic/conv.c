@@ -1,4 +1,9 @@
-/* generic/conv.c: convolution compute for 'real' (included by th_nn_conv.c) */
+/* generic/conv.c: convolution compute for 'real' (included by th_nn_conv.c).
+   A unit of work is tile group u: images [u*G, u*G + nb), nb <= G. With
+   G == 1 an image's output rows are cut into tiles that the gemm writes in
+   place; with G > 1 the nb images' columns sit side by side (row stride
+   nb*N) and the gemm's nOut x nb*N result is scattered to (or the gradient
+   gathered from) the images' nOut x N planes. */
 
 #ifdef TH_REAL_IS_FLOAT
 #define GEMM cblas_sgemm
@@ -6,11 +11,56 @@
 #define GEMM cblas_dgemm
 #endif
 
-/* output[b] = weight * columns(input[b]) + bias, one tile of rows at a time */
-static void TH_R(conv_forward_image)(const real *x, real *y, const real *wt, const real *bias,
-                                     real *cols, const geom *g, const th_nn_window *w) {
+static int64_t TH_R(conv_unit_images)(const geom *g, int64_t u) {
+  int64_t b0 = u * g->G;
+  return g->B - b0 < g->G ? g->B - b0 : g->G;
+}
+
+/* columns of images b0 .. b0+nb-1, side by side */
+static void TH_R(conv_group_cols)(const real *in, int64_t b0, int64_t nb, real *cols,
+                                  const geom *g, const th_nn_window *w) {
+  const int64_t inS = g->nIn * g->iH * g->iW;
+  int64_t j;
+  for (j = 0; j < nb; j++)
+    TH_R(th_nn_im2col)(in + (b0 + j) * inS, g->nIn, g->iH, g->iW, g->oH, g->oW, w, 0, g->oH,
+                       cols + j * g->N, nb * g->N);
+}
+
+/* gradOutput planes of images b0 .. b0+nb-1 as one nOut x nb*N matrix */
+static void TH_R(conv_group_gather)(const real *go, int64_t b0, int64_t nb, real *dst,
+                                    const geom *g) {
+  const int64_t outS = g->nOut * g->N, ld = nb * g->N;
+  int64_t j, o;
+  for (j = 0; j < nb; j++)
+    for (o = 0; o < g->nOut; o++)
+      memcpy(dst + o * ld + j * g->N, go + (b0 + j) * outS + o * g->N,
+             sizeof(real) * (size_t)g->N);
+}
+
+/* output of unit u = weight * columns + bias */
+static void TH_R(conv_forward_unit)(const real *x, real *y, const real *wt, const real *bias,
+                                    real *buf, int64_t u, const geom *g,
+                                    const th_nn_window *w) {
+  const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N;
   real beta = 0;
   int64_t o, n, y0;
+  if (g->G > 1) {
+    const int64_t b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u), ld = nb * g->N;
+    real *cols = buf, *res = buf + g->K * g->tn;
+    int64_t j;
+    TH_R(conv_group_cols)(x, b0, nb, cols, g, w);
+    GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->nOut, (int)ld, (int)g->K, 1, wt,
+         (int)g->K, cols, (int)ld, 0, res, (int)ld);
+    for (j = 0; j < nb; j++)
+      for (o = 0; o < g->nOut; o++) {
+        const real *s = res + o * ld + j * g->N, v = bias ? bias[o] : 0;
+        real *d = y + (b0 + j) * outS + o * g->N;
+        for (n = 0; n < g->N; n++) d[n] = s[n] + v;
+      }
+    return;
+  }
+  x += u * inS;
+  y += u * outS;
   if (bias) {
     for (o = 0; o < g->nOut; o++) {
       real v = bias[o], *row = y + o * g->N;
@@ -25,9 +75,9 @@ static void TH_R(conv_forward_image)(const real *x, real *y, const real *wt, con
   }
   for (y0 = 0; y0 < g->oH; y0 += g->rows) {
     int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
-    TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, cols);
+    TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, buf, tn);
     GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->nOut, (int)tn, (int)g->K, 1, wt,
-         (int)g->K, cols, (int)tn, beta, y + y0 * g->oW, (int)g->N);
+         (int)g->K, buf, (int)tn, beta, y + y0 * g->oW, (int)g->N);
   }
 }
 
@@ -36,12 +86,12 @@ static int TH_R(conv_forward)(const th_tensor *input, th_tensor *output, const t
                               const th_nn_window *w, int nt) {
   const real *in = th_tensor_data(input), *wt = th_tensor_data(weight);
   const real *bs = bias ? th_tensor_data(bias) : NULL;
-  real *out = th_tensor_data(output), *cols = g->direct ? NULL : th_tensor_data(finput);
-  const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N, colS = g->K * g->tn;
-  int64_t b;
+  real *out = th_tensor_data(output);
+  real *buf = th_tensor_numel(finput) > 0 ? th_tensor_data(finput) : NULL;
+  const int64_t bufS = buf ? finput->size[1] : 0;
+  int64_t u;
   if (nt <= 1) {
-    for (b = 0; b < g->B; b++)
-      TH_R(conv_forward_image)(in + b * inS, out + b * outS, wt, bs, cols, g, w);
+    for (u = 0; u < g->units; u++) TH_R(conv_forward_unit)(in, out, wt, bs, buf, u, g, w);
     return TH_OK;
   }
   {
@@ -54,30 +104,45 @@ static int TH_R(conv_forward)(const th_tensor *input, th_tensor *output, const t
       t = omp_get_thread_num();
 #endif
 #pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(conv_forward_image)(in + i * inS, out + i * outS, wt, bs,
-                                 cols ? cols + t * colS : NULL, g, w);
+      for (i = 0; i < g->units; i++)
+        TH_R(conv_forward_unit)(in, out, wt, bs, buf ? buf + t * bufS : NULL, i, g, w);
     }
     th_nn_blas_single_end(old);
   }
   return TH_OK;
 }
 
-/* gradInput[b] = col2im(weight^T * gradOutput[b]), one tile of rows at a time */
-static void TH_R(conv_backward_input_image)(const real *go, real *gi, const real *wt, real *cols,
-                                            const geom *g, const th_nn_window *w) {
+/* gradInput of unit u = col2im(weight^T * gradOutput) */
+static void TH_R(conv_backward_input_unit)(const real *go, real *gi, const real *wt, real *buf,
+                                           int64_t u, const geom *g, const th_nn_window *w) {
+  const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N;
   int64_t y0;
+  if (g->G > 1) {
+    const int64_t b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u), ld = nb * g->N;
+    real *cols = buf, *dy = buf + g->K * g->tn;
+    int64_t j;
+    TH_R(conv_group_gather)(go, b0, nb, dy, g);
+    GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)ld, (int)g->nOut, 1, wt,
+         (int)g->K, dy, (int)ld, 0, cols, (int)ld);
+    memset(gi + b0 * inS, 0, sizeof(real) * (size_t)(nb * inS));
+    for (j = 0; j < nb; j++)
+      TH_R(th_nn_col2im)(cols + j * g->N, g->nIn, g->iH, g->iW, g->oH, g->oW, w, 0, g->oH,
+                         gi + (b0 + j) * inS, ld);
+    return;
+  }
+  go += u * outS;
+  gi += u * inS;
   if (g->direct) {
     GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)g->N, (int)g->nOut, 1, wt,
          (int)g->K, go, (int)g->N, 0, gi, (int)g->N);
     return;
   }
-  memset(gi, 0, sizeof(real) * (size_t)(g->nIn * g->iH * g->iW));
+  memset(gi, 0, sizeof(real) * (size_t)inS);
   for (y0 = 0; y0 < g->oH; y0 += g->rows) {
     int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
     GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)tn, (int)g->nOut, 1, wt,
-         (int)g->K, go + y0 * g->oW, (int)g->N, 0, cols, (int)tn);
-    TH_R(th_nn_col2im)(cols, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, gi);
+         (int)g->K, go + y0 * g->oW, (int)g->N, 0, buf, (int)tn);
+    TH_R(th_nn_col2im)(buf, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, gi, tn);
   }
 }
 
@@ -85,12 +150,12 @@ static int TH_R(conv_backward_input)(const th_tensor *gradOutput, th_tensor *gra
                                      const th_tensor *weight, th_tensor *fgradInput,
                                      const geom *g, const th_nn_window *w, int nt) {
   const real *go = th_tensor_data(gradOutput), *wt = th_tensor_data(weight);
-  real *gi = th_tensor_data(gradInput), *cols = g->direct ? NULL : th_tensor_data(fgradInput);
-  const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N, colS = g->K * g->tn;
-  int64_t b;
+  real *gi = th_tensor_data(gradInput);
+  real *buf = th_tensor_numel(fgradInput) > 0 ? th_tensor_data(fgradInput) : NULL;
+  const int64_t bufS = buf ? fgradInput->size[1] : 0;
+  int64_t u;
   if (nt <= 1) {
-    for (b = 0; b < g->B; b++)
-      TH_R(conv_backward_input_image)(go + b * outS, gi + b * inS, wt, cols, g, w);
+    for (u = 0; u < g->units; u++) TH_R(conv_backward_input_unit)(go, gi, wt, buf, u, g, w);
     return TH_OK;
   }
   {
@@ -103,29 +168,40 @@ static int TH_R(conv_backward_input)(const th_tensor *gradOutput, th_tensor *gra
       t = omp_get_thread_num();
 #endif
 #pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(conv_backward_input_image)(go + i * outS, gi + i * inS, wt,
-                                        cols ? cols + t * colS : NULL, g, w);
+      for (i = 0; i < g->units; i++)
+        TH_R(conv_backward_input_unit)(go, gi, wt, buf ? buf + t * bufS : NULL, i, g, w);
     }
     th_nn_blas_single_end(old);
   }
   return TH_OK;
 }
 
-/* each thread accumulates scale * gradOutput[b] * columns(input[b])^T over
-   the images it takes into 'acc' (gradWeight itself for thread 0, else its
-   partial). Thread t takes images t, t + nt, ...: a fixed split, so the
-   sums (and the gradients) are the same from run to run */
+/* each thread accumulates scale * gradOutput * columns^T over the units it
+   takes into 'acc' (gradWeight itself for thread 0, else its partial).
+   Thread t takes units t, t + nt, ...: a fixed split, so the sums (and the
+   gradients) are the same from run to run */
 static void TH_R(conv_backward_params_thread)(const real *in, const real *go, real *acc,
-                                              real beta0, real *cols, const geom *g,
+                                              real beta0, real *buf, const geom *g,
                                               const th_nn_window *w, real scale,
                                               int t, int nt) {
   const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N;
   real beta = beta0;
-  int64_t i;
-  for (i = t; i < g->B; i += nt) {
-    const real *x = in + i * inS, *dy = go + i * outS;
+  int64_t u;
+  for (u = t; u < g->units; u += nt) {
+    const real *x, *dy;
     int64_t y0;
+    if (g->G > 1) {
+      const int64_t b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u), ld = nb * g->N;
+      real *cols = buf, *dyg = buf + g->K * g->tn;
+      TH_R(conv_group_cols)(in, b0, nb, cols, g, w);
+      TH_R(conv_group_gather)(go, b0, nb, dyg, g);
+      GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)ld, scale,
+           dyg, (int)ld, cols, (int)ld, beta, acc, (int)g->K);
+      beta = 1;
+      continue;
+    }
+    x = in + u * inS;
+    dy = go + u * outS;
     if (g->direct) {
       GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)g->N, scale,
            dy, (int)g->N, x, (int)g->N, beta, acc, (int)g->K);
@@ -134,9 +210,9 @@ static void TH_R(conv_backward_params_thread)(const real *in, const real *go, re
     }
     for (y0 = 0; y0 < g->oH; y0 += g->rows) {
       int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
-      TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, cols);
+      TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, buf, tn);
       GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)tn, scale,
-           dy + y0 * g->oW, (int)g->N, cols, (int)tn, beta, acc, (int)g->K);
+           dy + y0 * g->oW, (int)g->N, buf, (int)tn, beta, acc, (int)g->K);
       beta = 1;
     }
   }
@@ -149,8 +225,8 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
                                       const th_nn_window *w, int nt, double scale) {
   const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
-  const int64_t colS = g->direct ? 0 : g->K * g->tn, rowS = colS + g->nOut * g->K;
-  const int64_t outS = g->nOut * g->N, nw = g->nOut * g->K;
+  const int64_t nw = g->nOut * g->K, rowS = fgradInput->size[1], partS = rowS - nw;
+  const int64_t outS = g->nOut * g->N;
   int64_t o;
   if (nt <= 1) {
     TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, 0, 1);
@@ -163,13 +239,13 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
 #ifdef _OPENMP
       t = omp_get_thread_num();
 #endif
-      TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + colS,
+      TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + partS,
                                         t == 0 ? 1 : 0, buf + t * rowS, g, w, (real)scale,
                                         t, nt);
     }
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {
-      const real *p = buf + o * rowS + colS;
+      const real *p = buf + o * rowS + partS;
       for (k = 0; k < nw; k++) gw[k] += p[k];
     }
   }
@@ -182,6 +258,7 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
       for (b = 0; b < g->B; b++) {
         const real *row = go + b * outS + o * g->N;
         real rs = 0;
+#pragma omp simd reduction(+ : rs)
         for (n = 0; n < g->N; n++) rs += row[n];
         s += rs;
       }

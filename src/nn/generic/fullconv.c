@@ -20,7 +20,7 @@ static void TH_R(fullconv_forward_image)(const real *x, real *y, const real *wt,
     GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)g->N, (int)g->nIn, 1, wt,
          (int)g->K, x, (int)g->N, 0, cols, (int)g->N);
     memset(y, 0, sizeof(real) * (size_t)(g->nOut * P));
-    TH_R(th_nn_col2im)(cols, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, y);
+    TH_R(th_nn_col2im)(cols, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, y, g->iH * g->iW);
   }
   if (bias) {
     for (o = 0; o < g->nOut; o++) {
@@ -69,7 +69,7 @@ static void TH_R(fullconv_backward_input_image)(const real *go, real *gi, const 
                                                 const th_nn_window *w) {
   const real *m = go;
   if (!g->direct) {
-    TH_R(th_nn_im2col)(go, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols);
+    TH_R(th_nn_im2col)(go, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols, g->iH * g->iW);
     m = cols;
   }
   GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->nIn, (int)g->N, (int)g->K, 1, wt,
@@ -120,7 +120,7 @@ static void TH_R(fullconv_backward_params_thread)(const real *in, const real *go
   for (i = t; i < g->B; i += nt) {
     const real *m = go + i * outS;
     if (!g->direct) {
-      TH_R(th_nn_im2col)(m, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols);
+      TH_R(th_nn_im2col)(m, g->nOut, g->oH, g->oW, g->iH, g->iW, w, 0, g->iH, cols, g->iH * g->iW);
       m = cols;
     }
     GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nIn, (int)g->K, (int)g->N, scale,

@@ -1,7 +1,8 @@
 /* generic/im2col.c: im2col / col2im for 'real' (included by th_nn_im2col.c) */
 
 void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t oH,
-                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *col) {
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *col,
+                        int64_t ld) {
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;
   const int64_t n = (y1 - y0) * oW;
   const int plane = dW == 1 && dH == 1 && oW == W;
@@ -18,9 +19,9 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
       if (three) {
         /* the common 3-wide, stride-1, same-width window: each input row
            is read once and written shifted into the three rows j = 0, 1, 2 */
-        real *d0 = col + (c * kH + i) * 3 * n - y0 * W, *d1 = d0 + n, *d2 = d1 + n;
+        real *d0 = col + (c * kH + i) * 3 * ld - y0 * W, *d1 = d0 + ld, *d2 = d1 + ld;
         for (j = 0; j < 3; j++) {
-          real *d = d0 + j * n;
+          real *d = d0 + j * ld;
           memset(d + y0 * W, 0, sizeof(real) * (size_t)((ylo - y0) * W));
           memset(d + yhi * W, 0, sizeof(real) * (size_t)((y1 - yhi) * W));
         }
@@ -36,7 +37,7 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
         continue;
       }
       for (j = 0; j < kW; j++) {
-        real *dst = col + ((c * kH + i) * kW + j) * n - y0 * oW;  /* indexed by y * oW + x */
+        real *dst = col + ((c * kH + i) * kW + j) * ld - y0 * oW;  /* indexed by y * oW + x */
         int64_t xlo, xhi;
         valid_range(W, oW, dW, padW, j, &xlo, &xhi);
         if (ylo >= yhi || xlo >= xhi) {
@@ -78,9 +79,9 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
 }
 
 void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_t oH,
-                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *in) {
+                        int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *in,
+                        int64_t ld) {
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;
-  const int64_t n = (y1 - y0) * oW;
   const int three = kW == 3 && dW == 1 && padW == 1 && oW == W && W >= 2;
   int64_t c, i, j, y, x;
   for (c = 0; c < C; c++) {
@@ -91,18 +92,19 @@ void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_
       if (ylo < y0) ylo = y0;
       if (yhi > y1) yhi = y1;
       if (three) {
-        const real *a0 = col + (c * kH + i) * 3 * n - y0 * W, *b0 = a0 + n, *e0 = b0 + n;
+        const real *a0 = col + (c * kH + i) * 3 * ld - y0 * W, *b0 = a0 + ld, *e0 = b0 + ld;
         for (y = ylo; y < yhi; y++) {
           real *d = dstp + (y * dH - padH + i) * W;
           const real *a = a0 + y * W, *b = b0 + y * W, *e = e0 + y * W;
-          for (x = 0; x < W - 1; x++) d[x] += a[x + 1];
-          for (x = 0; x < W; x++) d[x] += b[x];
-          for (x = 1; x < W; x++) d[x] += e[x - 1];
+          /* one pass, the three terms added in the order of three passes */
+          d[0] = d[0] + a[1] + b[0];
+          for (x = 1; x < W - 1; x++) d[x] = d[x] + a[x + 1] + b[x] + e[x - 1];
+          d[W - 1] = d[W - 1] + b[W - 1] + e[W - 2];
         }
         continue;
       }
       for (j = 0; j < kW; j++) {
-        const real *src = col + ((c * kH + i) * kW + j) * n - y0 * oW;
+        const real *src = col + ((c * kH + i) * kW + j) * ld - y0 * oW;
         int64_t xlo, xhi;
         valid_range(W, oW, dW, padW, j, &xlo, &xhi);
         for (y = ylo; y < yhi; y++) {

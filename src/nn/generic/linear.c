@@ -29,10 +29,18 @@ static int TH_R(linear_forward)(const lgeom *g, const th_tensor *x, th_tensor *y
     GEMV(CblasRowMajor, CblasNoTrans, N, K, 1, wd, K, xd, 1, 1, yd, 1);
     return TH_OK;
   }
-  /* Y (B x out) = X (B x in) W^T, then Y += ones (x) b */
-  memset(yd, 0, sizeof(real) * (size_t)M * (size_t)N);
+  /* Y (B x out) = rows of b, then Y += X (B x in) W^T. The bias is copied
+     here rather than added by a BLAS ger: each (threaded) BLAS call wakes
+     OpenBLAS's threads, which costs more than these B x out writes */
+  if (b != NULL) {
+    const real *bd = th_tensor_data(b);
+    int64_t i;
+    for (i = 0; i < M; i++) memcpy(yd + i * (int64_t)N, bd, sizeof(real) * (size_t)N);
+  } else {
+    memset(yd, 0, sizeof(real) * (size_t)M * (size_t)N);
+  }
   GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, xd, K, wd, K, 1, yd, N);
-  if (b != NULL) GER(CblasRowMajor, M, N, 1, th_tensor_data(ones), 1, th_tensor_data(b), 1, yd, N);
+  (void)ones;
   return TH_OK;
 }
 
@@ -65,10 +73,18 @@ static int TH_R(linear_acc)(const lgeom *g, const th_tensor *x, const th_tensor 
   }
   /* gradWeight (out x in) += s gradOutput^T (out x B) X (B x in) */
   GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, N, K, M, s, god, N, xd, K, 1, gwd, K);
-  /* gradBias += s gradOutput^T ones */
-  if (gb != NULL)
-    GEMV(CblasRowMajor, CblasTrans, M, N, s, god, N, th_tensor_data(ones), 1, 1,
-         th_tensor_data(gb), 1);
+  /* gradBias += s * (column sums of gradOutput), in a loop for the reason
+     given in linear_forward; the sums run in accreal down each column */
+  if (gb != NULL) {
+    real *gbd = th_tensor_data(gb);
+    int64_t i, j;
+    for (j = 0; j < N; j++) {
+      accreal sum = 0;
+      for (i = 0; i < M; i++) sum += god[i * (int64_t)N + j];
+      gbd[j] += (real)(s * sum);
+    }
+  }
+  (void)ones;
   return TH_OK;
 }
 
