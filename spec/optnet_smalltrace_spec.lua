@@ -3,9 +3,7 @@
 -- (smallTrace, the default). The plan must be the full-size trace's plan:
 -- same intervals, and every size at least the true one (sizes that do not
 -- scale with the batch, as per-thread convolution buffers and batch norm
--- statistics, included; flat buffers are over-provisioned by the thread
--- count, which costs a few percent at most), and the numbers identical to
--- the unoptimized net.
+-- statistics, included), and the numbers identical to the unoptimized net.
 require 'torch'
 require 'nn'
 local optnet = require 'optnet'

@@ -184,18 +184,12 @@ local function sameOrder(r1, r2, needs1, needs2)
 end
 
 -- traces at batches b0, b0 + 1, b0 + 2 and predicts each storage's size at
--- batch B from the three sizes n1 <= n2 <= n3: affine (n3 - n2 = n2 - n1)
--- is extrapolated; grown then flat (n2 = n3) is a per-thread buffer that
--- reached the thread count T and stays; flat throughout is a per-thread
--- buffer already at T threads when it is larger than at batch 1 (a fourth,
--- tiny trace), else batch independent or a per-thread buffer still at one
--- thread (kernels use one thread below some work per batch), and then it is
--- given T times its size, safe either way. Anything else (or a changed step
--- order) gives nil.
-local function scaledTrace(net, modules, input, o, restoreState, B, b0, T)
-  trace.run(net, narrowInput(input, 1), o.mode)
-  local single = plan.needs(modules)
-  restoreState()
+-- batch B from the three sizes: flat (batch norm statistics, and the
+-- kernels' per-thread scratch, which they size by layer geometry and the
+-- thread count only: th_nn_scratch_threads) stays; affine (n3 - n2 = n2 -
+-- n1 > 0) is extrapolated. Anything else, or a changed order of steps or
+-- storages, gives nil: the caller then traces at full size rather than guess.
+local function scaledTrace(net, modules, input, o, restoreState, B, b0)
   local recs, needs = {}, {}
   for i = 1, 3 do
     recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
@@ -203,27 +197,29 @@ local function scaledTrace(net, modules, input, o, restoreState, B, b0, T)
     restoreState()
   end
   if not (sameOrder(recs[1], recs[2], needs[1], needs[2]) and sameOrder(recs[2], recs[3], needs[2], needs[3])) then
+    if o.verbose then
+      io.stderr:write(string.format('optnet: the order of steps or storages changes between batches %d..%d\n', b0, b0 + 2))
+    end
     return nil
-  end
-  local isBuffer = {}
-  for _, m in ipairs(modules) do
-    walk.moduleTensors(m, function(t, role)
-      local id = t:_storageId()
-      if id and role == 'buffer' then isBuffer[id] = true end
-    end)
   end
   local predicted = {}
   for id, n3 in pairs(needs[3]) do
     local n1, n2 = needs[1][id], needs[2][id]
-    if not n1 or not n2 or n2 < n1 or n3 < n2 then return nil end
-    if n1 == n3 then
-      local atOne = not single[id] or single[id] >= n3
-      predicted[id] = (isBuffer[id] and atOne) and n3 * T or n3
-    elseif n3 - n2 == n2 - n1 then
-      predicted[id] = n1 + (n2 - n1) * (B - b0)
-    elseif n3 == n2 then
+    if n1 and n1 == n3 and n2 == n3 then
       predicted[id] = n3
+    elseif n1 and n2 and n2 > n1 and n3 - n2 == n2 - n1 then
+      predicted[id] = n1 + (n2 - n1) * (B - b0)
     else
+      if o.verbose then
+        local where = '?'
+        for _, m in ipairs(modules) do
+          walk.moduleTensors(m, function(t, _, field)
+            if t:_storageId() == id then where = torch.type(m) .. '.' .. tostring(field) end
+          end)
+        end
+        io.stderr:write(string.format('optnet: %s holds %s / %s / %s bytes at batches %d..%d: not affine\n',
+          where, tostring(n1), tostring(n2), tostring(n3), b0, b0 + 2))
+      end
       return nil
     end
   end
@@ -232,23 +228,24 @@ end
 
 -- traces the pass. With a batched input of B samples the net runs at three
 -- small batches only and each storage's size at batch B is predicted from
--- them, so optimizing never runs the unoptimized net at full size and the
--- process peak stays at the optimized footprint. The small batches start at
--- twice the thread count T: per-thread buffers (a convolution's im2col
--- columns) hold min(batch, T) samples (one below some work per batch),
--- constant from there on; see scaledTrace for the rules. When the sizes do
--- not follow them there, the
--- batches two and four times as far are tried; failing that (or a small or
--- unbatched input) the trace runs at full size.
+-- them (see scaledTrace), so optimizing never runs the unoptimized net at
+-- full size and the process peak stays at the optimized footprint. The
+-- small batches start at twice the thread count T, where every kernel has
+-- settled on its batch strategy; when the sizes do not follow the rules
+-- there, batches two and four times as far are tried; failing that (or a
+-- small or unbatched input) the trace runs at full size.
 local function tracePass(net, modules, input, o, restoreState)
   local B = batchOf(input)
   if o.smallTrace ~= false and B then
     local T = math.max(1, torch.getnumthreads and torch.getnumthreads() or 1)
     for _, b0 in ipairs{2 * T, 4 * T, 8 * T} do
       if B > b0 + 2 then
-        local ok, rec, needs = pcall(scaledTrace, net, modules, input, o, restoreState, B, b0, T)
+        local ok, rec, needs = pcall(scaledTrace, net, modules, input, o, restoreState, B, b0)
         if ok and rec then return rec, needs, true end
-        if not ok then restoreState() end
+        if not ok then
+          restoreState()
+          if o.verbose then io.stderr:write('optnet: small trace failed: ' .. tostring(rec) .. '\n') end
+        end
       end
     end
     if o.verbose and B > 2 * T + 2 then

@@ -30,6 +30,7 @@ typedef struct geom {
   int64_t G;                      /* images per tile (then whole images) */
   int64_t tn;                     /* columns of a tile: rows * oW or G * N */
   int64_t units;                  /* tiles of images: ceil(B / G) */
+  int64_t tnmax;                  /* columns of the widest tile any batch gets */
   int direct;                     /* 1x1, stride 1, no padding: no im2col */
 } geom;
 
@@ -96,12 +97,14 @@ static void plan_tiles(geom *g, int nt) {
     cap = TILE_MAX_ELEMS / (g->K * g->oW);
     if (g->rows > cap) g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_MAX_ELEMS);
     g->tn = g->rows * g->oW;
+    g->tnmax = g->tn;
   } else {
     int64_t k;
     G = (TILE_COLS + g->N - 1) / g->N;
     cap = TILE_MAX_ELEMS / (per * g->N);
     if (G > cap) G = cap;
     if (G < 1) G = 1;
+    g->tnmax = G * g->N;
     /* k tiles per thread, as few as G allows, then the images spread
        evenly over the nt * k tiles (16 images, G 6, 2 threads: 4 tiles of 4) */
     k = (g->B + nt * G - 1) / (nt * G);
@@ -117,6 +120,14 @@ static void plan_tiles(geom *g, int nt) {
    gathered output; 'extra' more for the caller (a partial gradWeight) */
 static int64_t scratch(const geom *g, int64_t extra) {
   return (g->direct ? 0 : g->K * g->tn) + (g->G > 1 ? g->nOut * g->tn : 0) + extra;
+}
+
+/* the scratch row allocated: from th_nn_scratch_full batches on, the
+   widest tile any batch gets, so that its size does not depend on the
+   batch; the kernels use the first 'scratch' elements */
+static int64_t scratch_alloc(const geom *g, int64_t extra) {
+  if (!th_nn_scratch_full(g->B)) return scratch(g, extra);
+  return (g->direct ? 0 : g->K * g->tnmax) + (g->tnmax > g->N ? g->nOut * g->tnmax : 0) + extra;
 }
 
 static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const char *what) {
@@ -181,7 +192,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
     goto done;
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
-    fs[0] = nt, fs[1] = scratch(&g, 0);
+    fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
     if (th_tensor_resize(finput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_forward,
@@ -213,7 +224,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
     goto done;
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
-    fs[0] = nt, fs[1] = scratch(&g, 0);
+    fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
     if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_input,
@@ -246,8 +257,8 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   {
     /* per thread: scratch and a partial gradWeight (threads > 0) */
     int64_t fs[2];
-    fs[0] = nt;
-    fs[1] = scratch(&g, g.nOut * g.K);
+    fs[0] = th_nn_scratch_rows(g.B, nt);
+    fs[1] = scratch_alloc(&g, g.nOut * g.K);
     if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,

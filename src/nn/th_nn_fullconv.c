@@ -113,7 +113,7 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
     goto done;
   if (!g.direct) {
     int64_t fs[3];
-    fs[0] = nt, fs[1] = g.K, fs[2] = g.N;
+    fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
     if (th_tensor_resize(finput, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_forward,
@@ -145,7 +145,7 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
     goto done;
   if (!g.direct) {
     int64_t fs[3];
-    fs[0] = nt, fs[1] = g.K, fs[2] = g.N;
+    fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
     if (th_tensor_resize(fgradInput, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_backward_input,
@@ -178,7 +178,7 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
     goto done;
   {
     int64_t fs[2];
-    fs[0] = nt;
+    fs[0] = th_nn_scratch_rows(g.B, nt);
     fs[1] = (g.direct ? 0 : g.K * g.N) + g.nIn * g.K;
     if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
   }

@@ -27,6 +27,17 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
    to use for 'nitems' independent images of 'work' operations each: 1 when
    the whole job is too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
+/* Per-thread scratch ('finput', 'fgradInput', LRN's ratio) for a batch of
+   'batch' images run on 'nt' threads: from a batch of twice the most
+   threads on, its size is the layer's worst case (every thread, the widest
+   tile) and so does not depend on the batch; below, it is what the call
+   needs. The memory planner predicts sizes at the real batch from traces
+   at small batches from that point on (optnet's smallTrace), which a size
+   depending on how many threads a batch wakes, or on how images are
+   grouped, would defeat. th_nn_scratch_full says which regime 'batch' is
+   in; th_nn_scratch_rows gives the rows (threads) to allocate. */
+int th_nn_scratch_full(int64_t batch);
+int th_nn_scratch_rows(int64_t batch, int nt);
 /* memory-bound element-wise loops (batchnorm, pooling, bias sums) go
    parallel (OpenMP 'if' clause) above this many elements. Below, a second
    thread saves at most a fraction of a millisecond, and on a busy machine

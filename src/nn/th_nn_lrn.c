@@ -85,7 +85,7 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_nn_contiguous(&sc, scale) == TH_OK && th_nn_contiguous(&out, output) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK &&
-      th_tensor_resize2d(ratio, nt, (g.C + 1) * g.P) == TH_OK)
+      th_tensor_resize2d(ratio, th_nn_scratch_rows(g.N, nt), (g.C + 1) * g.P) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, lrn_backward,
                               (&in, &go, gradInput, &sc, &out, ratio, &g,
                                2 * alpha * beta / (double)size, beta, nt),

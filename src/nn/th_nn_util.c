@@ -47,6 +47,23 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src) {
    (a wake-up is microseconds, milliseconds when another process holds a core) */
 #define TH_NN_PARALLEL_MIN_WORK 2000000
 
+static int max_threads(void) {
+#ifdef _OPENMP
+  int n = omp_get_max_threads();
+  return n < 1 ? 1 : n;
+#else
+  return 1;
+#endif
+}
+
+int th_nn_scratch_full(int64_t batch) {
+  return batch >= 2 * (int64_t)max_threads();
+}
+
+int th_nn_scratch_rows(int64_t batch, int nt) {
+  return th_nn_scratch_full(batch) ? max_threads() : nt;
+}
+
 int th_nn_threads_for(int64_t nitems, int64_t work) {
 #ifdef _OPENMP
   int64_t n = omp_get_max_threads();
