@@ -85,3 +85,41 @@ install: build
 
 clean:
 	rm -rf build build-asan
+
+# --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
+# `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
+# other, on one core (-jobs=1); FUZZ_TARGETS picks a subset (load, view).
+# Corpora grow in fuzz/corpus-<name>/ (not committed); crashes land in
+# build-fuzz/ as crash-* files: copy them to fuzz/regressions/<name>/ with
+# the fix, and spec/fuzz_regression_spec.lua replays them in `make test`.
+.PHONY: fuzz fuzz-build
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= load view
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      := clang
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+  -fno-sanitize-recover=undefined -Wno-unknown-pragmas $(LUA_CFLAGS) -DFUZZ_ROOT='"$(CURDIR)"'
+FUZZ_CORE    := $(wildcard src/tensor/*.c)
+FUZZ_ALL     := $(SRCS)
+
+$(FUZZ_BUILD)/fuzz_view: fuzz/fuzz_view.c $(FUZZ_CORE) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_view.c $(FUZZ_CORE) -lopenblas -lm
+
+$(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lm
+
+fuzz-build: deps
+	@tools/deps.sh clang libclang-rt-14-dev
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz: fuzz-build build
+	@mkdir -p fuzz/corpus-load fuzz/corpus-view
+	@[ -n "$$(ls fuzz/corpus-load)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-load
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  ( cd $(FUZZ_BUILD) && OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \
+	    ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=1 -workers=1 -max_len=4096 -rss_limit_mb=2048 \
+	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(wildcard $(CURDIR)/fuzz/regressions/$$t) ) || exit 1; \
+	done
