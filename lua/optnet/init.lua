@@ -19,6 +19,10 @@ local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
                   planner = 'best', verbose = false, smallTrace = true}
 
+local PLANNER_LIST = "'best', 'greedy_size', 'greedy_conflict', 'greedy_lifetime', 'peak' or 'sets'"
+local PLANNERS = {}
+for name in PLANNER_LIST:gmatch("'([%w_]+)'") do PLANNERS[name] = true end
+
 local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
 end
@@ -48,6 +52,17 @@ local function options(fname, opts)
   end
   if o.mode ~= 'inference' and o.mode ~= 'training' then
     fail(fname, "mode must be 'inference' or 'training', got %s", tostring(o.mode))
+  end
+  for k, v in pairs(DEFAULTS) do
+    if type(v) == 'boolean' and type(o[k]) ~= 'boolean' then
+      fail(fname, "option '%s' must be a boolean, got %s", k, torch.type(o[k]))
+    end
+  end
+  if not PLANNERS[o.planner] then
+    fail(fname, "option 'planner' must be one of %s, got %s", PLANNER_LIST, tostring(o.planner))
+  end
+  if o.budgetMs ~= nil and (type(o.budgetMs) ~= 'number' or not (o.budgetMs >= 0)) then
+    fail(fname, "option 'budgetMs' must be a number >= 0, got %s", tostring(o.budgetMs))
   end
   return o
 end

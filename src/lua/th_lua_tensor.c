@@ -313,7 +313,7 @@ static int t_copy(lua_State *L) {
 
 static int t_fill(lua_State *L) {
   th_tensor *t = th_lua_checktensor(L, 1, "fill");
-  double v = luaL_checknumber(L, 2);
+  double v = th_lua_checknumber(L, 2, "fill", "value");
   th_lua_check(L, th_tensor_fill(t, v), "fill");
   lua_settop(L, 1);
   return 1;

@@ -247,7 +247,9 @@ int th_tensor_narrow(th_tensor *r, const th_tensor *src, int dim, int64_t first,
     return th_error_set("length %lld from index %lld exceeds dimension %d of size %lld",
                         (long long)len, one_based(first), dim + 1, (long long)src->size[dim]);
   v = *src;
-  v.offset += first * src->stride[dim];
+  /* an empty narrow may start one past the end: its offset is never read,
+     and size * stride is beyond the bound set() checked for (size-1) * stride */
+  if (first < src->size[dim]) v.offset += first * src->stride[dim];
   v.size[dim] = len;
   th_tensor_set_tensor(r, &v);
   return TH_OK;
