@@ -108,6 +108,20 @@ static void touch(const th_tensor *t) {
   th_tensor_clear(&c);
 }
 
+/* FUZZ_VIEW_TRACE=1 prints each step: for reading a crash input */
+static void trace(const char *op, int rc, const th_tensor *t) {
+  int d;
+  static int on = -1;
+  if (on < 0) on = getenv("FUZZ_VIEW_TRACE") != NULL;
+  if (!on) return;
+  fprintf(stderr, "%-9s %s offset %lld size", op, rc == TH_OK ? "ok  " : "fail", (long long)t->offset);
+  for (d = 0; d < t->ndim; d++) fprintf(stderr, " %lld", (long long)t->size[d]);
+  fprintf(stderr, " stride");
+  for (d = 0; d < t->ndim; d++) fprintf(stderr, " %lld", (long long)t->stride[d]);
+  fprintf(stderr, " storage %lld%s%s\n", t->storage ? (long long)t->storage->size : -1LL,
+          rc == TH_OK ? "" : ": ", rc == TH_OK ? "" : th_error_msg());
+}
+
 static int same_view(const th_tensor *a, const th_tensor *b) {
   int d;
   if (a->storage != b->storage || a->offset != b->offset || a->ndim != b->ndim) return 0;
@@ -134,9 +148,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sz[d] = take_int(&in);
     st[d] = take_int(&in);
   }
-  if (th_tensor_set(&t, s, take_int(&in), nd, sz, (take8(&in) & 1) ? st : NULL) == TH_OK) {
-    check_inside(&t, "set");
-    touch(&t);
+  {
+    int64_t off = take_int(&in);
+    int rc = th_tensor_set(&t, s, off, nd, sz, (take8(&in) & 1) ? st : NULL);
+    trace("set", rc, &t);
+    if (rc == TH_OK) {
+      check_inside(&t, "set");
+      touch(&t);
+    }
   }
   th_storage_release(s);
   for (steps = 0; steps < 16 && in.n > 0; steps++) {
@@ -204,6 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fprintf(stderr, "%s changed its source\n", name);
       abort();
     }
+    trace(name, rc, rc == TH_OK ? &r : &t);
     if (rc == TH_OK) {
       check_inside(&r, name);
       touch(&r);

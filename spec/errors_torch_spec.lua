@@ -78,6 +78,9 @@ describe('torch views check dimensions, ranges and overflow', function()
     fails('view: cannot view a non-contiguous tensor of size 4x3 as 12 (call :contiguous() first)',
           t:t().view, t:t(), 12)
     fails('view: only one size may be -1', t.view, t, -1, -1)
+    -- a size-1 dimension between two others must not hide the gap (found by fuzz_view)
+    local gap = F(torch.FloatStorage(160), 7, torch.LongStorage({6, 1, 6}), torch.LongStorage({6, 6, 6}))
+    fails('view: cannot view a non-contiguous tensor of size 6x1x6 as 36 (call :contiguous() first)', gap.view, gap, 36)
     fails('view: size overflows', F(0).view, F(0), 0, 2 ^ 62, 4)
   end)
 

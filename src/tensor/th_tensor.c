@@ -462,17 +462,18 @@ int th_tensor_view(th_tensor *r, const th_tensor *src, int ndim, const int64_t *
     /* absorb trailing size-1 dims into the groups */
     while (vd < ndim && sz[vd] == 1 && (sd >= src->ndim || src->size[sd] != 1)) vd++;
     while (sd < src->ndim && src->size[sd] == 1 && (vd >= ndim || sz[vd] != 1)) sd++;
-    for (k = s0; k < sd - 1; k++)
-      if (src->size[k] != 1 && src->stride[k] != src->stride[k + 1] * src->size[k + 1]) {
-        int j, ok = 1;  /* size-1 dims in between do not break contiguity */
-        int64_t expect = 0;
-        for (j = k + 1; j < sd && src->size[j] == 1; j++) {}
-        if (j < sd) expect = src->stride[j] * src->size[j];
-        ok = (j < sd) && src->stride[k] == expect;
-        if (!ok)
-          return th_error_set("cannot view a non-contiguous tensor of size %s as %s (call :contiguous() first)",
-                              th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, sz));
-      }
+    /* each dimension of size > 1 must step over the whole next one of
+       size > 1: size-1 dimensions in between do not count, their strides
+       are arbitrary (comparing with them let 6x1x6 with strides 6,6,6
+       pass as contiguous) */
+    for (k = s0; k < sd; k++) {
+      int j;
+      if (src->size[k] == 1) continue;
+      for (j = k + 1; j < sd && src->size[j] == 1; j++) {}
+      if (j < sd && src->stride[k] != src->stride[j] * src->size[j])
+        return th_error_set("cannot view a non-contiguous tensor of size %s as %s (call :contiguous() first)",
+                            th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, sz));
+    }
     chunk_stride = 1;
     for (k = sd - 1; k >= s0; k--)
       if (src->size[k] != 1) { chunk_stride = src->stride[k]; break; }
