@@ -123,3 +123,30 @@ fuzz: fuzz-build build
 	    ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=1 -workers=1 -max_len=4096 -rss_limit_mb=2048 \
 	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(wildcard $(CURDIR)/fuzz/regressions/$$t) ) || exit 1; \
 	done
+
+# --- memcheck (tools/valgrind.supp): a -O1 -g build without -march=native
+# (valgrind cannot run AVX-512) and OpenBLAS on its AVX2 kernels, over
+# VG_SPEC (default: the whole spec suite). Fails on definite or indirect
+# leaks and on invalid reads, writes and frees. Uninitialised-value checks
+# are off: torch.Tensor(n) is uninitialised by design (as Torch7's), and
+# specs compute on such tensors where only the shape matters.
+.PHONY: test-valgrind
+VG_SPEC ?= spec
+VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-leak-kinds=definite,indirect \
+  --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=30 \
+  --suppressions=$(CURDIR)/tools/valgrind.supp
+test-valgrind: deps
+	@tools/deps.sh valgrind
+	@$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -g" build-vg/torch/core.so
+	OPENBLAS_CORETYPE=Haswell OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	  LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" \
+	  LUA_CPATH="$(CURDIR)/build-vg/?.so;;" TH_VALGRIND=1 \
+	  $(VALGRIND) $(LUA) /usr/bin/busted $(BUSTED_ARGS) $(VG_SPEC)
+
+# --- soak (tools/soak.lua): resnet-20 cifar, batch 32, optnet training mode,
+# 1000 sgd iterations on synthetic data, then 100 optimize/remove cycles;
+# fails on memory growth (VmRSS beyond 1%), a non-finite or non-falling loss
+.PHONY: soak
+SOAK_ARGS ?=
+soak: build
+	$(RUNENV) $(LUA) tools/soak.lua $(SOAK_ARGS)
