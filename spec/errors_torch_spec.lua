@@ -98,6 +98,9 @@ describe('torch views check dimensions, ranges and overflow', function()
     assert.are.same({3, 4}, {t:size(1), t:size(2)})  -- untouched by the failures
     -- an empty view with a huge stride is refused too: narrowing it later must stay in range
     fails('reaches past 2^63', t.set, t, s, 1, torch.LongStorage({0, 3}), torch.LongStorage({1, 2 ^ 62}))
+    -- empty, but within the bound: unfolding it must not multiply its stride past 2^63 (found by fuzz_view)
+    t:set(s, 1, torch.LongStorage({0, 2}), torch.LongStorage({1, 2 ^ 62}))
+    fails('unfold: unfold step 2 times stride 4611686018427387904 overflows', t.unfold, t, 2, 0, 2)
   end)
 
   it('views of views stay inside the storage (non-contiguous sources)', function()

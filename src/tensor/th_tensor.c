@@ -314,7 +314,14 @@ int th_tensor_unfold(th_tensor *r, const th_tensor *src, int dim, int64_t size, 
   v.ndim = src->ndim + 1;
   v.size[dim] = (src->size[dim] - size) / step + 1;
   /* one window: its stride is never used, and step * stride may not fit */
-  v.stride[dim] = v.size[dim] == 1 ? src->stride[dim] : step * src->stride[dim];
+  if (v.size[dim] == 1) {
+    v.stride[dim] = src->stride[dim];
+  } else if (__builtin_mul_overflow(step, src->stride[dim], &v.stride[dim])) {
+    /* only an empty view (another dimension of size 0) gets here: a
+       non-empty one has step * stride within its own extent */
+    return th_error_set("unfold step %lld times stride %lld overflows", (long long)step,
+                        (long long)src->stride[dim]);
+  }
   v.size[src->ndim] = size;
   v.stride[src->ndim] = src->stride[dim];
   th_tensor_set_tensor(r, &v);
