@@ -63,7 +63,9 @@ describe('torch views check dimensions, ranges and overflow', function()
     fails({"'narrow'", 'dimension must be a number, got string'}, t.narrow, t, 'a', 1, 1)
     fails({"'narrow'", 'got no value'}, t.narrow, t)
     -- huge lengths do not wrap around when added to the start
-    fails('narrow: length 9223372036854775807 from index 2 exceeds dimension 1 of size 3', t.narrow, t, 1, 2, math.maxinteger)
+    fails({"'narrow'", 'size 9223372036854775807 from index 2 exceeds dimension 1 of size 3'},
+          t.narrow, t, 1, 2, math.maxinteger)
+    fails({"'narrow'", 'index -9223372036854775808 out of range'}, t.narrow, t, 1, math.mininteger, 1)
   end)
 
   it('select, transpose, unfold, expand, view', function()

@@ -383,10 +383,11 @@ static int t_narrow(lua_State *L) {
   int64_t len = th_lua_checkint(L, 4, "narrow", "size");
   th_tensor *r;
   if (first < 0) first = t->size[d] + first + 1;
-  if (first < 1 || first > t->size[d] + (len == 0))
+  /* written so that no sum can overflow: sizes and indices may be near 2^63 */
+  if (first < 1 || first - (len == 0) > t->size[d])
     return th_lua_argerror(L, 3, "narrow", "index %lld out of range for dimension %d of size %lld",
                            (long long)lua_tointeger(L, 3), d + 1, (long long)t->size[d]);
-  if (len < 0 || first - 1 + len > t->size[d])
+  if (len < 0 || len > t->size[d] - (first - 1))
     return th_lua_argerror(L, 4, "narrow", "size %lld from index %lld exceeds dimension %d of size %lld",
                            (long long)len, (long long)first, d + 1, (long long)t->size[d]);
   r = newview(L, t);
