@@ -4,8 +4,9 @@
 -- optimization and optim.sgd on synthetic data (a fixed pool of random
 -- batches the net learns to memorise, so the loss must fall). Every
 -- 'every' iterations it prints the resident memory (VmRSS from
--- /proc/self/status, read after a full garbage collection so that only
--- live memory counts) and the storage bytes the allocator holds. Checks:
+-- /proc/self/status, read after a full garbage collection and malloc_trim,
+-- so that only live memory counts, not what glibc keeps for reuse) and
+-- the storage bytes the allocator holds. Checks:
 --   * from iteration 'every' on, VmRSS stays within 1% of its value there;
 --   * every loss is finite, and the mean loss of the last report period
 --     is below that of the first;
@@ -35,6 +36,7 @@ end
 local function rssKiB()
   collectgarbage()
   collectgarbage()
+  torch._C.mallocTrim()  -- free heap pages back to the system: RSS = live memory
   local f = assert(io.open('/proc/self/status'))
   local s = f:read('a')
   f:close()
@@ -122,9 +124,8 @@ for c = 1, opt.cycles do
   optnet.optimizeMemory(net, inputs[1], {mode = 'training'})
   local loss = step(c % opt.pool + 1)
   check(loss == loss, 'cycle %d: loss is NaN', c)
-  -- the first cycles raise the high-water mark of malloc's heap (each trace
-  -- runs the net unoptimized once, and glibc keeps freed heap memory): the
-  -- baseline is taken after a warm-up of 10% of the cycles
+  -- the baseline is taken after a warm-up of 10% of the cycles: the first
+  -- ones settle malloc's arenas (each trace runs the net unoptimized once)
   local warm = math.max(1, opt.cycles // 10)
   if c == warm then
     cycleBase, liveBase = rssKiB(), liveBytes()

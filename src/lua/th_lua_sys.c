@@ -5,6 +5,7 @@
 */
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
@@ -163,8 +164,21 @@ static int sys_alloclimit(lua_State *L) {
   return 1;
 }
 
+/* torch._C.mallocTrim() -> true when done: hands malloc's free heap memory
+   back to the system (glibc), so that VmRSS afterwards counts live memory
+   only; tools/soak.lua reads it that way. false where unsupported. */
+static int sys_malloctrim(lua_State *L) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+  lua_pushboolean(L, 1);
+#else
+  lua_pushboolean(L, 0);
+#endif
+  return 1;
+}
+
 static const luaL_Reg sys_funcs[] = {
-    {"allocLimit", sys_alloclimit},
+    {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
     {"clock", sys_clock}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};

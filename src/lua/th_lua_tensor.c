@@ -138,10 +138,11 @@ static void set_from_args(lua_State *L, th_tensor *t, int a, const char *fname) 
     if (s->dtype != t->dtype)
       th_lua_argerror(L, a, fname, "%s expected, got %s", th_lua_storage_mt[t->dtype], th_lua_storage_mt[s->dtype]);
     if (!lua_isnoneornil(L, a + 1)) {
-      offset = th_lua_checkint(L, a + 1, fname, "storage offset") - 1;
-      if (offset < 0 || (offset > s->size && s->size > 0))
+      int64_t o1 = th_lua_checkint(L, a + 1, fname, "storage offset");  /* 1-based */
+      if (o1 < 1 || (o1 - 1 > s->size && s->size > 0))
         th_lua_argerror(L, a + 1, fname, "storage offset %lld out of range (storage has %lld elements)",
-                        (long long)offset + 1, (long long)s->size);
+                        (long long)o1, (long long)s->size);
+      offset = o1 - 1;
     }
     n = read_size_stride(L, a + 2, size, stride, &has_stride, fname);
     if (n < 0) {  /* whole storage as 1D from offset */
