@@ -84,7 +84,7 @@ install: build
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/th
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-vg build-fuzz
 
 # --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
 # `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
@@ -121,7 +121,8 @@ fuzz: fuzz-build build
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  ( cd $(FUZZ_BUILD) && OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \
 	    ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=1 -workers=1 -max_len=4096 -rss_limit_mb=2048 \
-	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(wildcard $(CURDIR)/fuzz/regressions/$$t) ) || exit 1; \
+	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(CURDIR)/fuzz/regressions/$$t; \
+	    rc=$$?; grep -E '^Done|^stat::number|^SUMMARY|^artifact' fuzz-0.log; exit $$rc ) || exit 1; \
 	done
 
 # --- memcheck (tools/valgrind.supp): a -O1 -g build without -march=native
