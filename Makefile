@@ -90,4 +90,76 @@ install: build
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/th
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-vg build-fuzz
+
+# --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
+# `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
+# other, on one core (-jobs=1); FUZZ_TARGETS picks a subset (load, view).
+# Corpora grow in fuzz/corpus-<name>/ (not committed); crashes land in
+# build-fuzz/ as crash-* files: copy them to fuzz/regressions/<name>/ with
+# the fix, and spec/fuzz_regression_spec.lua replays them in `make test`.
+.PHONY: fuzz fuzz-build
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= load view
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      := clang
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+  -fno-sanitize-recover=undefined -Wno-unknown-pragmas $(LUA_CFLAGS) -DFUZZ_ROOT='"$(CURDIR)"'
+FUZZ_CORE    := $(wildcard src/tensor/*.c)
+FUZZ_ALL     := $(SRCS)
+
+$(FUZZ_BUILD)/fuzz_view: fuzz/fuzz_view.c $(FUZZ_CORE) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_view.c $(FUZZ_CORE) -lopenblas -lm
+
+$(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lm
+
+fuzz-build: deps
+	@tools/deps.sh clang libclang-rt-14-dev
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz: fuzz-build build
+	@mkdir -p fuzz/corpus-load fuzz/corpus-view
+	@[ -n "$$(ls fuzz/corpus-load)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-load
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  ( cd $(FUZZ_BUILD) && OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \
+	    ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=1 -workers=1 -max_len=4096 -rss_limit_mb=2048 \
+	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(CURDIR)/fuzz/regressions/$$t; \
+	    rc=$$?; grep -E '^Done|^stat::number|^SUMMARY|^artifact' fuzz-0.log; exit $$rc ) || exit 1; \
+	done
+
+# --- memcheck (tools/valgrind.supp): a -O1 -g build without -march=native
+# (valgrind cannot run AVX-512) and OpenBLAS on its AVX2 kernels, over
+# VG_SPEC. Fails on definite or indirect
+# leaks and on invalid reads, writes and frees. Uninitialised-value checks
+# are off: torch.Tensor(n) is uninitialised by design (as Torch7's), and
+# specs compute on such tensors where only the shape matters.
+.PHONY: test-valgrind
+# Default: every spec but the slow ones (timings and benchmarks of conv,
+# the planner on 100k tensors, optnet over the model zoo, MLP training,
+# the big thread-comparison sizes, GC pacing, bin/th subprocesses), which
+# take hours under memcheck on 2 cores; VG_SPEC=spec runs them all.
+VG_SLOW := spec/nn_conv_spec.lua spec/plan_spec.lua spec/optnet_spec.lua spec/train_mlp_spec.lua \
+  spec/threads_spec.lua spec/memory_gc_spec.lua spec/th_spec.lua
+VG_SPEC ?= $(filter-out $(VG_SLOW),$(sort $(wildcard spec/*_spec.lua)))
+VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-leak-kinds=definite,indirect \
+  --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=30 \
+  --suppressions=$(CURDIR)/tools/valgrind.supp
+test-valgrind: deps
+	@tools/deps.sh valgrind
+	@$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -g" build-vg/torch/core.so
+	OPENBLAS_CORETYPE=Haswell OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	  LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" \
+	  LUA_CPATH="$(CURDIR)/build-vg/?.so;;" \
+	  $(VALGRIND) $(LUA) /usr/bin/busted $(BUSTED_ARGS) $(VG_SPEC)
+
+# --- soak (tools/soak.lua): resnet-20 cifar, batch 32, optnet training mode,
+# 1000 sgd iterations on synthetic data, then 100 optimize/remove cycles;
+# fails on memory growth (VmRSS beyond 1%), a non-finite or non-falling loss
+.PHONY: soak
+SOAK_ARGS ?=
+soak: build
+	$(RUNENV) $(LUA) tools/soak.lua $(SOAK_ARGS)

@@ -78,7 +78,7 @@ describe('optnet reorder API', function()
   it('rejects a non-boolean reorder and asks for backward on a reordered Concat', function()
     local net, input = twoBranch()
     assert.has_error(function() optnet.optimizeMemory(net, input, {reorder = 'yes'}) end,
-      'optnet.optimizeMemory: reorder must be true or false, got yes')
+      "optnet.optimizeMemory: option 'reorder' must be a boolean, got string")
     net:training()
     optnet.optimizeMemory(net, input, {mode = 'training', reorder = true})
     net:forward(input)

@@ -100,6 +100,6 @@ describe('optnet verify', function()
   it('rejects a non-boolean verify', function()
     local net, input = models.build('mlp', {batch = 2, hidden = {4}})
     assert.has_error(function() optnet.optimizeMemory(net, input, {verify = 1}) end,
-      'optnet.optimizeMemory: verify must be true or false, got 1')
+      "optnet.optimizeMemory: option 'verify' must be a boolean, got number")
   end)
 end)

@@ -204,7 +204,7 @@ describe('contiguous, clone, copy, fill, zero', function()
     errors(function() torch.DoubleTensor(2):copy(torch.DoubleTensor(3)) end,
            'copy: element counts differ: destination of size 2 has 2, source of size 3 has 3')
     errors(function() torch.DoubleTensor(2):copy(5) end, "bad argument #2 to 'copy' (tensor expected, got number)")
-    errors(function() torch.DoubleTensor(2):fill('a') end, "bad argument #1 to 'fill' (number expected, got string)")
+    errors(function() torch.DoubleTensor(2):fill('a') end, "bad argument #2 to 'fill' (value must be a number, got string)")
   end)
 end)
 

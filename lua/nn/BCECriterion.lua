@@ -23,6 +23,14 @@ end
 
 function BCECriterion:updateOutput(input, target)
   self.output = C.BCECriterion_updateOutput(self, input, target, self.sizeAverage, self.weights)
+  -- log(1 - x) of a probability above 1 is NaN: say so rather than return it (as THNN)
+  if input:nElement() > 0 then
+    local lo, hi = input:min(), input:max()
+    if not (lo >= 0 and hi <= 1) then
+      error(string.format('nn.BCECriterion:updateOutput: input must hold probabilities in [0, 1], got values in [%g, %g]',
+                          lo, hi), 0)
+    end
+  end
   return self.output
 end
 

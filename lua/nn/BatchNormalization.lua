@@ -109,6 +109,16 @@ function BN:updateOutput(input)
   return self.output
 end
 
+-- the batch statistics backward reads in training mode: before any forward
+-- there are none, and an empty tensor makes the kernel say so (running_mean
+-- in their place would give a gradient computed from the wrong numbers)
+local function saved(self)
+  if self.train ~= false then
+    return self.save_mean or self.running_mean.new(), self.save_std or self.running_mean.new()
+  end
+  return self.save_mean or self.running_mean, self.save_std or self.running_mean
+end
+
 function BN:updateGradInput(input, gradOutput, fused)
   self:checkInputDim(input, 'updateGradInput')
   self:checkInputDim(gradOutput, 'updateGradInput', 'gradOutput')
@@ -116,9 +126,10 @@ function BN:updateGradInput(input, gradOutput, fused)
   -- from backward(): keep the per-feature sums for accGradParameters
   local keep = fused == FUSED and (self.gradWeight ~= nil or self.gradBias ~= nil)
   if keep then self._gradStats = self._gradStats or self.running_mean.new() end
+  local saveMean, saveStd = saved(self)
   C.batchnorm_backward(self, 'updateGradInput', makeBatch(self, input), makeBatch(self, gradOutput),
                        self.gradInput, nil, nil, self.weight, self.running_mean, self.running_var,
-                       self.save_mean or self.running_mean, self.save_std or self.running_mean,
+                       saveMean, saveStd,
                        keep and self._gradStats or nil, keep and STATS_STORE or STATS_NONE,
                        self.train ~= false, 1, self.eps)
   if input:dim() == self.nDim - 1 then self.gradInput:resize(input:size()) end
@@ -132,10 +143,10 @@ function BN:accGradParameters(input, gradOutput, scale)
   if self.gradWeight == nil and self.gradBias == nil then return end
   self:checkInputDim(input, 'accGradParameters')
   self:checkInputDim(gradOutput, 'accGradParameters', 'gradOutput')
+  local saveMean, saveStd = saved(self)
   C.batchnorm_backward(self, 'accGradParameters', makeBatch(self, input), makeBatch(self, gradOutput),
                        nil, self.gradWeight, self.gradBias, self.weight, self.running_mean,
-                       self.running_var, self.save_mean or self.running_mean,
-                       self.save_std or self.running_mean, reuse and self._gradStats or nil,
+                       self.running_var, saveMean, saveStd, reuse and self._gradStats or nil,
                        reuse and STATS_REUSE or STATS_NONE, self.train ~= false, scale or 1, self.eps)
 end
 

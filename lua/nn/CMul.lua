@@ -47,6 +47,7 @@ end
 -- how the weight meets an input: 'same' (equal element counts), 'broadcast'
 -- (same dimension count, weight sizes 1 or equal) or 'batch'
 local function mode(self, input, method)
+  nn.utils.checkTensor(input, torch.type(self) .. ':' .. method)
   local w = self.weight
   if input:nElement() == w:nElement() then return 'same' end
   if input:dim() == w:dim() then

@@ -59,13 +59,28 @@ end
 function Max:updateGradInput(input, gradOutput)
   local dimension = self:_getPositiveDimension(input, torch.type(self) .. ':updateGradInput')
   self:_lazyInit()
-  if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= self._indices:nElement() then
+  if torch.type(gradOutput) ~= torch.type(input) then
+    error(string.format('%s:updateGradInput: gradOutput must be a %s like the input, got %s',
+                        torch.type(self), torch.type(input), torch.type(gradOutput)), 0)
+  end
+  -- the indices of the last forward must belong to this input's shape
+  local idx, fresh = self._indices, self._indices:dim() ~= input:dim()
+  for d = 1, math.min(idx:dim(), input:dim()) do
+    if d ~= dimension and idx:size(d) ~= input:size(d) then fresh = true end
+  end
+  if fresh then
+    error(string.format('%s:updateGradInput: no forward pass for input %s: call forward with this input first',
+                        torch.type(self), utils.shapeString(input)), 0)
+  end
+  if gradOutput:nElement() ~= self._indices:nElement() then
     error(string.format('%s:updateGradInput: gradOutput must have the size of the output (%d elements), got %s',
                         torch.type(self), self._indices:nElement(), utils.shapeString(gradOutput)), 0)
   end
   local gview = gradOutput
   if input:dim() > 1 then
     gview = gradOutput:dim() == input:dim() and gradOutput or utils.addSingletonDimension(gradOutput, dimension)
+    -- same element count, other shape (say 4 for a 4x1x1 output): lay it out as the indices
+    if not gview:isSameSizeAs(self._indices) then gview = gradOutput:contiguous():view(self._indices:size()) end
   end
   if torch.type(self.gradInput) ~= torch.type(input) then self.gradInput = input.new() end
   self.gradInput:resizeAs(input):zero():scatter(dimension, self._indices, gview)

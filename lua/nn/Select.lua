@@ -22,6 +22,10 @@ end
 
 function Select:_resolve(input, who)
   utils.checkTensor(input, who)
+  -- a 1D input would select a number, which no module output can be
+  if input:dim() < 2 then
+    error(string.format('%s: input must have at least 2 dimensions, got %s', who, utils.shapeString(input)), 0)
+  end
   local dim = self.dimension < 0 and input:dim() + self.dimension + 1 or self.dimension
   if dim < 1 or dim > input:dim() then
     error(string.format('%s: dimension %d out of range for input %s', who, self.dimension,

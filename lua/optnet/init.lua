@@ -23,6 +23,10 @@ local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
                   verify = false, reorder = false}
 
+local PLANNER_LIST = "'best', 'greedy_size', 'greedy_conflict', 'greedy_lifetime', 'peak' or 'sets'"
+local PLANNERS = {}
+for name in PLANNER_LIST:gmatch("'([%w_]+)'") do PLANNERS[name] = true end
+
 local function fail(fname, fmt, ...)
   error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
 end
@@ -53,6 +57,17 @@ local function options(fname, opts)
   if o.mode ~= 'inference' and o.mode ~= 'training' then
     fail(fname, "mode must be 'inference' or 'training', got %s", tostring(o.mode))
   end
+  for k, v in pairs(DEFAULTS) do
+    if type(v) == 'boolean' and type(o[k]) ~= 'boolean' then
+      fail(fname, "option '%s' must be a boolean, got %s", k, torch.type(o[k]))
+    end
+  end
+  if not PLANNERS[o.planner] then
+    fail(fname, "option 'planner' must be one of %s, got %s", PLANNER_LIST, tostring(o.planner))
+  end
+  if o.budgetMs ~= nil and (type(o.budgetMs) ~= 'number' or not (o.budgetMs >= 0)) then
+    fail(fname, "option 'budgetMs' must be a number >= 0, got %s", tostring(o.budgetMs))
+  end
   local rc = o.recompute
   if not (rc == 'none' or rc == 'cheap' or rc == 'sqrt' or (math.type(rc) == 'integer' and rc > 0)) then
     fail(fname, "recompute must be 'none', 'cheap', 'sqrt' or a byte budget (a positive integer), got %s",
@@ -62,8 +77,6 @@ local function options(fname, opts)
     fail(fname, "recompute needs mode = 'training' (inference keeps no activation for backward), got mode = '%s'",
       o.mode)
   end
-  if type(o.verify) ~= 'boolean' then fail(fname, 'verify must be true or false, got %s', tostring(o.verify)) end
-  if type(o.reorder) ~= 'boolean' then fail(fname, 'reorder must be true or false, got %s', tostring(o.reorder)) end
   return o
 end
 

@@ -25,25 +25,43 @@ define('type', function(self, tname)
   return r
 end)
 
-define('typeAs', function(self, other) return self:type(other:type()) end)
+define('typeAs', function(self, other)
+  if not torch.isTensor(other) then
+    error(string.format('typeAs: tensor expected, got %s', torch.type(other)), 2)
+  end
+  return self:type(other:type())
+end)
 define('byte', function(self) return self:type('torch.ByteTensor') end)
 define('long', function(self) return self:type('torch.LongTensor') end)
 define('float', function(self) return self:type('torch.FloatTensor') end)
 define('double', function(self) return self:type('torch.DoubleTensor') end)
 
 -- reshape copies into a new contiguous tensor (Torch7: [res] reshape([res,] x, sizes))
+local function sizestr(t)
+  if t:dim() == 0 then return 'empty' end
+  local s = {}
+  for i = 1, t:dim() do s[i] = tostring(t:size(i)) end
+  return table.concat(s, 'x')
+end
+
 define('reshape', function(self, ...)
-  local src = self
-  local a = {...}
+  local src, r = self, nil
+  local a = table.pack(...)
   if torch.isTensor(a[1]) then
-    src = table.remove(a, 1)
-    local r = self
-    r:resize(table.unpack(a)):copy(src)
-    return r
+    src, r = a[1], self
+    a = table.pack(table.unpack(a, 2, a.n))
+  else
+    r = self.new()
   end
-  local r = self.new()
-  r:resize(...):copy(src)
-  return r
+  -- resize checks the sizes (types, negatives, overflow); its message is
+  -- renamed so that the user reads the function they called
+  local ok, err = pcall(r.resize, r, table.unpack(a, 1, a.n))
+  if not ok then error('reshape: ' .. tostring(err):gsub('^resize: ', ''), 2) end
+  if r:nElement() ~= src:nElement() then
+    error(string.format('reshape: cannot reshape a tensor of size %s (%d elements) into %s (%d elements)',
+                        sizestr(src), src:nElement(), sizestr(r), r:nElement()), 2)
+  end
+  return r:copy(src)
 end)
 
 define('totable', function(self)
@@ -120,7 +138,15 @@ end
 define('chunk', function(self, n, dim) return torch.chunk(self, n, dim) end)
 
 -- Lua-function maps, as Torch7 (per element Lua calls: for convenience, not speed)
+local function checkcallable(fname, f)
+  local mt = getmetatable(f)
+  if type(f) ~= 'function' and not (mt and mt.__call) then
+    error(string.format('%s: function expected, got %s', fname, torch.type(f)), 3)
+  end
+end
+
 define('apply', function(self, f)
+  checkcallable('apply', f)
   local flat = self:contiguous()
   local copyback = flat ~= self
   local s, off, n = flat:storage(), flat:storageOffset(), flat:nElement()
@@ -133,6 +159,14 @@ define('apply', function(self, f)
 end)
 
 define('map', function(self, other, f)
+  if not torch.isTensor(other) then
+    error(string.format('map: tensor expected as argument 1, got %s', torch.type(other)), 2)
+  end
+  if other:nElement() ~= self:nElement() then
+    error(string.format('map: element counts differ: %s has %d, %s has %d', sizestr(self), self:nElement(),
+                        sizestr(other), other:nElement()), 2)
+  end
+  checkcallable('map', f)
   local a, b = self:contiguous(), other:contiguous()
   local sa, oa, sb, ob = a:storage(), a:storageOffset(), b:storage(), b:storageOffset()
   for i = 0, a:nElement() - 1 do

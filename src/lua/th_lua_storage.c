@@ -125,7 +125,7 @@ static int s_fill(lua_State *L) {
   th_storage *s = th_lua_checkstorage(L, 1, "fill");
   th_tensor t;
   int rc;
-  lua_Number v = luaL_checknumber(L, 2);
+  lua_Number v = th_lua_checknumber(L, 2, "fill", "value");
   th_tensor_init(&t, s->dtype);
   if (s->size > 0) {
     th_tensor_set(&t, s, 0, 1, &s->size, NULL);

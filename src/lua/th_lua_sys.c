@@ -5,6 +5,7 @@
 */
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
@@ -158,7 +159,35 @@ static int sys_history(lua_State *L) {
   return 1;
 }
 
+/* torch._C.allocLimit([bytes]) -> the previous limit: the largest single
+   storage allocation accepted (0 restores physical memory). For tests that
+   replay fuzz inputs, where a valid but huge request must fail fast. */
+static int sys_alloclimit(lua_State *L) {
+  size_t old = th_alloc_limit();
+  if (!lua_isnoneornil(L, 1)) {
+    int64_t n = th_lua_checkint(L, 1, "allocLimit", "limit");
+    if (n < 0) th_lua_argerror(L, 1, "allocLimit", "limit must be non-negative, got %lld", (long long)n);
+    th_alloc_set_limit((size_t)n);
+  }
+  lua_pushinteger(L, (lua_Integer)old);
+  return 1;
+}
+
+/* torch._C.mallocTrim() -> true when done: hands malloc's free heap memory
+   back to the system (glibc), so that VmRSS afterwards counts live memory
+   only; tools/soak.lua reads it that way. false where unsupported. */
+static int sys_malloctrim(lua_State *L) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+  lua_pushboolean(L, 1);
+#else
+  lua_pushboolean(L, 0);
+#endif
+  return 1;
+}
+
 static const luaL_Reg sys_funcs[] = {
+    {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
     {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};

@@ -138,10 +138,11 @@ static void set_from_args(lua_State *L, th_tensor *t, int a, const char *fname) 
     if (s->dtype != t->dtype)
       th_lua_argerror(L, a, fname, "%s expected, got %s", th_lua_storage_mt[t->dtype], th_lua_storage_mt[s->dtype]);
     if (!lua_isnoneornil(L, a + 1)) {
-      offset = th_lua_checkint(L, a + 1, fname, "storage offset") - 1;
-      if (offset < 0 || (offset > s->size && s->size > 0))
+      int64_t o1 = th_lua_checkint(L, a + 1, fname, "storage offset");  /* 1-based */
+      if (o1 < 1 || (o1 - 1 > s->size && s->size > 0))
         th_lua_argerror(L, a + 1, fname, "storage offset %lld out of range (storage has %lld elements)",
-                        (long long)offset + 1, (long long)s->size);
+                        (long long)o1, (long long)s->size);
+      offset = o1 - 1;
     }
     n = read_size_stride(L, a + 2, size, stride, &has_stride, fname);
     if (n < 0) {  /* whole storage as 1D from offset */
@@ -317,7 +318,7 @@ static int t_copy(lua_State *L) {
 
 static int t_fill(lua_State *L) {
   th_tensor *t = th_lua_checktensor(L, 1, "fill");
-  double v = luaL_checknumber(L, 2);
+  double v = th_lua_checknumber(L, 2, "fill", "value");
   th_lua_check(L, th_tensor_fill(t, v), "fill");
   lua_settop(L, 1);
   return 1;
@@ -387,10 +388,11 @@ static int t_narrow(lua_State *L) {
   int64_t len = th_lua_checkint(L, 4, "narrow", "size");
   th_tensor *r;
   if (first < 0) first = t->size[d] + first + 1;
-  if (first < 1 || first > t->size[d] + (len == 0))
+  /* written so that no sum can overflow: sizes and indices may be near 2^63 */
+  if (first < 1 || first - (len == 0) > t->size[d])
     return th_lua_argerror(L, 3, "narrow", "index %lld out of range for dimension %d of size %lld",
                            (long long)lua_tointeger(L, 3), d + 1, (long long)t->size[d]);
-  if (len < 0 || first - 1 + len > t->size[d])
+  if (len < 0 || len > t->size[d] - (first - 1))
     return th_lua_argerror(L, 4, "narrow", "size %lld from index %lld exceeds dimension %d of size %lld",
                            (long long)len, (long long)first, d + 1, (long long)t->size[d]);
   r = newview(L, t);

@@ -187,6 +187,13 @@ int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *wh
   return 0;
 }
 
+double th_lua_checknumber(lua_State *L, int arg, const char *fname, const char *what) {
+  int isnum;
+  lua_Number v = lua_tonumberx(L, arg, &isnum);
+  if (!isnum) th_lua_argerror(L, arg, fname, "%s must be a number, got %s", what, th_lua_typename(L, arg));
+  return (double)v;
+}
+
 int64_t th_lua_checkindex(lua_State *L, int arg, int64_t n, const char *fname, const char *what) {
   int64_t i = th_lua_checkint(L, arg, fname, what);
   int64_t z = i < 0 ? n + i : i - 1;
@@ -212,14 +219,23 @@ int th_lua_checkdim(lua_State *L, int arg, int ndim, int extra, const char *fnam
 }
 
 static int sizes_from_table(lua_State *L, int arg, int64_t *size, const char *fname) {
-  int n = (int)luaL_len(L, arg), i;
-  if (n > TH_MAXDIM) th_lua_argerror(L, arg, fname, "at most %d sizes, got %d", TH_MAXDIM, n);
+  lua_Integer len = luaL_len(L, arg);
+  int n, i;
+  if (len < 0 || len > TH_MAXDIM)
+    th_lua_argerror(L, arg, fname, "0 to %d sizes expected, got %lld", TH_MAXDIM, (long long)len);
+  n = (int)len;
   for (i = 0; i < n; i++) {
     lua_geti(L, arg, i + 1);
-    if (!lua_isinteger(L, -1) && !lua_isnumber(L, -1))
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    if (!lua_isnumber(L, -1))
       th_lua_argerror(L, arg, fname, "sizes must be numbers, got %s at position %d",
                       luaL_typename(L, -1), i + 1);
-    size[i] = (int64_t)lua_tonumber(L, -1);
+    /* a double cast to int64_t is undefined beyond 2^63 (and for NaN) */
+    if (!isint)
+      th_lua_argerror(L, arg, fname, "sizes must be integers, got %g at position %d",
+                      (double)lua_tonumber(L, -1), i + 1);
+    size[i] = (int64_t)v;
     lua_pop(L, 1);
   }
   return n;

@@ -18,8 +18,11 @@ const char *const th_memcat_name[TH_MEM_NCATS] = {"free", "module", "scoped"};
 static th_memstats stats;
 static int64_t pending;
 
+static size_t limit;  /* 0 until first asked: then physical memory */
+
+void th_alloc_set_limit(size_t bytes) { limit = bytes; }
+
 size_t th_alloc_limit(void) {
-  static size_t limit;
   if (limit == 0) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     limit = (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : ((size_t)1 << 40);

@@ -40,5 +40,8 @@ void th_alloc_reset_peak(void);
 int64_t th_alloc_take_pending(void);
 /* largest single allocation accepted: physical memory */
 size_t th_alloc_limit(void);
+/* lowers (or, with 0, resets to physical memory) that limit: for harnesses
+   that must not let a legitimate large request reach the machine */
+void th_alloc_set_limit(size_t bytes);
 
 #endif

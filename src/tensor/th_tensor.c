@@ -67,7 +67,8 @@ char *th_tensor_sizestr(const th_tensor *t, char *buf, size_t len) {
 
 /* checks sizes and computes the element count, guarding against overflow */
 static int check_sizes(int ndim, const int64_t *size, int64_t *numel) {
-  int64_t n = 1;
+  int64_t n = 1, nz = 1;  /* nz: the product with zeros taken as 1, which
+                            contiguous strides are made of */
   int d;
   if (ndim < 0 || ndim > TH_MAXDIM)
     return th_error_set("number of dimensions must be between 0 and %d, got %d", TH_MAXDIM, ndim);
@@ -75,11 +76,36 @@ static int check_sizes(int ndim, const int64_t *size, int64_t *numel) {
     if (size[d] < 0)
       return th_error_set("size must be non-negative, got %lld at dimension %d",
                           (long long)size[d], d + 1);
-    if (size[d] > 0 && n > INT64_MAX / size[d])
+    if (size[d] > 0 && nz > INT64_MAX / size[d])
       return th_error_set("size overflows: more than 2^63 elements");
     n *= size[d];
+    if (size[d] > 0) nz *= size[d];
   }
   *numel = ndim == 0 ? 0 : n;
+  return TH_OK;
+}
+
+/* th_tensor_extent for a view not yet known to be sane: a set() with
+   strides like 2^62 must fail here, not wrap around to a small extent
+   that passes for "fits in the storage". Zero-size dimensions are skipped
+   (not taken to empty the view), so the bound holds for empty views too. */
+static int checked_extent(const th_tensor *t, int64_t *extent) {
+  int64_t last = t->offset;
+  int d;
+  char buf[128];
+  for (d = 0; d < t->ndim; d++) {
+    int64_t n = t->size[d] - 1;
+    if (n <= 0) continue;
+    if (t->stride[d] > (INT64_MAX - 1 - last) / n)
+      return th_error_set("view of size %s reaches past 2^63 elements (offset %lld, stride %lld at dimension %d)",
+                          th_tensor_sizestr(t, buf, sizeof buf), (long long)t->offset,
+                          (long long)t->stride[d], d + 1);
+    last += n * t->stride[d];
+  }
+  if (last == INT64_MAX)
+    return th_error_set("view of size %s at offset %lld reaches past 2^63 elements",
+                        th_tensor_sizestr(t, buf, sizeof buf), (long long)t->offset);
+  *extent = last + 1;
   return TH_OK;
 }
 
@@ -144,7 +170,7 @@ int th_tensor_resize2d(th_tensor *t, int64_t n0, int64_t n1) {
 int th_tensor_set(th_tensor *t, th_storage *s, int64_t offset, int ndim,
                   const int64_t *size, const int64_t *stride) {
   th_tensor v;
-  int64_t numel = 0, cstride = 1;
+  int64_t numel = 0, cstride = 1, extent = 0;
   int d;
   if (s != NULL && s->dtype != t->dtype)
     return th_error_set("storage type %s does not match tensor type %s",
@@ -161,12 +187,23 @@ int th_tensor_set(th_tensor *t, th_storage *s, int64_t offset, int ndim,
     if (stride && stride[d] < 0)
       return th_error_set("stride must be non-negative, got %lld", (long long)stride[d]);
     v.stride[d] = stride ? stride[d] : cstride;
-    cstride *= size[d] > 0 ? size[d] : 1;
+    cstride *= size[d] > 0 ? size[d] : 1;  /* check_sizes bounded this product */
+  }
+  /* checked for empty views too: narrow and select of any view then add
+     offsets that stay below this bound */
+  if (checked_extent(&v, &extent) != TH_OK) return TH_ERR;
+  if (s == NULL && numel > 0) {
+    /* no storage but elements to hold: make one, as resize would */
+    v.storage = th_storage_new(t->dtype, extent);
+    if (v.storage == NULL) return TH_ERR;
+    th_storage_release(t->storage);
+    *t = v;
+    return TH_OK;
   }
   th_storage_retain(s);
-  if (s != NULL && numel > 0 && th_tensor_extent(&v) > s->size) {
+  if (s != NULL && numel > 0 && extent > s->size) {
     /* Torch7 grows the storage to fit, as resize does */
-    if (th_storage_resize(s, th_tensor_extent(&v)) != TH_OK) {
+    if (th_storage_resize(s, extent) != TH_OK) {
       th_storage_release(s);
       return TH_ERR;
     }
@@ -188,6 +225,9 @@ void th_tensor_set_tensor(th_tensor *t, const th_tensor *src) {
   memcpy(t->stride, src->stride, sizeof t->stride);
 }
 
+/* a 0-based index as messages print it; saturates rather than overflow */
+static long long one_based(int64_t i) { return i == INT64_MAX ? (long long)i : (long long)i + 1; }
+
 static int check_dim(const th_tensor *t, int dim, int extra) {
   if (dim < 0 || dim >= t->ndim + extra) {
     if (t->ndim + extra == 0) return th_error_set("tensor is empty: no dimension %d", dim + 1);
@@ -200,14 +240,16 @@ static int check_dim(const th_tensor *t, int dim, int extra) {
 int th_tensor_narrow(th_tensor *r, const th_tensor *src, int dim, int64_t first, int64_t len) {
   th_tensor v;
   if (check_dim(src, dim, 0) != TH_OK) return TH_ERR;
-  if (first < 0 || first >= src->size[dim] + (len == 0))
+  if (first < 0 || first > src->size[dim] - (len != 0))
     return th_error_set("start index %lld out of range for dimension %d of size %lld",
-                        (long long)first + 1, dim + 1, (long long)src->size[dim]);
-  if (len < 0 || first + len > src->size[dim])
+                        one_based(first), dim + 1, (long long)src->size[dim]);
+  if (len < 0 || len > src->size[dim] - first)
     return th_error_set("length %lld from index %lld exceeds dimension %d of size %lld",
-                        (long long)len, (long long)first + 1, dim + 1, (long long)src->size[dim]);
+                        (long long)len, one_based(first), dim + 1, (long long)src->size[dim]);
   v = *src;
-  v.offset += first * src->stride[dim];
+  /* an empty narrow may start one past the end: its offset is never read,
+     and size * stride is beyond the bound set() checked for (size-1) * stride */
+  if (first < src->size[dim]) v.offset += first * src->stride[dim];
   v.size[dim] = len;
   th_tensor_set_tensor(r, &v);
   return TH_OK;
@@ -221,7 +263,7 @@ int th_tensor_select(th_tensor *r, const th_tensor *src, int dim, int64_t index)
     return th_error_set("cannot select on a 1D tensor (use t[i] for a number)");
   if (index < 0 || index >= src->size[dim])
     return th_error_set("index %lld out of range for dimension %d of size %lld",
-                        (long long)index + 1, dim + 1, (long long)src->size[dim]);
+                        one_based(index), dim + 1, (long long)src->size[dim]);
   v = *src;
   v.offset += index * src->stride[dim];
   for (d = dim; d < src->ndim - 1; d++) {
@@ -271,7 +313,15 @@ int th_tensor_unfold(th_tensor *r, const th_tensor *src, int dim, int64_t size, 
   v = *src;
   v.ndim = src->ndim + 1;
   v.size[dim] = (src->size[dim] - size) / step + 1;
-  v.stride[dim] = step * src->stride[dim];
+  /* one window: its stride is never used, and step * stride may not fit */
+  if (v.size[dim] == 1) {
+    v.stride[dim] = src->stride[dim];
+  } else if (__builtin_mul_overflow(step, src->stride[dim], &v.stride[dim])) {
+    /* only an empty view (another dimension of size 0) gets here: a
+       non-empty one has step * stride within its own extent */
+    return th_error_set("unfold step %lld times stride %lld overflows", (long long)step,
+                        (long long)src->stride[dim]);
+  }
   v.size[src->ndim] = size;
   v.stride[src->ndim] = src->stride[dim];
   th_tensor_set_tensor(r, &v);
@@ -317,13 +367,18 @@ int th_tensor_unsqueeze(th_tensor *r, const th_tensor *src, int dim) {
   th_tensor v = *src;
   int d;
   if (check_dim(src, dim, 1) != TH_OK) return TH_ERR;
+  if (src->ndim == 0) return th_error_set("cannot unsqueeze an empty tensor (it has no dimensions)");
   if (src->ndim >= TH_MAXDIM) return th_error_set("too many dimensions (at most %d)", TH_MAXDIM);
   for (d = src->ndim; d > dim; d--) {
     v.size[d] = src->size[d - 1];
     v.stride[d] = src->stride[d - 1];
   }
   v.size[dim] = 1;
-  v.stride[dim] = dim < src->ndim ? src->size[dim] * src->stride[dim] : 1;
+  /* a size-1 dimension's stride is never multiplied by a nonzero index: when
+     size * stride does not fit (views of no elements allow any stride) any
+     value is correct */
+  if (dim >= src->ndim || __builtin_mul_overflow(src->size[dim], src->stride[dim], &v.stride[dim]))
+    v.stride[dim] = 1;
   v.ndim = src->ndim + 1;
   th_tensor_set_tensor(r, &v);
   return TH_OK;
@@ -349,6 +404,10 @@ int th_tensor_expand(th_tensor *r, const th_tensor *src, int ndim, const int64_t
     v.size[d] = size[d];
     v.stride[d] = (ssize == 1 && size[d] != 1) ? 0 : (sd >= 0 ? src->stride[sd] : 0);
   }
+  {
+    int64_t numel;  /* stride 0 needs no memory, but every loop counts elements */
+    if (check_sizes(ndim, size, &numel) != TH_OK) return TH_ERR;
+  }
   th_tensor_set_tensor(r, &v);
   return TH_OK;
 }
@@ -368,6 +427,8 @@ int th_tensor_view(th_tensor *r, const th_tensor *src, int ndim, const int64_t *
     } else if (size[d] < 0) {
       return th_error_set("size must be non-negative or -1, got %lld", (long long)size[d]);
     } else {
+      if (size[d] > 0 && known > INT64_MAX / size[d])
+        return th_error_set("size overflows: more than 2^63 elements");
       known *= size[d];
     }
   }
@@ -377,6 +438,10 @@ int th_tensor_view(th_tensor *r, const th_tensor *src, int ndim, const int64_t *
                           (long long)numel, (long long)known);
     sz[infer] = numel / known;
     known *= sz[infer];
+  }
+  {
+    int64_t unused;  /* the strides of an empty view multiply the non-zero sizes */
+    if (check_sizes(ndim, sz, &unused) != TH_OK) return TH_ERR;
   }
   if (known != numel)
     return th_error_set("cannot view a tensor of size %s (%lld elements) as %s (%lld elements)",
@@ -404,17 +469,18 @@ int th_tensor_view(th_tensor *r, const th_tensor *src, int ndim, const int64_t *
     /* absorb trailing size-1 dims into the groups */
     while (vd < ndim && sz[vd] == 1 && (sd >= src->ndim || src->size[sd] != 1)) vd++;
     while (sd < src->ndim && src->size[sd] == 1 && (vd >= ndim || sz[vd] != 1)) sd++;
-    for (k = s0; k < sd - 1; k++)
-      if (src->size[k] != 1 && src->stride[k] != src->stride[k + 1] * src->size[k + 1]) {
-        int j, ok = 1;  /* size-1 dims in between do not break contiguity */
-        int64_t expect = 0;
-        for (j = k + 1; j < sd && src->size[j] == 1; j++) {}
-        if (j < sd) expect = src->stride[j] * src->size[j];
-        ok = (j < sd) && src->stride[k] == expect;
-        if (!ok)
-          return th_error_set("cannot view a non-contiguous tensor of size %s as %s (call :contiguous() first)",
-                              th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, sz));
-      }
+    /* each dimension of size > 1 must step over the whole next one of
+       size > 1: size-1 dimensions in between do not count, their strides
+       are arbitrary (comparing with them let 6x1x6 with strides 6,6,6
+       pass as contiguous) */
+    for (k = s0; k < sd; k++) {
+      int j;
+      if (src->size[k] == 1) continue;
+      for (j = k + 1; j < sd && src->size[j] == 1; j++) {}
+      if (j < sd && src->stride[k] != src->stride[j] * src->size[j])
+        return th_error_set("cannot view a non-contiguous tensor of size %s as %s (call :contiguous() first)",
+                            th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, sz));
+    }
     chunk_stride = 1;
     for (k = sd - 1; k >= s0; k--)
       if (src->size[k] != 1) { chunk_stride = src->stride[k]; break; }

@@ -1,0 +1,31 @@
+-- make_seeds.lua DIR: writes a starting corpus for fuzz_load into DIR:
+-- every kind of object torch.save writes, in both modes (the first byte
+-- of each input is the mode: 0 binary, 1 ascii, as load_driver.lua reads it).
+require 'torch'
+require 'nn'
+local dir = assert(arg[1], 'usage: make_seeds.lua DIR')
+torch.manualSeed(1)
+local x = torch.FloatTensor(2, 3):uniform()
+local shared = torch.DoubleTensor(4):fill(2)
+local objects = {
+  n = 42, f = 1.5, s = 'hello', b = true,
+  tbl = {1, 2, {a = 'x'}},
+  float = x, double = torch.DoubleTensor(3):zero(), long = torch.LongTensor({1, 2, 3}),
+  byte = torch.ByteTensor(2, 2):fill(1), empty = torch.FloatTensor(),
+  view = x:t(), narrow = x:narrow(2, 2, 2), storage = torch.FloatStorage(3):fill(1),
+  sharedpair = {shared, shared:narrow(1, 2, 2)},
+  linear = nn.Linear(3, 2),
+  seq = nn.Sequential():add(nn.Linear(2, 2)):add(nn.ReLU()):add(nn.SoftMax()),
+  conv = nn.SpatialConvolution(1, 2, 3, 3),
+  bn = nn.BatchNormalization(3),
+}
+local k = 0
+for name, obj in pairs(objects) do
+  for mode, tag in pairs({binary = '\0', ascii = '\1'}) do
+    local f = assert(io.open(string.format('%s/seed-%s-%s', dir, name, mode), 'wb'))
+    f:write(tag, torch.serialize(obj, mode))
+    f:close()
+    k = k + 1
+  end
+end
+print(string.format('make_seeds: %d seeds in %s', k, dir))

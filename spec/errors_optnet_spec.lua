@@ -1,0 +1,105 @@
+-- Bad input to optnet: wrong nets, inputs and options; optimizing twice;
+-- removing an optimization that was never applied. Messages name the
+-- optnet function; a failed optimization leaves the net as it was.
+require 'torch'
+require 'nn'
+local optnet = require 'optnet'
+
+local T = torch.DoubleTensor
+
+local function fails(patterns, f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, 'expected an error')
+  err = tostring(err)
+  for _, p in ipairs(type(patterns) == 'table' and patterns or {patterns}) do
+    if not err:find(p, 1, true) then error(string.format('message %q lacks %q', err, p), 2) end
+  end
+  return err
+end
+
+local function mlp()
+  torch.manualSeed(3)
+  return nn.Sequential():add(nn.Linear(4, 3)):add(nn.ReLU()):add(nn.Linear(3, 2))
+end
+
+describe('optnet.optimizeMemory argument checks', function()
+  local net, x
+  before_each(function() net, x = mlp(), T(2, 4):uniform() end)
+
+  it('net and input', function()
+    fails('optnet.optimizeMemory: nn.Module expected as argument 1, got nil', optnet.optimizeMemory, nil, x)
+    fails('optnet.optimizeMemory: nn.Module expected as argument 1, got table', optnet.optimizeMemory, {}, x)
+    fails('optnet.optimizeMemory: input (a tensor or a table of tensors) expected as argument 2, got nil',
+          optnet.optimizeMemory, net, nil)
+    fails('optnet.optimizeMemory: input (a tensor or a table of tensors) expected as argument 2, got string',
+          optnet.optimizeMemory, net, 'x')
+  end)
+
+  it('options', function()
+    fails('optnet.optimizeMemory: options table expected as argument 3, got string', optnet.optimizeMemory, net, x, 'o')
+    fails("optnet.optimizeMemory: mode must be 'inference' or 'training', got foo",
+          optnet.optimizeMemory, net, x, {mode = 'foo'})
+    fails("optnet.optimizeMemory: unknown option 'bogus'", optnet.optimizeMemory, net, x, {bogus = 1})
+    fails("optnet.optimizeMemory: option 'planner' must be one of 'best', 'greedy_size'", optnet.optimizeMemory,
+          net, x, {planner = 'zzz'})
+    fails("optnet.optimizeMemory: option 'inplace' must be a boolean, got string", optnet.optimizeMemory,
+          net, x, {inplace = 'yes'})
+    fails("optnet.optimizeMemory: option 'verbose' must be a boolean, got number", optnet.optimizeMemory,
+          net, x, {verbose = 1})
+    fails("optnet.optimizeMemory: option 'budgetMs' must be a number >= 0, got -5", optnet.optimizeMemory,
+          net, x, {budgetMs = -5})
+    fails("optnet.optimizeMemory: option 'budgetMs' must be a number >= 0", optnet.optimizeMemory,
+          net, x, {budgetMs = 0 / 0})
+    assert.is_false(optnet.isOptimized(net))
+  end)
+
+  it('an input the net cannot take fails in the module and leaves the net unoptimized and working', function()
+    local want = net:forward(x):clone()
+    fails({'in module 1 of nn.Sequential', 'nn.Linear:updateOutput: input must be 1D or 2D with 4 columns, got 2D 2x5'},
+          optnet.optimizeMemory, net, T(2, 5))
+    fails('nn.Linear:updateOutput: input must be a torch.DoubleTensor like the weight, got torch.FloatTensor',
+          optnet.optimizeMemory, net, torch.FloatTensor(2, 4))
+    assert.is_false(optnet.isOptimized(net))
+    assert.are.equal(0, (net:forward(x) - want):abs():max())
+  end)
+end)
+
+describe('optnet: twice, never, and undo', function()
+  it('optimizing an optimized net re-plans it; the answers stay the same', function()
+    local net, x = mlp(), T(2, 4):uniform()
+    local want = net:forward(x):clone()
+    optnet.optimizeMemory(net, x, {mode = 'training'})
+    optnet.optimizeMemory(net, x, {mode = 'training'})
+    assert.is_true(optnet.isOptimized(net))
+    assert.are.equal(0, (net:forward(x) - want):abs():max())
+    optnet.removeOptimization(net)
+    assert.is_false(optnet.isOptimized(net))
+    assert.are.equal(0, (net:forward(x) - want):abs():max())
+  end)
+
+  it('removing an optimization that was never applied (or twice) is an error', function()
+    local net, x = mlp(), T(2, 4):uniform()
+    fails('optnet.removeOptimization: this net is not optimized (call optnet.optimizeMemory first)',
+          optnet.removeOptimization, net)
+    optnet.optimizeMemory(net, x)
+    optnet.removeOptimization(net)
+    fails('optnet.removeOptimization: this net is not optimized', optnet.removeOptimization, net)
+    fails('optnet.removeOptimization: nn.Module expected as argument 1, got string', optnet.removeOptimization, 'x')
+  end)
+
+  it('an inference-optimized net refuses backward with a message naming optnet', function()
+    local net, x = mlp(), T(2, 4):uniform()
+    optnet.optimizeMemory(net, x, {mode = 'inference'})
+    local out = net:forward(x)
+    fails('optnet', net.backward, net, x, out:clone():fill(1))
+    optnet.removeOptimization(net)
+    net:forward(x)
+    net:backward(x, out:clone():fill(1))
+  end)
+
+  it('countUsedMemory checks its arguments', function()
+    fails('optnet.countUsedMemory: nn.Module expected as argument 1, got string', optnet.countUsedMemory, 'x')
+    fails('optnet.countUsedMemory: input (a tensor or a table of tensors) expected as argument 2, got number',
+          optnet.countUsedMemory, mlp(), 3)
+  end)
+end)
