@@ -56,11 +56,23 @@ function Concat:_window(whole, o, offset)
   return whole:narrow(self.dimension, offset, o:size(self.dimension))
 end
 
+-- the order in which the children run: module order, unless the memory
+-- optimizer planned another (optnet reorder sets '_branchOrder', a
+-- permutation). Results are copied and summed in module order whatever the
+-- running order, so the numbers never depend on it.
+function Concat:_runOrder()
+  local order = rawget(self, '_branchOrder')
+  if order then return order end
+  order = {}
+  for i = 1, #self.modules do order[i] = i end
+  return order
+end
+
 function Concat:updateOutput(input)
   local who = torch.type(self) .. ':updateOutput'
   if #self.modules == 0 then error(who .. ': container has no modules', 0) end
   local outs = {}
-  for i = 1, #self.modules do
+  for _, i in ipairs(self:_runOrder()) do
     outs[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input)
   end
   local size = self:_outputSize(outs, who)
@@ -82,19 +94,34 @@ function Concat:_checkGradOutput(gradOutput, who)
   end
 end
 
+-- where each child's part starts along 'dimension'
+local function offsets(self)
+  local at, offset = {}, 1
+  for i, module in ipairs(self.modules) do
+    at[i] = offset
+    offset = offset + module.output:size(self.dimension)
+  end
+  return at
+end
+
+-- runs 'method' on every child with its part of gradOutput, in run order;
+-- returns the children's results by module index
+local function eachChild(self, method, input, gradOutput, arg)
+  local at, res = offsets(self), {}
+  for _, i in ipairs(self:_runOrder()) do
+    local module = self.modules[i]
+    res[i] = self:rethrowErrors(module, i, method, input, self:_window(gradOutput, module.output, at[i]), arg)
+  end
+  return res
+end
+
 -- All children run before their gradInputs are summed: the container
 -- reads its children's results at its own step, after theirs (the memory
 -- optimizer's trace relies on this order).
 local function backward(self, method, input, gradOutput, scale)
   local who = torch.type(self) .. ':' .. method
   self:_checkGradOutput(gradOutput, who)
-  local gis = {}
-  local offset = 1
-  for i, module in ipairs(self.modules) do
-    local o = module.output
-    gis[i] = self:rethrowErrors(module, i, method, input, self:_window(gradOutput, o, offset), scale)
-    offset = offset + o:size(self.dimension)
-  end
+  local gis = eachChild(self, method, input, gradOutput, scale)
   local first = true
   for i = 1, #self.modules do
     local gi = gis[i]
@@ -120,25 +147,13 @@ function Concat:backward(input, gradOutput, scale)
 end
 
 function Concat:accGradParameters(input, gradOutput, scale)
-  scale = scale or 1
-  local offset = 1
-  for i, module in ipairs(self.modules) do
-    local o = module.output
-    self:rethrowErrors(module, i, 'accGradParameters', input, self:_window(gradOutput, o, offset), scale)
-    offset = offset + o:size(self.dimension)
-  end
+  eachChild(self, 'accGradParameters', input, gradOutput, scale or 1)
 end
 
 function Concat:accUpdateGradParameters(input, gradOutput, lr)
-  local offset = 1
-  for i, module in ipairs(self.modules) do
-    local o = module.output
-    self:rethrowErrors(module, i, 'accUpdateGradParameters', input, self:_window(gradOutput, o, offset), lr)
-    offset = offset + o:size(self.dimension)
-  end
+  eachChild(self, 'accUpdateGradParameters', input, gradOutput, lr)
 end
 
--- owns its output and gradInput (unlike Sequential)
 function Concat:clearState()
   nn.utils.clear(self, 'output', 'gradInput')
   for _, m in ipairs(self.modules) do m:clearState() end

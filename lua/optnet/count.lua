@@ -19,7 +19,8 @@ local function addRange(set, id, lo, hi)
   r[#r + 1] = {lo, hi}
 end
 
-local function unionBytes(set)
+-- the union of [lo, hi) byte ranges per storage id, in bytes
+function count.unionBytes(set)
   local total = 0
   for _, ranges in pairs(set) do
     table.sort(ranges, function(a, b) return a[1] < b[1] end)
@@ -60,7 +61,7 @@ function count.used(modules, state)
     end
   end
   local r = {}
-  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do r[k] = unionBytes(sets[k]) end
+  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do r[k] = count.unionBytes(sets[k]) end
   -- total: every storage once, arenas whole
   local total = 0
   for _, bytes in pairs(wholeStorage) do
@@ -73,7 +74,7 @@ function count.used(modules, state)
     end
   end
   -- module state (running statistics) that no plan moves
-  r.state = unionBytes(sets.state)
+  r.state = count.unionBytes(sets.state)
   r.total_size = total
   return r
 end

@@ -68,73 +68,19 @@ function reorder.perms(net, strategy, bytes)
   return perms
 end
 
-local function blocked(C, name)
-  return function()
-    error(string.format('%s:%s: this container runs its branches in a planned order (optnet reorder); '
-      .. 'call backward(input, gradOutput), or optnet.removeOptimization(net) first', torch.type(C), name), 2)
-  end
-end
-
-local KEYS = {'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'}
-
--- makes each Concat run its children in perms[C] order; returns the undo state
+-- makes each Concat run its children in perms[C] order (Concat honours
+-- '_branchOrder' in forward and in every backward method); returns the undo state
 function reorder.install(perms)
   local undo = {}
   for C, perm in pairs(perms) do
-    local saved = {}
-    for _, k in ipairs(KEYS) do saved[k] = rawget(C, k) end
-    undo[C] = saved
-    C.updateOutput = function(self, input)
-      local who = torch.type(self) .. ':updateOutput'
-      local outs = {}
-      for _, i in ipairs(perm) do outs[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input) end
-      self.outputSize = torch.LongStorage(self:_outputSize(outs, who))
-      self.output:resize(self.outputSize)
-      if self:_padded() then self.output:zero() end
-      local offset = 1
-      for i = 1, #outs do
-        self:_window(self.output, outs[i], offset):copy(outs[i])
-        offset = offset + outs[i]:size(self.dimension)
-      end
-      return self.output
-    end
-    C.backward = function(self, input, gradOutput, scale)
-      self:_checkGradOutput(gradOutput, torch.type(self) .. ':backward')
-      local offsets, offset = {}, 1
-      for i, m in ipairs(self.modules) do
-        offsets[i] = offset
-        offset = offset + m.output:size(self.dimension)
-      end
-      local gis = {}
-      for _, i in ipairs(perm) do
-        local m = self.modules[i]
-        gis[i] = self:rethrowErrors(m, i, 'backward', input, self:_window(gradOutput, m.output, offsets[i]),
-          scale or 1)
-      end
-      local first = true
-      for i = 1, #self.modules do
-        local gi = gis[i]
-        if gi then
-          if first then
-            self.gradInput:resizeAs(gi):copy(gi)
-            first = false
-          else
-            self.gradInput:add(gi)
-          end
-        end
-      end
-      return self.gradInput
-    end
-    C.updateGradInput = blocked(C, 'updateGradInput')
-    C.accGradParameters = blocked(C, 'accGradParameters')
+    undo[C] = true
+    rawset(C, '_branchOrder', perm)
   end
   return undo
 end
 
 function reorder.uninstall(undo)
-  for C, saved in pairs(undo) do
-    for _, k in ipairs(KEYS) do rawset(C, k, saved[k]) end
-  end
+  for C in pairs(undo) do rawset(C, '_branchOrder', nil) end
 end
 
 return reorder

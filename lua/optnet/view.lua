@@ -190,19 +190,6 @@ function view.bytes(n)
 end
 
 -- the union of [lo, hi) ranges per storage id, in bytes
-function view.unionBytes(ranges)
-  local total = 0
-  for _, rs in pairs(ranges) do
-    table.sort(rs, function(a, b) return a[1] < b[1] end)
-    local lo, hi
-    for _, r in ipairs(rs) do
-      if not lo then lo, hi = r[1], r[2]
-      elseif r[1] <= hi then if r[2] > hi then hi = r[2] end
-      else total = total + (hi - lo); lo, hi = r[1], r[2] end
-    end
-    if lo then total = total + (hi - lo) end
-  end
-  return total
-end
+view.unionBytes = require('optnet.count').unionBytes
 
 return view
