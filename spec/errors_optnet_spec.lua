@@ -103,3 +103,50 @@ describe('optnet: twice, never, and undo', function()
           optnet.countUsedMemory, mlp(), 3)
   end)
 end)
+
+-- the plan of a training-optimized net follows backward's order; a separate
+-- accGradParameters after a whole-net updateGradInput would read
+-- activations the gradInputs have overwritten: refused, never wrong numbers
+describe('optnet: training-optimized nets and the separate backward methods', function()
+  local function pair()
+    torch.manualSeed(5)
+    local a, x = require('models').build('resnet', {batch = 4, dataset = 'cifar10', depth = 8, type = 'double'})
+    a:training()
+    return a, a:clone(), x
+  end
+
+  it('updateGradInput alone gives the right gradInput; accGradParameters outside backward is refused', function()
+    local a, b, x = pair()
+    optnet.optimizeMemory(b, x, {mode = 'training'})
+    local g = a:forward(x):clone():uniform(-1, 1)
+    b:forward(x)
+    assert.are.equal(0, (a:updateGradInput(x, g) - b:updateGradInput(x, g)):abs():max())
+    for _, k in ipairs{'accGradParameters', 'accUpdateGradParameters'} do
+      fails({'nn.Sequential:' .. k .. ': the net is optimized by optnet for training',
+             'call net:backward(input, gradOutput)'}, b[k], b, x, g, 1)
+    end
+    -- backward, which takes both in order, still gives identical gradients
+    a:zeroGradParameters(); b:zeroGradParameters()
+    a:forward(x); b:forward(x)
+    assert.are.equal(0, (a:backward(x, g) - b:backward(x, g)):abs():max())
+    local _, ga = a:parameters()
+    local _, gb = b:parameters()
+    for i = 1, #ga do assert.are.equal(0, (ga[i] - gb[i]):abs():max()) end
+  end)
+
+  it('removeOptimization gives the separate methods back', function()
+    local a, b, x = pair()
+    optnet.optimizeMemory(b, x, {mode = 'training'})
+    optnet.removeOptimization(b)
+    assert.is_nil(rawget(b, 'accGradParameters'))
+    assert.is_nil(rawget(b, 'backward'))
+    local g = a:forward(x):clone():uniform(-1, 1)
+    b:forward(x)
+    a:zeroGradParameters(); b:zeroGradParameters()
+    a:updateGradInput(x, g); b:updateGradInput(x, g)
+    a:accGradParameters(x, g); b:accGradParameters(x, g)
+    local _, ga = a:parameters()
+    local _, gb = b:parameters()
+    for i = 1, #ga do assert.are.equal(0, (ga[i] - gb[i]):abs():max()) end
+  end)
+end)

@@ -132,6 +132,44 @@ local function unblock(saved)
   end
 end
 
+-- In training mode the plan follows backward's order: each module's
+-- gradient step comes with its derivative step. A whole-net updateGradInput
+-- followed by accGradParameters would run every derivative step first, and
+-- the gradInputs would overwrite activations the parameter gradients still
+-- read. So on the optimized net itself these two are refused outside its own
+-- backward (updateGradInput alone, for input gradients, is fine).
+local GUARDED = {'accGradParameters', 'accUpdateGradParameters'}
+
+local function guardTraining(net)
+  local saved = {backward = rawget(net, 'backward')}
+  for _, k in ipairs(GUARDED) do saved[k] = rawget(net, k) end
+  local depth = 0
+  local leave = setmetatable({}, {__close = function() depth = depth - 1 end})
+  local backward = net.backward
+  net.backward = function(self, ...)
+    depth = depth + 1
+    local _ <close> = leave
+    return backward(self, ...)
+  end
+  for _, k in ipairs(GUARDED) do
+    local f = net[k]
+    net[k] = function(self, ...)
+      if depth == 0 then
+        error(string.format('%s:%s: the net is optimized by optnet for training, where parameter gradients '
+          .. 'must be taken in backward order; call net:backward(input, gradOutput) (or '
+          .. 'optnet.removeOptimization(net) first)', torch.type(self), k), 2)
+      end
+      return f(self, ...)
+    end
+  end
+  return saved
+end
+
+local function unguard(net, saved)
+  rawset(net, 'backward', saved.backward)
+  for _, k in ipairs(GUARDED) do rawset(net, k, saved[k]) end
+end
+
 -- a module that can run in place may, when each storage of its input has no
 -- use after its forward step by anyone else (forward or backward)
 local function chooseInplace(rec, p)
@@ -390,6 +428,7 @@ local function optimize(net, input, o)
   local rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawUpdateOutput = rawUpdateOutput
   if o.verify then state.verify = apply.verifier(modules, p, arenas, rec.nSteps) end
+  if o.mode == 'training' then state.guarded = guardTraining(net) end
   -- a new input shape re-plans before running (never wrong numbers)
   local classUpdateOutput = net.updateOutput
   net.updateOutput = function(self, x)
@@ -431,7 +470,8 @@ function optnet.removeOptimization(net)
     error('optnet.removeOptimization: this net is not optimized (call optnet.optimizeMemory first)', 2)
   end
   active[net] = nil
-  rawset(net, 'updateOutput', state.rawUpdateOutput)
+  -- undone in the reverse order of optimize's wrappers
+  if state.guarded then unguard(net, state.guarded) end
   if state.verify then trace.unwrap(state.verify.saved) end
   rawset(net, 'updateOutput', state.rawUpdateOutput)
   if state.blocked then unblock(state.blocked) end
