@@ -43,24 +43,32 @@ end
 function apply.rebind(modules, p, result)
   local byId = {}
   for _, e in ipairs(p.entries) do byId[e.id] = e end
-  local arenas = {}
-  for dtype, pool in pairs(p.pools) do
-    local bytes = result.arena[pool] or 0
-    arenas[pool] = storageCtor(dtype)(math.max(1, math.ceil(bytes / ESIZE[dtype])))
-  end
-  local bindings = {}
+  -- the geometry of every planned tensor, then its old storage let go before
+  -- the arenas are allocated: the two never need memory at the same time
+  -- (contents are not carried over; the next forward writes them)
+  local bindings, geometry = {}, {}
   for _, it in ipairs(allTensors(modules)) do
     local t = it.t
     local id = t:_storageId()
     local e = id and byId[id]
     if e then
-      local es = ESIZE[e.dtype]
-      local rel = t:storageOffset() - 1
-      bindings[#bindings + 1] = {t = t, entry = e, rel = rel}
-      setView(t, arenas[e.pool], e.offset // es + rel + 1, t:size(), t:stride())
-      -- growing past the slot would overlap a neighbour: make it an error
-      t:_setLimit((e.offset + e.bytes) // es)
+      bindings[#bindings + 1] = {t = t, entry = e, rel = t:storageOffset() - 1}
+      geometry[#bindings] = {t:size(), t:stride()}
     end
+  end
+  for _, b in ipairs(bindings) do b.t:set() end
+  collectgarbage('step')
+  local arenas = {}
+  for dtype, pool in pairs(p.pools) do
+    local bytes = result.arena[pool] or 0
+    arenas[pool] = storageCtor(dtype)(math.max(1, math.ceil(bytes / ESIZE[dtype])))
+  end
+  for i, b in ipairs(bindings) do
+    local e = b.entry
+    local es = ESIZE[e.dtype]
+    setView(b.t, arenas[e.pool], e.offset // es + b.rel + 1, geometry[i][1], geometry[i][2])
+    -- growing past the slot would overlap a neighbour: make it an error
+    b.t:_setLimit((e.offset + e.bytes) // es)
   end
   return arenas, bindings
 end

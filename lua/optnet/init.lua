@@ -443,7 +443,11 @@ local function optimize(net, input, o)
     return classUpdateOutput(self, x)
   end
   active[net] = state
+  -- the traces' tensors are garbage now: collect them and hand the heap
+  -- pages they held back to the system, so the arenas are not stacked on
+  -- top of memory the process no longer uses
   collectgarbage()
+  if torch._C.mallocTrim then torch._C.mallocTrim() end
   return state
 end
 
