@@ -393,33 +393,41 @@ local function optimize(net, input, o)
   local rec, p, result, inplaced
   local tries = type(rc) == 'number' and LADDER or {rc}
   local tried = {}
-  for i, how in ipairs(tries) do
-    if how ~= 'none' then undoRc = recompute.install(net, how) end
-    modules = walk.modules(net)
-    rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
-    result.recompute = how
-    local bytes = arenaBytes(result)
-    tried[#tried + 1] = string.format('%s: %d', how, bytes)
-    if type(rc) ~= 'number' or bytes <= rc then break end
-    if undoRo then reorder.uninstall(undoRo) end
-    undoRo = nil
-    if i == #tries then
-      undoInplace(inplaced)
-      if undoRc then recompute.uninstall(undoRc) end
-      error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
-        .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
-    end
-    undoInplace(inplaced)
-    if undoRc then recompute.uninstall(undoRc) end
-    undoRc = nil
-  end
-  modules = walk.modules(net)
-  -- gradient parameters go before the arenas come, so the two never coexist
+  -- inference: gradient parameters go first, before the traces and the
+  -- arenas, so neither stacks on them (they come back if planning fails)
   local gradParams
   if o.mode == 'inference' and o.removeGradParams then
     gradParams = apply.dropGradParams(modules)
     collectgarbage()
+    if torch._C.mallocTrim then torch._C.mallocTrim() end
   end
+  local ok, err = pcall(function()
+    for i, how in ipairs(tries) do
+      if how ~= 'none' then undoRc = recompute.install(net, how) end
+      modules = walk.modules(net)
+      rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+      result.recompute = how
+      local bytes = arenaBytes(result)
+      tried[#tried + 1] = string.format('%s: %d', how, bytes)
+      if type(rc) ~= 'number' or bytes <= rc then break end
+      if undoRo then reorder.uninstall(undoRo) end
+      undoRo = nil
+      if i == #tries then
+        undoInplace(inplaced)
+        if undoRc then recompute.uninstall(undoRc) end
+        error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
+          .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
+      end
+      undoInplace(inplaced)
+      if undoRc then recompute.uninstall(undoRc) end
+      undoRc = nil
+    end
+  end)
+  if not ok then
+    if gradParams then apply.restoreGradParams(gradParams) end
+    error(err, 0)
+  end
+  modules = walk.modules(net)
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
