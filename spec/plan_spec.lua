@@ -9,11 +9,7 @@ require 'torch'
 local plan = torch._C.plan
 local PLANNERS = {'best', 'greedy_size', 'greedy_conflict', 'greedy_lifetime', 'peak', 'sets'}
 
-local function errmsg(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local errmsg = require('spec.support.helpers').errmsg
 
 local function roundup(x, a)
   return (x + a - 1) // a * a

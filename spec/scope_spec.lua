@@ -15,15 +15,9 @@ local function fresh()
   return live()
 end
 
-local function errmsg(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local errmsg = require('spec.support.helpers').errmsg
 
-local function has(msg, part)
-  assert.is_truthy(msg:find(part, 1, true), 'message was: ' .. msg)
-end
+local has = require('spec.support.helpers').has
 
 describe('torch.DisposeScope', function()
   before_each(function() torch.manualSeed(7) end)

@@ -33,11 +33,7 @@ local function viadisk(obj, mode)
   return r
 end
 
-local function errmsg(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local errmsg = require('spec.support.helpers').errmsg
 
 local function sametensor(a, b)
   assert.are.equal(torch.typename(a), torch.typename(b))

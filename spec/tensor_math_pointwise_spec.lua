@@ -5,12 +5,7 @@
 -- (src/tensor/th_math_pointwise.c, th_math_compare.c, src/lua/th_lua_math.c).
 require 'torch'
 
-local function errors(f, text)
-  local ok, err = pcall(f)
-  assert.is_false(ok, 'expected an error containing: ' .. text)
-  err = tostring(err)
-  assert(err:find(text, 1, true), 'error "' .. err .. '" does not contain "' .. text .. '"')
-end
+local errors = require('spec.support.helpers').errors
 
 local function flat(x, out)
   out = out or {}

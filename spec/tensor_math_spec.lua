@@ -5,12 +5,7 @@
 -- tensor_math_pointwise_spec, tensor_math_reduce_spec, tensor_math_blas_spec.
 require 'torch'
 
-local function errors(f, text)
-  local ok, err = pcall(f)
-  assert.is_false(ok, 'expected an error containing: ' .. text)
-  err = tostring(err)
-  assert(err:find(text, 1, true), 'error "' .. err .. '" does not contain "' .. text .. '"')
-end
+local errors = require('spec.support.helpers').errors
 
 local function same(expected, t) assert.are.same(expected, t:totable()) end
 local function sizes(t) return t:size():totable() end

@@ -13,9 +13,7 @@ local function errmsg(f, ...)
   return tostring(err)
 end
 
-local function has(msg, part)
-  assert.is_truthy(msg:find(part, 1, true), 'message was: ' .. msg)
-end
+local has = require('spec.support.helpers').has
 
 describe('Torch7 functional forms', function()
   local m = T{{1, 2, 3}, {4, 5, 6}}
