@@ -7,15 +7,7 @@ local optnet = require 'optnet'
 
 local T = torch.DoubleTensor
 
-local function fails(patterns, f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok, 'expected an error')
-  err = tostring(err)
-  for _, p in ipairs(type(patterns) == 'table' and patterns or {patterns}) do
-    if not err:find(p, 1, true) then error(string.format('message %q lacks %q', err, p), 2) end
-  end
-  return err
-end
+local fails = require('spec.support.helpers').fails
 
 local function mlp()
   torch.manualSeed(3)

@@ -24,11 +24,7 @@ local function checkGradients(m, x)
   return math.max(table.unpack(errs))
 end
 
-local function errorOf(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok)
-  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
-end
+local errorOf = require('spec.support.helpers').errorOf
 
 -- statistics of feature f over dimension 1 and all dimensions after 2
 local function featureValues(x, f)

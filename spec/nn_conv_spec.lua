@@ -21,7 +21,7 @@ end
 
 -- gradient checks through the project's nn.Jacobian (full Jacobians by
 -- central differences against backward; double)
-local function inputJacobianError(m, x) return nn.Jacobian.testJacobian(m, x) end
+local inputJacobianError = require('spec.support.helpers').inputJacobianError
 local function paramJacobianError(m, x, param, gparam)
   return nn.Jacobian.testJacobianParameters(m, x, param, gparam)
 end
@@ -62,11 +62,7 @@ local function naiveFullConv(x, w, b, dW, dH, padW, padH, adjW, adjH)
 end
 
 -- the error message without the 'file:line:' position Lua prepends
-local function errorOf(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok)
-  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
-end
+local errorOf = require('spec.support.helpers').errorOf
 
 local configs = {  -- nIn, nOut, kW, kH, dW, dH, padW, padH
   {3, 4, 3, 3, 1, 1, 1, 1}, {2, 3, 3, 2, 2, 1, 0, 1}, {3, 2, 1, 1, 1, 1, 0, 0},

@@ -23,12 +23,7 @@ local function naive(w, b, x)
   return y
 end
 
-local function maxdiff(a, b)
-  local fa, fb = a:contiguous():view(a:nElement()), b:contiguous():view(b:nElement())
-  local m = 0
-  for i = 1, fa:nElement() do m = math.max(m, math.abs(fa[i] - fb[i])) end
-  return m
-end
+local maxdiff = require('spec.support.helpers').maxAbsDiff
 
 -- a (n x k) times b (k x m) by loops
 local function mm(a, b)

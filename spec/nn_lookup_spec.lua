@@ -4,12 +4,7 @@
 require 'torch'
 require 'nn'
 
-local function maxdiff(a, b)
-  local fa, fb = a:contiguous():view(a:nElement()), b:contiguous():view(b:nElement())
-  local m = 0
-  for i = 1, fa:nElement() do m = math.max(m, math.abs(fa[i] - fb[i])) end
-  return m
-end
+local maxdiff = require('spec.support.helpers').maxAbsDiff
 
 describe('nn.LookupTable', function()
   before_each(function() torch.manualSeed(21) end)

@@ -13,13 +13,9 @@ local function maxdiff(a, b)
 end
 
 -- gradient check through the project's nn.Jacobian (double)
-local function inputJacobianError(m, x) return nn.Jacobian.testJacobian(m, x) end
+local inputJacobianError = require('spec.support.helpers').inputJacobianError
 
-local function errorOf(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok)
-  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
-end
+local errorOf = require('spec.support.helpers').errorOf
 
 -- one image C x H x W: channel c is normalized by channels c-pre .. c+post
 local function naiveLRN(x, size, alpha, beta, k)

@@ -58,11 +58,7 @@ local function affine(n, w, b)
   return m
 end
 
-local function errorMessage(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(err)
-end
+local errorMessage = require('spec.support.helpers').errorMessage
 
 describe('nn.Module basics', function()
   it('has Torch7 fields and a default type', function()

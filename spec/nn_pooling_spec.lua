@@ -14,13 +14,9 @@ local function maxdiff(a, b)
 end
 
 -- gradient check through the project's nn.Jacobian (double)
-local function inputJacobianError(m, x) return nn.Jacobian.testJacobian(m, x) end
+local inputJacobianError = require('spec.support.helpers').inputJacobianError
 
-local function errorOf(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok)
-  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
-end
+local errorOf = require('spec.support.helpers').errorOf
 
 -- direct pooling of one plane (H x W) with Torch7's window rules
 local function naivePool(x, kW, kH, dW, dH, padW, padH, oH, oW, op, includePad)

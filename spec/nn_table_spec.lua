@@ -7,21 +7,11 @@ require 'nn'
 
 local function T(t) return torch.DoubleTensor(t) end
 
-local function same(a, b, eps)
-  eps = eps or 0
-  if a:nElement() ~= b:nElement() then return false end
-  local fa, fb = a:contiguous():view(a:nElement()), b:contiguous():view(b:nElement())
-  for i = 1, fa:nElement() do if math.abs(fa[i] - fb[i]) > eps then return false end end
-  return true
-end
+local same = require('spec.support.helpers').same
 
 local function sizes(t) return table.concat(t:size():totable(), 'x') end
 
-local function errorMessage(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(err)
-end
+local errorMessage = require('spec.support.helpers').errorMessage
 
 local function jacobianOK(m, input, tol)
   local err = nn.Jacobian.testJacobian(m, input)

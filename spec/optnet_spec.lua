@@ -11,12 +11,7 @@ local function each(v, f, path)
   for k, x in pairs(v) do each(x, f, path .. '.' .. tostring(k)) end
 end
 
-local function clone(v)
-  if torch.isTensor(v) then return v:clone() end
-  local r = {}
-  for k, x in pairs(v) do r[k] = clone(x) end
-  return r
-end
+local clone = require('spec.support.helpers').clone
 
 -- asserts a and b (tensors or tables of tensors) are identical
 local function same(a, b, what)

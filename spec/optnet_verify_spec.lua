@@ -21,12 +21,7 @@ local function same(a, b, what)
   for k, x in pairs(a) do same(x, b[k], what .. '.' .. tostring(k)) end
 end
 
-local function clone(v)
-  if torch.isTensor(v) then return v:clone() end
-  local r = {}
-  for k, x in pairs(v) do r[k] = clone(x) end
-  return r
-end
+local clone = require('spec.support.helpers').clone
 
 local function gradFor(out)
   if torch.isTensor(out) then return out:clone():uniform(-1, 1) end

@@ -8,12 +8,7 @@ require 'torch'
 local FIX = require 'spec.support.fixtures'
 local MODES = {'binary', 'ascii'}
 
-local function readfile(p)
-  local f = assert(io.open(p, 'rb'))
-  local s = f:read('a')
-  f:close()
-  return s
-end
+local readfile = require('spec.support.helpers').readfile
 
 local function writefile(p, s)
   local f = assert(io.open(p, 'wb'))

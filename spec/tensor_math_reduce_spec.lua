@@ -6,12 +6,7 @@ require 'torch'
 
 local errors = require('spec.support.helpers').errors
 
-local function flat(x, out)
-  out = out or {}
-  if type(x) ~= 'table' then out[#out + 1] = x return out end
-  for _, v in ipairs(x) do flat(v, out) end
-  return out
-end
+local flat = require('spec.support.helpers').flat
 
 local function near(expected, t, tol)
   local e, g = flat(expected), flat(t:totable())

@@ -7,12 +7,7 @@ require 'torch'
 
 local FIX = require 'spec.support.fixtures'
 
-local function readfile(p)
-  local f = assert(io.open(p, 'rb'))
-  local s = f:read('a')
-  f:close()
-  return s
-end
+local readfile = require('spec.support.helpers').readfile
 
 local function tmpname()
   local p = os.tmpname()

@@ -1,4 +1,5 @@
 -- Helpers shared by the specs (busted does not load this file as a spec).
+-- They use the torch and nn globals the requiring spec has loaded.
 local assert = require 'luassert'  -- busted's assert: required modules do not see the spec's
 local M = {}
 
@@ -17,6 +18,62 @@ end
 
 function M.has(msg, part)
   assert.is_truthy(msg:find(part, 1, true), 'message was: ' .. msg)
+end
+
+function M.fails(patterns, f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, 'expected an error')
+  err = tostring(err)
+  for _, p in ipairs(type(patterns) == 'table' and patterns or {patterns}) do
+    if not err:find(p, 1, true) then error(string.format('message %q lacks %q', err, p), 2) end
+  end
+  return err
+end
+
+function M.errorOf(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  return (tostring(err):gsub('^[^:]*:%d+: ', ''))
+end
+
+function M.same(a, b, eps)
+  eps = eps or 0
+  if a:nElement() ~= b:nElement() then return false end
+  local fa, fb = a:contiguous():view(a:nElement()), b:contiguous():view(b:nElement())
+  for i = 1, fa:nElement() do if math.abs(fa[i] - fb[i]) > eps then return false end end
+  return true
+end
+
+M.errorMessage = M.errmsg
+
+function M.inputJacobianError(m, x) return nn.Jacobian.testJacobian(m, x) end
+
+function M.maxAbsDiff(a, b)
+  local fa, fb = a:contiguous():view(a:nElement()), b:contiguous():view(b:nElement())
+  local m = 0
+  for i = 1, fa:nElement() do m = math.max(m, math.abs(fa[i] - fb[i])) end
+  return m
+end
+
+function M.clone(v)
+  if torch.isTensor(v) then return v:clone() end
+  local r = {}
+  for k, x in pairs(v) do r[k] = M.clone(x) end
+  return r
+end
+
+function M.readfile(p)
+  local f = assert(io.open(p, 'rb'))
+  local s = f:read('a')
+  f:close()
+  return s
+end
+
+function M.flat(x, out)
+  out = out or {}
+  if type(x) ~= 'table' then out[#out + 1] = x return out end
+  for _, v in ipairs(x) do M.flat(v, out) end
+  return out
 end
 
 return M
