@@ -1,27 +1,43 @@
--- One recompute measurement, in a fresh process:
---   lua5.4 bench/recomputeone.lua <model> <batch> <none|cheap|sqrt> [steps]
--- Optimizes the net for training (float) with opts.recompute, then times
--- training steps (forward + backward, after one warm-up step; the fastest of
--- 'steps', default 3, counts: the machine is shared). Prints key=value:
--- arena (planned activation bytes: outputs, gradInputs, buffers, and the
--- re-computed copies), bound (their lower bound), step_s, peak_kb (VmHWM).
+-- Recompute measurements for one net, in a fresh process:
+--   lua5.4 bench/recomputeone.lua <model> <batch> [steps] [how,how,...]
+-- Optimizes one copy of the net for training (float) per opts.recompute
+-- setting (default none,cheap,sqrt,third; 'third' is a byte budget of a
+-- third of the arena planned without recompute), then times training steps
+-- (forward + backward) of the copies in turn, one step each round, after a
+-- warm-up round: interleaving makes the ratios fair on a shared machine,
+-- where load comes and goes. The fastest of 'steps' rounds (default 3)
+-- counts. Prints one line per setting, key=value: arena (planned
+-- activation bytes: outputs, gradInputs, buffers, and the re-computed
+-- copies), bound (their lower bound), step_s, optimize_s, chosen (the
+-- segmentation kept), work (the share of the forward's multiply-adds that
+-- a budget plan re-runs).
 require 'torch'
 require 'nn'
 local optnet = require 'optnet'
 local CONFIGS = require 'bench.memconfigs'
 
-local name, batch, how, steps = arg[1], tonumber(arg[2]), arg[3], tonumber(arg[4] or 3)
+local name, batch, steps = arg[1], tonumber(arg[2]), tonumber(arg[3] or 3)
+local hows = {}
+for h in (arg[4] or 'none,cheap,sqrt,third'):gmatch('[^,]+') do hows[#hows + 1] = h end
 local cfg = CONFIGS[name]
-assert(cfg and batch and (how == 'none' or how == 'cheap' or how == 'sqrt') and steps,
-  'usage: recomputeone.lua model batch none|cheap|sqrt [steps]')
+assert(cfg and batch and steps, 'usage: recomputeone.lua model batch [steps] [none,cheap,sqrt,third]')
 torch.setnumthreads(2)
 torch.manualSeed(0)
 local opts = {batch = batch, type = 'float'}
 for k, v in pairs(cfg[2]) do opts[k] = v end
-local net, input = require('models.' .. cfg[1])(opts)
-net:training()
-optnet.optimizeMemory(net, input, {mode = 'training', recompute = how})
-local st = optnet._state(net)
+local proto, input = require('models.' .. cfg[1])(opts)
+proto:training()
+
+local function arenaOf(net)
+  local n = 0
+  for _, v in pairs(optnet._state(net).result.arena) do n = n + v end
+  return n
+end
+local function boundOf(net)
+  local n = 0
+  for _, v in pairs(optnet._state(net).result.lowerBound) do n = n + v end
+  return n
+end
 -- a gradOutput like the output (googlenet's is a table: aux classifiers)
 local function gradOf(out)
   if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
@@ -29,20 +45,41 @@ local function gradOf(out)
   for i, v in ipairs(out) do g[i] = gradOf(v) end
   return g
 end
-local out = net:forward(input)
-local g = gradOf(out)
-net:backward(input, g)
-local best = math.huge
-for _ = 1, steps do
+
+local runs, noneArena = {}, nil
+for _, how in ipairs(hows) do
+  assert(how == 'none' or how == 'cheap' or how == 'sqrt' or how == 'third', 'unknown setting ' .. how)
+  local net = proto:clone()
+  local rc = how
+  if how == 'third' then
+    if not noneArena then
+      local probe = proto:clone()
+      optnet.optimizeMemory(probe, input, {mode = 'training'})
+      noneArena = arenaOf(probe)
+      probe = nil
+      collectgarbage()
+    end
+    rc = noneArena // 3
+  end
   local t0 = torch._C.clock()
-  net:forward(input)
-  net:backward(input, g)
-  best = math.min(best, torch._C.clock() - t0)
+  optnet.optimizeMemory(net, input, {mode = 'training', recompute = rc})
+  local r = {how = how, net = net, optimize = torch._C.clock() - t0, best = math.huge}
+  if how == 'none' then noneArena = arenaOf(net) end
+  r.g = gradOf(net:forward(input))
+  net:backward(input, r.g)
+  runs[#runs + 1] = r
 end
-local arena, bound = 0, 0
-for _, v in pairs(st.result.arena) do arena = arena + v end
-for _, v in pairs(st.result.lowerBound) do bound = bound + v end
-local peak
-for l in io.lines('/proc/self/status') do peak = peak or tonumber(l:match('^VmHWM:%s*(%d+)')) end
-print(string.format('model=%s batch=%d recompute=%s arena=%d bound=%d step_s=%.3f peak_kb=%d',
-  name, batch, how, arena, bound, best, peak))
+for _ = 1, steps do
+  for _, r in ipairs(runs) do
+    local t0 = torch._C.clock()
+    r.net:forward(input)
+    r.net:backward(input, r.g)
+    r.best = math.min(r.best, torch._C.clock() - t0)
+  end
+end
+for _, r in ipairs(runs) do
+  local st = optnet._state(r.net)
+  print(string.format('model=%s batch=%d recompute=%s arena=%d bound=%d step_s=%.3f optimize_s=%.2f chosen=%s work=%.3f',
+    name, batch, r.how, arenaOf(r.net), boundOf(r.net), r.best, r.optimize, st.result.recompute,
+    st.result.recomputeWork or 0))
+end

@@ -382,16 +382,17 @@ local function planOrdered(net, input, o, restoreState)
   return rec, p, result, inplaced, undo
 end
 
--- recompute = <bytes>: the cheapest segmentation, in the order none,
--- cheap, sqrt, whose planned activation arena fits the budget
-local LADDER = {'none', 'cheap', 'sqrt'}
+-- recompute = <bytes>: the cheapest plan whose activation arena fits the
+-- budget, in the order none, cheap, the budget segmentation of
+-- optnet.recompute (its model, from the trace without recompute, is
+-- corrected by the planned arena and tried again, a few times), sqrt
+local BUDGET_TRIES = 4
 
 local function optimize(net, input, o)
   local modules = walk.modules(net)
   local restoreState = snapshotState(modules)
   local rc, undoRc, undoRo = o.recompute, nil, nil
   local rec, p, result, inplaced
-  local tries = type(rc) == 'number' and LADDER or {rc}
   local tried = {}
   -- inference: gradient parameters go first, before the traces and the
   -- arenas, so neither stacks on them (they come back if planning fails)
@@ -401,29 +402,65 @@ local function optimize(net, input, o)
     collectgarbage()
     if torch._C.mallocTrim then torch._C.mallocTrim() end
   end
+  -- plans with one segmentation; true when it is the one to keep
+  local function try(how, label)
+    if how ~= 'none' then undoRc = recompute.install(net, how) end
+    modules = walk.modules(net)
+    rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    result.recompute = label or how
+    local bytes = arenaBytes(result)
+    tried[#tried + 1] = string.format('%s: %d', label or how, bytes)
+    return type(rc) ~= 'number' or bytes <= rc, bytes
+  end
+  local function untry()
+    if undoRo then reorder.uninstall(undoRo) end
+    undoRo = nil
+    undoInplace(inplaced)
+    if undoRc then recompute.uninstall(undoRc) end
+    undoRc = nil
+  end
   local ok, err = pcall(function()
-    for i, how in ipairs(tries) do
-      if how ~= 'none' then undoRc = recompute.install(net, how) end
-      modules = walk.modules(net)
-      rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
-      result.recompute = how
-      local bytes = arenaBytes(result)
-      tried[#tried + 1] = string.format('%s: %d', how, bytes)
-      if type(rc) ~= 'number' or bytes <= rc then break end
-      if undoRo then reorder.uninstall(undoRo) end
-      undoRo = nil
-      if i == #tries then
-        undoInplace(inplaced)
-        if undoRc then recompute.uninstall(undoRc) end
-        error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
-          .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
-      end
-      undoInplace(inplaced)
-      if undoRc then recompute.uninstall(undoRc) end
-      undoRc = nil
+    if type(rc) ~= 'number' then
+      try(rc)
+      return
     end
+    local fits, noneBytes = try('none')
+    if fits then return end
+    local recNone, pNone = rec, p
+    untry()
+    if try('cheap') then return end
+    untry()
+    -- the model counts long-lived bytes only: what else the arena holds
+    -- (gradients, temporaries) comes off the target
+    local _, info = recompute.budget(net, recNone, pNone, math.huge)
+    local target = rc - (noneBytes - info.total)
+    -- the model is corrected by each planned arena: down when the plan
+    -- missed the budget, up (for less re-run work) when it fell well short
+    local best, seen = nil, {}
+    for _ = 1, BUDGET_TRIES do
+      local segs, fig = recompute.budget(net, recNone, pNone, target)
+      local key = fig.work .. ':' .. fig.kept
+      if #segs == 0 or seen[key] then break end
+      seen[key] = true
+      local fitsB, bytes = try(segs, 'budget')
+      untry()
+      if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig} end
+      if fitsB and bytes >= 0.97 * rc then break end
+      target = target + (rc - bytes)
+      if not fitsB and not fig.fits then break end
+    end
+    if best then
+      try(best.segs, 'budget')
+      result.recomputeWork = best.fig.workFraction
+      return
+    end
+    if try('sqrt') then return end
+    untry()
+    error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '
+      .. '(planned activation bytes: %s)', rc, table.concat(tried, ', ')), 0)
   end)
   if not ok then
+    if undoRc then pcall(recompute.uninstall, undoRc) end
     if gradParams then apply.restoreGradParams(gradParams) end
     error(err, 0)
   end

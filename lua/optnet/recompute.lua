@@ -111,7 +111,8 @@ end
 function recompute.segments(net, how)
   if how == 'cheap' then return cheapSegments(net) end
   if how == 'sqrt' then return sqrtSegments(net) end
-  error("optnet.recompute: segmentation 'cheap' or 'sqrt' expected, got " .. tostring(how), 2)
+  if type(how) == 'table' then return how end
+  error("optnet.recompute: segmentation 'cheap', 'sqrt' or a segment list expected, got " .. tostring(how), 2)
 end
 
 -- the tensors a re-run writes: outputs and buffers of every module below
@@ -192,9 +193,11 @@ local function rerun(S, seg, input)
   end
   local x = input
   if seg.from > 1 then x = S.modules[seg.from - 1].output end
+  recompute.inRerun = true
   local ok, err = pcall(function()
     for k = seg.from, seg.to - 1 do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
   end)
+  recompute.inRerun = false
   for _, s in ipairs(saved) do s[1]:copy(s[2]) end
   if rng then torch.setRNGState(rng) end
   if not ok then error(err, 0) end
@@ -232,6 +235,280 @@ local function trimmed(segs)
     if seg.from < seg.to then out[#out + 1] = seg end
   end
   return out
+end
+
+-- recompute = <bytes>: the segmentation that fits a byte budget at the
+-- least re-run work. A unit is a child of a Sequential together with the
+-- in-place children right after it (they write into its output, so they
+-- must be re-run with it); marking a unit drops every activation below it
+-- after the forward pass. Marked neighbours form a run, which becomes a
+-- segment ending at the next child.
+--
+-- The model, measured on the trace of the net without recompute: an
+-- activation is long-lived when forward writes it and backward reads it.
+-- The arena's peak is either at the turn from forward to backward (every
+-- long-lived byte still kept) or during some run's backward, when the run's
+-- re-computed bytes are back while the kept bytes of everything before the
+-- run are still alive (those after it have died in backward already). The
+-- work of a unit is its forward multiply-adds (a convolution's or linear
+-- layer's output size times the multiply-adds per output; one per element
+-- otherwise).
+--
+-- For each cap on a run's bytes (a fraction of all long-lived bytes),
+-- units are marked greedily, most bytes per work first, keeping every run
+-- under the cap; the shortest prefix of those marks whose modelled peak
+-- fits the target is found by bisection; the cap whose plan does the least
+-- work wins. Chen et al. 2016 segment greedily under a budget; weighing
+-- bytes against work also takes the cheap modules first, and the early,
+-- high-resolution layers, which hold the most bytes per multiply-add.
+
+local function leafWork(m, outElements)
+  local w = rawget(m, 'weight')
+  if torch.isTensor(w) and w:dim() >= 2 then
+    local per = w:nElement() / (m.nOutputPlane or m.outputSize or w:size(1))
+    return outElements * per
+  end
+  if m.kW and m.kH then return outElements * m.kW * m.kH end
+  return outElements
+end
+
+-- per module: {long-lived bytes, work, first forward step} of its subtree;
+-- and the long-lived entries by first step
+local function measure(net, rec, p)
+  local bytes, work, step = {}, {}, {}
+  local lived = {}
+  for _, e in ipairs(p.entries) do
+    if e.first >= 1 and e.first <= rec.nForward and e.last > rec.nForward
+        and (e.role == 'output' or e.role == 'buffer') then
+      local m = rec.steps[e.first].module
+      bytes[m] = (bytes[m] or 0) + e.bytes
+      lived[#lived + 1] = {e.first, e.bytes}
+    end
+  end
+  for i = 1, rec.nForward do
+    local st = rec.steps[i]
+    if st.kind == 'forward' and not step[st.module] then
+      step[st.module] = i
+      if type(st.module.modules) ~= 'table' then work[st.module] = leafWork(st.module, st.outElements or 0) end
+    end
+  end
+  local sub = {}
+  local function total(m)
+    if sub[m] then return sub[m] end
+    local t = {bytes[m] or 0, work[m] or 0, step[m] or math.huge, step[m] or 0}
+    if type(m.modules) == 'table' then
+      for _, c in ipairs(m.modules) do
+        local ct = total(c)
+        t[1], t[2], t[3], t[4] = t[1] + ct[1], t[2] + ct[2], math.min(t[3], ct[3]), math.max(t[4], ct[4])
+      end
+    end
+    sub[m] = t
+    return t
+  end
+  total(net)
+  table.sort(lived, function(x, y) return x[1] < y[1] end)
+  local firsts, prefix = {}, {0}
+  for i, l in ipairs(lived) do firsts[i] = l[1]; prefix[i + 1] = prefix[i] + l[2] end
+  return sub, firsts, prefix
+end
+
+local function buildUnits(net, sub)
+  local list, parent = {}, {}
+  for _, S in ipairs(walk.modules(net)) do
+    if type(S.modules) == 'table' then
+      for _, c in ipairs(S.modules) do parent[c] = parent[c] or S end
+    end
+    if isSequential(S) then
+      local n, k = #S.modules, 1
+      while k < n do
+        local j = k
+        while j < n and startsInplace(S.modules[j + 1]) do j = j + 1 end
+        -- a run may not start with a module that overwrites its input
+        if j < n and not (k == 1 and startsInplace(S.modules[1])) then
+          local u = {seq = S, from = k, to = j, bytes = 0, work = 0, pos = math.huge, index = #list + 1}
+          for i = k, j do
+            local t = sub[S.modules[i]]
+            u.bytes, u.work, u.pos = u.bytes + t[1], u.work + t[2], math.min(u.pos, t[3])
+          end
+          -- the run's re-computed bytes stay until the next child's backward is done
+          u.stop = j + 1 <= n and sub[S.modules[j + 1]][4] + 1 or math.huge
+          if u.bytes > 0 then list[#list + 1] = u end
+        end
+        k = j + 1
+      end
+    end
+  end
+  return list, parent
+end
+
+-- the marks greedy makes under one cap, as events: {u, true} marks u,
+-- {u, false} drops a mark that u's re-run subsumes; kept and work after each
+local function greedy(units, order, parent, unitOf, total, cap)
+  local marked, kept, work, events = {}, total, 0, {}
+  local inner = {}  -- unit -> number of marks below it
+  local function ancestors(m, f)
+    m = parent[m]
+    while m do
+      local owner = unitOf[m]
+      if owner and f(owner) then return true end
+      m = parent[m]
+    end
+    return false
+  end
+  local bySeq = {}
+  for _, u in ipairs(units) do
+    bySeq[u.seq] = bySeq[u.seq] or {byFrom = {}, byTo = {}}
+    bySeq[u.seq].byFrom[u.from] = u
+    bySeq[u.seq].byTo[u.to] = u
+  end
+  local function runBytes(u)
+    local b, S = u.bytes, bySeq[u.seq]
+    local v = S.byTo[u.from - 1]
+    while v and marked[v] do b = b + v.bytes; v = S.byTo[v.from - 1] end
+    v = S.byFrom[u.to + 1]
+    while v and marked[v] do b = b + v.bytes; v = S.byFrom[v.to + 1] end
+    return b
+  end
+  local function covered(u)
+    if unitOf[u.seq] and marked[unitOf[u.seq]] then return true end
+    return ancestors(u.seq, function(a) return marked[a] end)
+  end
+  for _, u in ipairs(order) do
+    if u.bytes <= cap and not covered(u) then
+      marked[u] = true
+      if runBytes(u) > cap then
+        marked[u] = nil
+      else
+        if (inner[u] or 0) > 0 then
+          for v in pairs(marked) do
+            if v ~= u and (unitOf[v.seq] == u or ancestors(v.seq, function(a) return a == u end)) then
+              marked[v] = nil
+              kept, work = kept + v.bytes, work - v.work
+              events[#events + 1] = {v, false, kept, work}
+            end
+          end
+        end
+        kept, work = kept - u.bytes, work + u.work
+        events[#events + 1] = {u, true, kept, work}
+        local function count(a) inner[a] = (inner[a] or 0) + 1 end
+        if unitOf[u.seq] then count(unitOf[u.seq]) end
+        ancestors(u.seq, function(a) count(a) end)
+      end
+    end
+  end
+  return events
+end
+
+-- the marks after the first k events
+local function replay(events, k)
+  local marked = {}
+  for i = 1, k do marked[events[i][1]] = events[i][2] or nil end
+  return marked
+end
+
+-- the modelled peak of a set of marks (see above): at each run's re-run,
+-- the kept bytes first written before the end of the run's last child
+-- (that child's own activations are still to be read by its backward), the
+-- run's bytes, and the bytes of the runs whose last child holds this run
+local function modelPeak(marked, kept, firsts, prefix, parent)
+  local list = {}
+  for u in pairs(marked) do list[#list + 1] = u end
+  table.sort(list, function(a, b) return a.pos < b.pos end)
+  local pos, dropped = {}, {0}
+  for i, u in ipairs(list) do pos[i] = u.pos; dropped[i + 1] = dropped[i] + u.bytes end
+  local function count(sorted, sums, s)  -- sums over entries with key < s
+    local lo, hi = 1, #sorted + 1
+    while lo < hi do
+      local mid = (lo + hi) // 2
+      if sorted[mid] < s then lo = mid + 1 else hi = mid end
+    end
+    return sums[lo]
+  end
+  local runs, byLast = {}, {}
+  local i = 1
+  while i <= #list do
+    local u, j = list[i], i
+    local r = {seq = u.seq, bytes = u.bytes}
+    while j < #list and list[j + 1].seq == u.seq and list[j + 1].from == list[j].to + 1 do
+      j = j + 1
+      r.bytes = r.bytes + list[j].bytes
+    end
+    r.stop, r.last = list[j].stop, u.seq.modules[list[j].to + 1]
+    runs[#runs + 1] = r
+    byLast[r.last] = r
+    i = j + 1
+  end
+  local peak = kept
+  for _, r in ipairs(runs) do
+    local at = count(firsts, prefix, r.stop) - count(pos, dropped, r.stop) + r.bytes
+    local m = r.seq
+    while m do
+      local outer = byLast[m]
+      if outer then at = at + outer.bytes end
+      m = parent[m]
+    end
+    if at > peak then peak = at end
+  end
+  return peak
+end
+
+-- the segments of the cheapest plan whose modelled peak fits target bytes
+-- (or, if none does, of the plan with the lowest peak); and its figures
+function recompute.budget(net, rec, p, target)
+  local sub, firsts, prefix = measure(net, rec, p)
+  local total = prefix[#prefix]
+  local units, parent = buildUnits(net, sub)
+  local unitOf = {}
+  for _, u in ipairs(units) do
+    for k = u.from, u.to do unitOf[u.seq.modules[k]] = u end
+  end
+  local order = {}
+  for i, u in ipairs(units) do order[i] = u end
+  table.sort(order, function(a, b)
+    local ra, rb = a.bytes * (b.work + 1), b.bytes * (a.work + 1)
+    if ra ~= rb then return ra > rb end
+    return a.index < b.index
+  end)
+  local best
+  local function consider(events, k)
+    local marked = replay(events, k)
+    local kept = k > 0 and events[k][3] or total
+    local work = k > 0 and events[k][4] or 0
+    local peak = modelPeak(marked, kept, firsts, prefix, parent)
+    local fits = peak <= target
+    local better = not best or (fits and not best.fits) or (fits and best.fits and work < best.work)
+      or (not fits and not best.fits and peak < best.peak)
+    if better then best = {marked = marked, kept = kept, work = work, peak = peak, fits = fits} end
+    return fits
+  end
+  consider({}, 0)
+  if not best.fits then
+    for _, f in ipairs{1/2, 1/3, 1/4, 1/6, 1/8, 1/12, 1/16, 1/24, 1/32, 1/48, 1/64, 1/96, 1/128} do
+      local events = greedy(units, order, parent, unitOf, total, total * f)
+      if #events > 0 and consider(events, #events) then
+        -- the shortest prefix that fits
+        local lo, hi = 0, #events
+        while hi - lo > 1 do
+          local mid = (lo + hi) // 2
+          if consider(events, mid) then hi = mid else lo = mid end
+        end
+      end
+    end
+  end
+  local segs = {}
+  for _, u in ipairs(units) do
+    if best.marked[u] then
+      local last = segs[#segs]
+      if last and last.seq == u.seq and last.to == u.from then
+        last.to = u.to + 1
+      else
+        segs[#segs + 1] = {seq = u.seq, from = u.from, to = u.to + 1}
+      end
+    end
+  end
+  local fwdWork = sub[net][2]
+  return segs, {kept = best.kept, peak = best.peak, total = total, work = best.work,
+                workFraction = fwdWork > 0 and best.work / fwdWork or 0, fits = best.fits}
 end
 
 -- installs the segments on their Sequentials; returns the undo state

@@ -58,6 +58,10 @@ local function record(rec, m, kind, input, gradOutput)
   rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
   local tr = rec.traits[m]
   if kind == 'forward' then
+    -- the output's size, for optnet.recompute's cost model
+    local n = 0
+    walk.tensors(m.output, function(t) n = n + t:nElement() end)
+    rec.steps[step].outElements = n
     touch(rec, input, step)
     touch(rec, m.output, step)
     touchBuffers(rec, m, tr, 'forward', step)
