@@ -201,6 +201,30 @@ describe('optnet reorder API', function()
     end
   end)
 
+  it('the per-container pass (GREEDY_PLANS > 0) keeps a flip only if the arena drops; same numbers', function()
+    torch.manualSeed(5)
+    local a, input = models.build('densenet', {batch = 2, dataset = 'cifar10', depth = 10, growthRate = 4,
+                                               type = 'double'})
+    local b, c = a:clone(), a:clone()
+    for _, n in ipairs{a, b, c} do n:training() end
+    optnet.optimizeMemory(c, input, {mode = 'training', reorder = true})
+    local saved = reorder.GREEDY_PLANS
+    reorder.GREEDY_PLANS = 4
+    local ok, err = pcall(optnet.optimizeMemory, b, input, {mode = 'training', reorder = true})
+    reorder.GREEDY_PLANS = saved
+    assert(ok, err)
+    local rb, rc = optnet._state(b).result, optnet._state(c).result
+    assert(arena(b) <= arena(c))
+    assert(rb.reorderPlans > rc.reorderPlans)
+    assert.are.equal(rb.reorderFlips > 0, rb.reorder == 'greedy')
+    local oa = a:forward(input):clone()
+    assert.are.equal(0, maxdiff(oa, b:forward(input)))
+    local g = gradLike(oa)
+    assert.are.equal(0, maxdiff(a:backward(input, g), b:backward(input, g)))
+    optnet.removeOptimization(b)
+    noBranchOrder(b)
+  end)
+
   it('leaves in module order the containers where the order could change a number', function()
     -- the siamese twins share weight, bias and their gradients (accumulated in turn)
     local net, input = models.build('siamese', {batch = 2, type = 'double'})
