@@ -56,18 +56,6 @@ function Concat:_window(whole, o, offset)
   return whole:narrow(self.dimension, offset, o:size(self.dimension))
 end
 
--- the order in which the children run: module order, unless the memory
--- optimizer planned another (optnet reorder sets '_branchOrder', a
--- permutation). Results are copied and summed in module order whatever the
--- running order, so the numbers never depend on it.
-function Concat:_runOrder()
-  local order = rawget(self, '_branchOrder')
-  if order then return order end
-  order = {}
-  for i = 1, #self.modules do order[i] = i end
-  return order
-end
-
 function Concat:updateOutput(input)
   local who = torch.type(self) .. ':updateOutput'
   if #self.modules == 0 then error(who .. ': container has no modules', 0) end

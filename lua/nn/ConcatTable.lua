@@ -15,8 +15,11 @@ function ConcatTable:__init()
   self.output = {}
 end
 
+-- children run in self:_runOrder() (module order unless optnet reorder
+-- planned another); outputs stay at their module index and gradInputs are
+-- summed in module order, so the numbers do not depend on the running order
 function ConcatTable:updateOutput(input)
-  for i = 1, #self.modules do
+  for _, i in ipairs(self:_runOrder()) do
     self.output[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input)
   end
   for i = #self.output, #self.modules + 1, -1 do self.output[i] = nil end
@@ -45,8 +48,8 @@ local function backward(self, method, input, gradOutput, scale)
   -- all children run first, then their gradInputs are summed (the
   -- container reads its children's results at its own step)
   local gis = {}
-  for i, module in ipairs(self.modules) do
-    gis[i] = self:rethrowErrors(module, i, method, input, gradOutput[i], scale)
+  for _, i in ipairs(self:_runOrder()) do
+    gis[i] = self:rethrowErrors(self.modules[i], i, method, input, gradOutput[i], scale)
   end
   if utils.istable(input) then
     local wasTable = utils.istable(self.gradInput)
@@ -97,14 +100,14 @@ end
 
 function ConcatTable:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
-  for i, module in ipairs(self.modules) do
-    self:rethrowErrors(module, i, 'accGradParameters', input, gradOutput[i], scale)
+  for _, i in ipairs(self:_runOrder()) do
+    self:rethrowErrors(self.modules[i], i, 'accGradParameters', input, gradOutput[i], scale)
   end
 end
 
 function ConcatTable:accUpdateGradParameters(input, gradOutput, lr)
-  for i, module in ipairs(self.modules) do
-    self:rethrowErrors(module, i, 'accUpdateGradParameters', input, gradOutput[i], lr)
+  for _, i in ipairs(self:_runOrder()) do
+    self:rethrowErrors(self.modules[i], i, 'accUpdateGradParameters', input, gradOutput[i], lr)
   end
 end
 

@@ -104,6 +104,20 @@ function Container:clearState()
   return self
 end
 
+-- the order in which the children of a branching container (Concat,
+-- DepthConcat, ConcatTable, ParallelTable, Parallel) run: module order,
+-- unless the memory optimizer planned another (optnet reorder sets
+-- '_branchOrder', a permutation). Those containers place outputs and copy or
+-- sum gradInputs in module order whatever the running order, so the numbers
+-- never depend on it.
+function Container:_runOrder()
+  local order = rawget(self, '_branchOrder')
+  if order then return order end
+  order = {}
+  for i = 1, #self.modules do order[i] = i end
+  return order
+end
+
 -- Torch7's branch drawing for containers whose children all see the input
 -- (Concat, DepthConcat, ConcatTable, ParallelTable, Parallel):
 --   nn.ConcatTable {

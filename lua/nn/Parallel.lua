@@ -33,18 +33,22 @@ local function checkInput(self, input, who)
   end
 end
 
+-- children run in self:_runOrder() (module order unless optnet reorder
+-- planned another); their outputs are checked and placed in module order
 function Parallel:updateOutput(input)
   local who = 'nn.Parallel:updateOutput'
   checkInput(self, input, who)
   local d = self.outputDimension
   local outs, size = {}, nil
+  for _, i in ipairs(self:_runOrder()) do
+    outs[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input:select(self.inputDimension, i))
+  end
   for i = 1, #self.modules do
-    local o = self:rethrowErrors(self.modules[i], i, 'updateOutput', input:select(self.inputDimension, i))
+    local o = outs[i]
     if not torch.isTensor(o) or o:dim() < d then
       error(string.format('%s: output of module %d must have at least %d dimensions, got %s', who, i, d,
                           utils.shapeString(o)), 0)
     end
-    outs[i] = o
     if i == 1 then
       size = {}
       for k = 1, o:dim() do size[k] = o:size(k) end
@@ -83,12 +87,16 @@ local function backward(self, method, input, gradOutput, scale)
   end
   -- all children run first, then their gradInputs are copied (the
   -- container reads its children's results at its own step)
-  local gis, offset = {}, 1
+  local at, offset = {}, 1
   for i, module in ipairs(self.modules) do
-    local n = module.output:size(d)
+    at[i] = offset
+    offset = offset + module.output:size(d)
+  end
+  local gis = {}
+  for _, i in ipairs(self:_runOrder()) do
+    local module = self.modules[i]
     gis[i] = self:rethrowErrors(module, i, method, input:select(self.inputDimension, i),
-                                gradOutput:narrow(d, offset, n), scale)
-    offset = offset + n
+                                gradOutput:narrow(d, at[i], module.output:size(d)), scale)
   end
   if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
     for i = 1, #self.modules do self.gradInput:select(self.inputDimension, i):copy(gis[i]) end

@@ -26,9 +26,11 @@ local function trim(t, n)
   for i = #t, n + 1, -1 do t[i] = nil end
 end
 
+-- children run in self:_runOrder() (module order unless optnet reorder
+-- planned another); each result stays at its module index
 function ParallelTable:updateOutput(input)
   checkTable(self, input, 'input', 'nn.ParallelTable:updateOutput')
-  for i = 1, #self.modules do
+  for _, i in ipairs(self:_runOrder()) do
     self.output[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input[i])
   end
   trim(self.output, #self.modules)
@@ -39,8 +41,8 @@ local function backward(self, method, input, gradOutput, scale)
   local who = 'nn.ParallelTable:' .. method
   checkTable(self, input, 'input', who)
   checkTable(self, gradOutput, 'gradOutput', who)
-  for i, module in ipairs(self.modules) do
-    self.gradInput[i] = self:rethrowErrors(module, i, method, input[i], gradOutput[i], scale)
+  for _, i in ipairs(self:_runOrder()) do
+    self.gradInput[i] = self:rethrowErrors(self.modules[i], i, method, input[i], gradOutput[i], scale)
   end
   trim(self.gradInput, #self.modules)
   return self.gradInput
@@ -57,14 +59,14 @@ end
 
 function ParallelTable:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
-  for i, module in ipairs(self.modules) do
-    self:rethrowErrors(module, i, 'accGradParameters', input[i], gradOutput[i], scale)
+  for _, i in ipairs(self:_runOrder()) do
+    self:rethrowErrors(self.modules[i], i, 'accGradParameters', input[i], gradOutput[i], scale)
   end
 end
 
 function ParallelTable:accUpdateGradParameters(input, gradOutput, lr)
-  for i, module in ipairs(self.modules) do
-    self:rethrowErrors(module, i, 'accUpdateGradParameters', input[i], gradOutput[i], lr)
+  for _, i in ipairs(self:_runOrder()) do
+    self:rethrowErrors(self.modules[i], i, 'accUpdateGradParameters', input[i], gradOutput[i], lr)
   end
 end
 

@@ -347,38 +347,73 @@ local function arenaBytes(result)
   return n
 end
 
--- planPass, and with opts.reorder the branch orders of optnet.reorder: each
--- is traced and planned, the smallest arena wins and is planned again.
--- Returns rec, p, result, inplaced, and the reorder undo state (or nil)
+-- planPass, and with opts.reorder the branch orders of optnet.reorder: the
+-- all-at-once strategies, then the per-container flips on top of the best,
+-- each traced and planned; an order is kept only if its arena is smaller
+-- (and no in-place module in it writes across branches), and the winner is
+-- planned again. Returns rec, p, result, inplaced, and the reorder undo state (or nil)
 local function planOrdered(net, input, o, restoreState)
   local modules = walk.modules(net)
   local rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
   result.reorder = 'module'
   if not o.reorder then return rec, p, result, inplaced end
-  local bytes = reorder.branchBytes(net, rec, p)
-  local best, bestArena = 'module', arenaBytes(result)
-  local tried, ranAny = {module = bestArena}, false
+  local t0 = torch._C.clock()
+  local list, all = {}, reorder.containers(net)
+  local cross = reorder.crossWrites(all, rec)
+  for _, C in ipairs(all) do
+    if not cross[C] then list[#list + 1] = C end
+  end
+  local bytes = reorder.branchBytes(list, rec, p)
+  local best, bestPerms, bestArena = 'module', {}, arenaBytes(result)
+  local tried, seen, plans, flipped = {module = bestArena}, {[''] = 'module'}, 0, 0
+  -- plans one set of orders; nil when an in-place choice made for it writes
+  -- across branches (the order could change a number there)
+  local function try(perms)
+    plans = plans + 1
+    undoInplace(inplaced)
+    inplaced = {}
+    local undo = reorder.install(perms)
+    local rec2, _, r2, inp2 = planPass(net, modules, input, o, restoreState)
+    local n = arenaBytes(r2)
+    if next(reorder.crossWrites(list, rec2)) then n = nil end
+    undoInplace(inp2)
+    reorder.uninstall(undo)
+    return n
+  end
   for _, strategy in ipairs(reorder.STRATEGIES) do
-    local perms = reorder.perms(net, strategy, bytes)
-    if perms and next(perms) then
-      ranAny = true
-      undoInplace(inplaced)
-      inplaced = {}
-      local undo = reorder.install(perms)
-      local _, _, r2, inp2 = planPass(net, modules, input, o, restoreState)
-      tried[strategy] = arenaBytes(r2)
-      if tried[strategy] < bestArena then best, bestArena = strategy, tried[strategy] end
-      undoInplace(inp2)
-      reorder.uninstall(undo)
+    local perms = reorder.perms(list, strategy, bytes)
+    local key = reorder.key(list, perms)
+    if seen[key] then
+      tried[strategy] = tried[seen[key]]
+    else
+      seen[key] = strategy
+      tried[strategy] = try(perms)
+      if tried[strategy] and tried[strategy] < bestArena then best, bestPerms, bestArena = strategy, perms, tried[strategy] end
     end
   end
+  for _, f in ipairs(reorder.flips(list, bestPerms, bytes)) do
+    local perms = {}
+    for C, perm in pairs(bestPerms) do perms[C] = perm end
+    perms[f[1]] = f[2]
+    local key = reorder.key(list, perms)
+    if not seen[key] then
+      seen[key] = 'greedy'
+      local n = try(perms)
+      if n and n < bestArena then bestPerms, bestArena, flipped = perms, n, flipped + 1 end
+    end
+  end
+  tried.greedy = bestArena
+  if flipped > 0 then best = 'greedy' end
   local undo
-  if best ~= 'module' then undo = reorder.install(reorder.perms(net, best, bytes)) end
-  if ranAny then
+  if next(bestPerms) then undo = reorder.install(bestPerms) end
+  if plans > 0 then
     -- the candidates undid the first plan's in-place choices: plan the winner again
     rec, p, result, inplaced = planPass(net, modules, input, o, restoreState)
   end
   result.reorder, result.reorderTried = best, tried
+  result.reorderPlans, result.reorderFlips = plans, flipped
+  result.reorderContainers = #list
+  result.reorderSeconds = torch._C.clock() - t0
   return rec, p, result, inplaced, undo
 end
 
