@@ -115,18 +115,22 @@ function recompute.segments(net, how)
   error("optnet.recompute: segmentation 'cheap', 'sqrt' or a segment list expected, got " .. tostring(how), 2)
 end
 
+-- the last child a segment re-runs: the one before 'to', or with
+-- seg.inclusive 'to' itself (its output, the next segment's input, is
+-- kept: the re-run writes the same values into it again)
+local function lastOf(seg) return seg.inclusive and seg.to or seg.to - 1 end
+
 -- the tensors a re-run writes: outputs and buffers of every module below
 -- children from .. to-1, minus anything the segment's input or its last
 -- child's output refers to (those must keep their forward storage)
 local function swapSet(seg)
   local S = seg.seq
-  local keep = {}
-  walk.tensors(S.modules[seg.to].output, function(t) keep[t] = true end)
+  local keep = walk.storageIds(S.modules[seg.to].output)
   local list, seen = {}, {}
-  for k = seg.from, seg.to - 1 do
+  for k = seg.from, lastOf(seg) do
     for _, m in ipairs(S.modules[k]:listModules()) do
       walk.moduleTensors(m, function(t, role)
-        if (role == 'output' or role == 'buffer') and not seen[t] and not keep[t] then
+        if (role == 'output' or role == 'buffer') and not seen[t] and not keep[t:_storageId() or false] then
           seen[t] = true
           list[#list + 1] = {t = t, module = m, role = role}
         end
@@ -138,7 +142,7 @@ end
 
 local function stateTensors(seg)
   local list = {}
-  for k = seg.from, seg.to - 1 do
+  for k = seg.from, lastOf(seg) do
     for _, m in ipairs(seg.seq.modules[k]:listModules()) do
       walk.moduleTensors(m, function(t, role)
         if role == 'state' and t:nElement() > 0 then list[#list + 1] = t end
@@ -195,7 +199,7 @@ local function rerun(S, seg, input)
   if seg.from > 1 then x = S.modules[seg.from - 1].output end
   recompute.inRerun = true
   local ok, err = pcall(function()
-    for k = seg.from, seg.to - 1 do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
+    for k = seg.from, lastOf(seg) do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
   end)
   recompute.inRerun = false
   for _, s in ipairs(saved) do s[1]:copy(s[2]) end
@@ -231,8 +235,8 @@ end
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
-    while seg.from < seg.to and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
-    if seg.from < seg.to then out[#out + 1] = seg end
+    while seg.from <= lastOf(seg) and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
+    if seg.from <= lastOf(seg) then out[#out + 1] = seg end
   end
   return out
 end
@@ -240,27 +244,33 @@ end
 -- recompute = <bytes>: the segmentation that fits a byte budget at the
 -- least re-run work. A unit is a child of a Sequential together with the
 -- in-place children right after it (they write into its output, so they
--- must be re-run with it); marking a unit drops every activation below it
--- after the forward pass. Marked neighbours form a run, which becomes a
--- segment ending at the next child.
+-- must be re-run with it). A unit is marked in one of two ways:
+--   'x' drops every activation below it after the forward pass, its output
+--     too; marked neighbours form a run, re-run when backward reaches the
+--     child after the run (an exclusive segment);
+--   'i' keeps only its output: it is re-run from its input when backward
+--     reaches it (an inclusive segment; an 'x' run right before it joins
+--     it). This is Chen et al.'s checkpoint: the output is the boundary.
 --
 -- The model, measured on the trace of the net without recompute: an
 -- activation is long-lived when forward writes it and backward reads it.
 -- The arena's peak is either at the turn from forward to backward (every
--- long-lived byte still kept) or during some run's backward, when the run's
--- re-computed bytes are back while the kept bytes of everything before the
--- run are still alive (those after it have died in backward already). The
+-- long-lived byte still kept) or during some segment's re-run, when its
+-- re-computed bytes are back while the kept bytes of everything before
+-- (and, for an exclusive segment, of the child after it, whose backward
+-- comes next) are alive, plus the bytes of the exclusive segments whose
+-- last child holds this one; those after it died in backward already. The
 -- work of a unit is its forward multiply-adds (a convolution's or linear
 -- layer's output size times the multiply-adds per output; one per element
 -- otherwise).
 --
--- For each cap on a run's bytes (a fraction of all long-lived bytes),
--- units are marked greedily, most bytes per work first, keeping every run
--- under the cap; the shortest prefix of those marks whose modelled peak
--- fits the target is found by bisection; the cap whose plan does the least
--- work wins. Chen et al. 2016 segment greedily under a budget; weighing
--- bytes against work also takes the cheap modules first, and the early,
--- high-resolution layers, which hold the most bytes per multiply-add.
+-- For each cap on a segment's bytes (a fraction of all long-lived bytes),
+-- units are marked greedily, most dropped bytes per work first, keeping
+-- every segment under the cap; the shortest prefix of those marks whose
+-- modelled peak fits the target is found by bisection; the cap whose plan
+-- does the least work wins. Weighing bytes against work takes the cheap
+-- modules first, and the early, high-resolution layers, which hold the
+-- most bytes per multiply-add.
 
 local function leafWork(m, outElements)
   local w = rawget(m, 'weight')
@@ -272,30 +282,35 @@ local function leafWork(m, outElements)
   return outElements
 end
 
--- per module: {long-lived bytes, work, first forward step} of its subtree;
--- and the long-lived entries by first step
+-- per module: {long-lived bytes, work, first and last forward step, long-
+-- lived bytes of its output} of its subtree; the long-lived entries by
+-- first step
 local function measure(net, rec, p)
-  local bytes, work, step = {}, {}, {}
-  local lived = {}
+  local bytes, work, step, outIds = {}, {}, {}, {}
+  local lived, livedById = {}, {}
   for _, e in ipairs(p.entries) do
     if e.first >= 1 and e.first <= rec.nForward and e.last > rec.nForward
         and (e.role == 'output' or e.role == 'buffer') then
       local m = rec.steps[e.first].module
       bytes[m] = (bytes[m] or 0) + e.bytes
       lived[#lived + 1] = {e.first, e.bytes}
+      livedById[e.id] = e.bytes
     end
   end
   for i = 1, rec.nForward do
     local st = rec.steps[i]
     if st.kind == 'forward' and not step[st.module] then
       step[st.module] = i
+      outIds[st.module] = st.outputIds
       if type(st.module.modules) ~= 'table' then work[st.module] = leafWork(st.module, st.outElements or 0) end
     end
   end
   local sub = {}
   local function total(m)
     if sub[m] then return sub[m] end
-    local t = {bytes[m] or 0, work[m] or 0, step[m] or math.huge, step[m] or 0}
+    local out = 0
+    for id in pairs(outIds[m] or {}) do out = out + (livedById[id] or 0) end
+    local t = {bytes[m] or 0, work[m] or 0, step[m] or math.huge, step[m] or 0, out}
     if type(m.modules) == 'table' then
       for _, c in ipairs(m.modules) do
         local ct = total(c)
@@ -320,18 +335,20 @@ local function buildUnits(net, sub)
     end
     if isSequential(S) then
       local n, k = #S.modules, 1
-      while k < n do
+      while k <= n do
         local j = k
         while j < n and startsInplace(S.modules[j + 1]) do j = j + 1 end
-        -- a run may not start with a module that overwrites its input
-        if j < n and not (k == 1 and startsInplace(S.modules[1])) then
-          local u = {seq = S, from = k, to = j, bytes = 0, work = 0, pos = math.huge, index = #list + 1}
+        -- a segment may not start with a module that overwrites its input
+        if not (k == 1 and startsInplace(S.modules[1])) then
+          local u = {seq = S, from = k, to = j, bytes = 0, work = 0, pos = math.huge, index = #list + 1,
+                     last = j == n, out = math.min(sub[S.modules[j]][5], sub[S.modules[j]][1])}
           for i = k, j do
             local t = sub[S.modules[i]]
             u.bytes, u.work, u.pos = u.bytes + t[1], u.work + t[2], math.min(u.pos, t[3])
           end
-          -- the run's re-computed bytes stay until the next child's backward is done
-          u.stop = j + 1 <= n and sub[S.modules[j + 1]][4] + 1 or math.huge
+          u.stopSelf = sub[S.modules[j]][4] + 1
+          -- an exclusive run's bytes stay until the next child's backward is done
+          u.stop = j < n and sub[S.modules[j + 1]][4] + 1 or math.huge
           if u.bytes > 0 then list[#list + 1] = u end
         end
         k = j + 1
@@ -341,11 +358,43 @@ local function buildUnits(net, sub)
   return list, parent
 end
 
--- the marks greedy makes under one cap, as events: {u, true} marks u,
--- {u, false} drops a mark that u's re-run subsumes; kept and work after each
+local function dropped(u, kind) return kind == 'x' and u.bytes or u.bytes - u.out end
+
+-- the segments of a set of marks, in forward order: {seq, from, to,
+-- inclusive, bytes (re-computed), stop (model step), last (the child after
+-- an exclusive run)}
+local function segmentsOf(marked)
+  local list = {}
+  for u in pairs(marked) do list[#list + 1] = u end
+  table.sort(list, function(a, b) return a.pos < b.pos end)
+  local segs, i = {}, 1
+  while i <= #list do
+    local u, j = list[i], i
+    local seg = {seq = u.seq, from = u.from, bytes = dropped(u, marked[u])}
+    -- an 'x' run goes on through adjacent 'x' marks and ends at an 'i'
+    while marked[list[j]] == 'x' and j < #list and list[j + 1].seq == u.seq
+        and list[j + 1].from == list[j].to + 1 do
+      j = j + 1
+      seg.bytes = seg.bytes + dropped(list[j], marked[list[j]])
+    end
+    local v = list[j]
+    if marked[v] == 'i' then
+      seg.to, seg.inclusive, seg.stop = v.to, true, v.stopSelf
+    else
+      seg.to, seg.stop = v.to + 1, v.stop
+      seg.last = u.seq.modules[v.to + 1]
+    end
+    segs[#segs + 1] = seg
+    i = j + 1
+  end
+  return segs, list
+end
+
+-- the marks greedy makes under one cap, as events {u, kind or false, kept,
+-- work}: false drops a mark that a later one subsumes
 local function greedy(units, order, parent, unitOf, total, cap)
   local marked, kept, work, events = {}, total, 0, {}
-  local inner = {}  -- unit -> number of marks below it
+  local inner = {}  -- unit -> number of marks made below it
   local function ancestors(m, f)
     m = parent[m]
     while m do
@@ -361,35 +410,53 @@ local function greedy(units, order, parent, unitOf, total, cap)
     bySeq[u.seq].byFrom[u.from] = u
     bySeq[u.seq].byTo[u.to] = u
   end
-  local function runBytes(u)
-    local b, S = u.bytes, bySeq[u.seq]
+  -- bytes of the segment holding u
+  local function segBytes(u)
+    local S = bySeq[u.seq]
+    local b = dropped(u, marked[u])
     local v = S.byTo[u.from - 1]
-    while v and marked[v] do b = b + v.bytes; v = S.byTo[v.from - 1] end
-    v = S.byFrom[u.to + 1]
-    while v and marked[v] do b = b + v.bytes; v = S.byFrom[v.to + 1] end
+    while v and marked[v] == 'x' do b = b + v.bytes; v = S.byTo[v.from - 1] end
+    if marked[u] == 'x' then
+      v = S.byFrom[u.to + 1]
+      while v and marked[v] do
+        b = b + dropped(v, marked[v])
+        if marked[v] == 'i' then break end
+        v = S.byFrom[v.to + 1]
+      end
+    end
     return b
   end
   local function covered(u)
     if unitOf[u.seq] and marked[unitOf[u.seq]] then return true end
-    return ancestors(u.seq, function(a) return marked[a] end)
+    return ancestors(u.seq, function(a) return marked[a] ~= nil end)
   end
-  for _, u in ipairs(order) do
-    if u.bytes <= cap and not covered(u) then
-      marked[u] = true
-      if runBytes(u) > cap then
-        marked[u] = nil
+  for _, c in ipairs(order) do
+    local u, kind = c[1], c[2]
+    local was = marked[u]
+    if was ~= 'x' and was ~= kind and not covered(u) then
+      marked[u] = kind
+      -- every segment it touches must stay under the cap
+      local over = segBytes(u) > cap
+      if not over and kind == 'x' then
+        local right = bySeq[u.seq].byFrom[u.to + 1]
+        while right and marked[right] == 'x' do right = bySeq[u.seq].byFrom[right.to + 1] end
+      end
+      if over then
+        marked[u] = was
       else
         if (inner[u] or 0) > 0 then
-          for v in pairs(marked) do
+          for v, k in pairs(marked) do
             if v ~= u and (unitOf[v.seq] == u or ancestors(v.seq, function(a) return a == u end)) then
               marked[v] = nil
-              kept, work = kept + v.bytes, work - v.work
+              kept, work = kept + dropped(v, k), work - v.work
               events[#events + 1] = {v, false, kept, work}
             end
           end
+          inner[u] = 0
         end
-        kept, work = kept - u.bytes, work + u.work
-        events[#events + 1] = {u, true, kept, work}
+        kept = kept - dropped(u, kind) + (was and dropped(u, was) or 0)
+        if not was then work = work + u.work end
+        events[#events + 1] = {u, kind, kept, work}
         local function count(a) inner[a] = (inner[a] or 0) + 1 end
         if unitOf[u.seq] then count(unitOf[u.seq]) end
         ancestors(u.seq, function(a) count(a) end)
@@ -406,16 +473,11 @@ local function replay(events, k)
   return marked
 end
 
--- the modelled peak of a set of marks (see above): at each run's re-run,
--- the kept bytes first written before the end of the run's last child
--- (that child's own activations are still to be read by its backward), the
--- run's bytes, and the bytes of the runs whose last child holds this run
+-- the modelled peak of a set of marks (see above)
 local function modelPeak(marked, kept, firsts, prefix, parent)
-  local list = {}
-  for u in pairs(marked) do list[#list + 1] = u end
-  table.sort(list, function(a, b) return a.pos < b.pos end)
-  local pos, dropped = {}, {0}
-  for i, u in ipairs(list) do pos[i] = u.pos; dropped[i + 1] = dropped[i] + u.bytes end
+  local segs, list = segmentsOf(marked)
+  local pos, gone = {}, {0}
+  for i, u in ipairs(list) do pos[i] = u.pos; gone[i + 1] = gone[i] + dropped(u, marked[u]) end
   local function count(sorted, sums, s)  -- sums over entries with key < s
     local lo, hi = 1, #sorted + 1
     while lo < hi do
@@ -424,24 +486,12 @@ local function modelPeak(marked, kept, firsts, prefix, parent)
     end
     return sums[lo]
   end
-  local runs, byLast = {}, {}
-  local i = 1
-  while i <= #list do
-    local u, j = list[i], i
-    local r = {seq = u.seq, bytes = u.bytes}
-    while j < #list and list[j + 1].seq == u.seq and list[j + 1].from == list[j].to + 1 do
-      j = j + 1
-      r.bytes = r.bytes + list[j].bytes
-    end
-    r.stop, r.last = list[j].stop, u.seq.modules[list[j].to + 1]
-    runs[#runs + 1] = r
-    byLast[r.last] = r
-    i = j + 1
-  end
+  local byLast = {}
+  for _, seg in ipairs(segs) do if seg.last then byLast[seg.last] = seg end end
   local peak = kept
-  for _, r in ipairs(runs) do
-    local at = count(firsts, prefix, r.stop) - count(pos, dropped, r.stop) + r.bytes
-    local m = r.seq
+  for _, seg in ipairs(segs) do
+    local at = count(firsts, prefix, seg.stop) - count(pos, gone, seg.stop) + seg.bytes
+    local m = seg.seq
     while m do
       local outer = byLast[m]
       if outer then at = at + outer.bytes end
@@ -463,11 +513,15 @@ function recompute.budget(net, rec, p, target)
     for k = u.from, u.to do unitOf[u.seq.modules[k]] = u end
   end
   local order = {}
-  for i, u in ipairs(units) do order[i] = u end
+  for _, u in ipairs(units) do
+    if not u.last then order[#order + 1] = {u, 'x', u.bytes} end
+    if u.bytes > u.out then order[#order + 1] = {u, 'i', u.bytes - u.out} end
+  end
   table.sort(order, function(a, b)
-    local ra, rb = a.bytes * (b.work + 1), b.bytes * (a.work + 1)
+    local ra, rb = a[3] * (b[1].work + 1), b[3] * (a[1].work + 1)
     if ra ~= rb then return ra > rb end
-    return a.index < b.index
+    if a[1].index ~= b[1].index then return a[1].index < b[1].index end
+    return a[2] < b[2]
   end)
   local best
   local function consider(events, k)
@@ -496,15 +550,8 @@ function recompute.budget(net, rec, p, target)
     end
   end
   local segs = {}
-  for _, u in ipairs(units) do
-    if best.marked[u] then
-      local last = segs[#segs]
-      if last and last.seq == u.seq and last.to == u.from then
-        last.to = u.to + 1
-      else
-        segs[#segs + 1] = {seq = u.seq, from = u.from, to = u.to + 1}
-      end
-    end
+  for _, seg in ipairs((segmentsOf(best.marked))) do
+    segs[#segs + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive}
   end
   local fwdWork = sub[net][2]
   return segs, {kept = best.kept, peak = best.peak, total = total, work = best.work,
@@ -520,11 +567,11 @@ function recompute.install(net, how)
     if not bySeq[S] then bySeq[S] = {}; order[#order + 1] = S end
     seg.shadow, seg.home = {}, {}
     seg.modules = {}
-    for k = seg.from, seg.to - 1 do
+    for k = seg.from, lastOf(seg) do
       for _, m in ipairs(S.modules[k]:listModules()) do seg.modules[#seg.modules + 1] = m end
     end
     seg.stochastic = false
-    for k = seg.from, seg.to - 1 do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
+    for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
   end
   local undo = {segments = segs, saved = {}}

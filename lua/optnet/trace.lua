@@ -62,6 +62,7 @@ local function record(rec, m, kind, input, gradOutput)
     local n = 0
     walk.tensors(m.output, function(t) n = n + t:nElement() end)
     rec.steps[step].outElements = n
+    rec.steps[step].outputIds = walk.storageIds(m.output)
     touch(rec, input, step)
     touch(rec, m.output, step)
     touchBuffers(rec, m, tr, 'forward', step)
