@@ -98,7 +98,7 @@ if want.peak then
   local rows = {'| network | mode | batch | after building | optimize + step (small trace) | '
     .. 'optimize + step (full-size trace) | one step, optimized | one step, unoptimized | '
     .. 'small-trace peak / max(built, optimized step) |', '|---|---|---|---|---|---|---|---|---|'}
-  for _, c in ipairs{{'resnet-110', 64, 'training'}, {'alexnet', 32, 'inference'}} do
+  for _, c in ipairs{{'resnet-110', 64, 'training'}, {'alexnet', 32, 'inference'}, {'googlenet', 32, 'training'}} do
     local r = {}
     for _, variant in ipairs{'small', 'full', 'plain'} do
       io.stderr:write(string.format('peak: %s %s %s ...\n', c[1], c[3], variant))

@@ -218,7 +218,8 @@ end
 
 -- whether two traces ran the same steps and the planned storages (those a
 -- module still holds: keys of needs) in the same order with the same
--- lifetimes; temporaries (a fresh storage at each pass) are not compared
+-- lifetimes; temporaries (a fresh storage at each pass) are not compared,
+-- nor is the trace's own gradOutput, which scaledTrace leaves out of needs
 local function sameOrder(r1, r2, needs1, needs2)
   if r1.nSteps ~= r2.nSteps then return false end
   local function planned(r, needs)
@@ -243,8 +244,19 @@ end
 local function scaledTrace(net, modules, input, o, restoreState, B, b0)
   local recs, needs = {}, {}
   for i = 1, 3 do
+    -- every trace from emptied buffers, as in a fresh net: otherwise the
+    -- first (on a fresh net) and the others (on one that ran) disagree on
+    -- when lazily allocated buffers are first used (trace.emptyBuffers)
+    trace.emptyBuffers(modules)
     recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
     needs[i] = plan.needs(modules)
+    -- the trace's gradOutput, made fresh by each trace, has a new id at
+    -- each batch; a module may hold it (FlattenTable's gradInput is made
+    -- of gradOutput's tensors: googlenet's aux outputs), but at run time
+    -- it is the caller's, and the plan never places it (plan.intervals:
+    -- external). So it is neither compared (sameOrder) nor predicted;
+    -- every storage the plan places still is.
+    for id in pairs(recs[i].gradOutputIds or {}) do needs[i][id] = nil end
     restoreState()
   end
   if not (sameOrder(recs[1], recs[2], needs[1], needs[2]) and sameOrder(recs[2], recs[3], needs[2], needs[3])) then
@@ -303,6 +315,9 @@ local function tracePass(net, modules, input, o, restoreState)
       io.stderr:write('optnet: sizes are not affine in the batch; tracing at full size\n')
     end
   end
+  -- from emptied buffers too, so the plan does not depend on whether
+  -- small traces (or the caller) ran the net before
+  trace.emptyBuffers(modules)
   local rec = trace.run(net, input, o.mode)
   local needs = plan.needs(modules)
   restoreState()

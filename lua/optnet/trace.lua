@@ -46,9 +46,15 @@ local function touch(rec, v, step)
   walk.tensors(v, function(t) touchTensor(rec, t, step) end)
 end
 
+-- a buffer with no element holds nothing the step could read: it is not
+-- used there, whatever its storage still holds (see trace.emptyBuffers)
 local function touchBuffers(rec, m, traits, when, step)
   for name, w in pairs(traits.buffers) do
-    if WHEN[when][w] and m[name] ~= nil then touch(rec, m[name], step) end
+    if WHEN[when][w] and m[name] ~= nil then
+      walk.tensors(m[name], function(t)
+        if t:nElement() > 0 then touchTensor(rec, t, step) end
+      end)
+    end
   end
 end
 
@@ -125,6 +131,29 @@ function trace.unwrap(saved)
     for _, k in ipairs{'updateOutput', 'updateGradInput', 'accGradParameters', 'backward'} do
       rawset(m, k, s[k])
     end
+  end
+end
+
+-- empties every declared buffer (memoryTraits().buffers) of the modules,
+-- so that the next trace sees them as a fresh net does. A trace records a
+-- buffer at each step of its module that finds it holding bytes, not when
+-- the kernel reads it: a buffer that a backward kernel allocates lazily is
+-- then first seen at the step that allocates it in a fresh net, but one
+-- step earlier in a net that ran before, where it still holds the last
+-- pass's bytes (a 1x1 SpatialConvolution's fgradInput: its updateGradInput
+-- needs no scratch, its accGradParameters does). Traces that must agree
+-- (optnet's small traces at three batches) start from emptied buffers and
+-- then record the steps that fill them. The storage is kept (a resize to
+-- no element): its id stays, so traces at different batches can be matched
+-- storage by storage. Safe because a planned buffer holds nothing between
+-- passes (the plan lets other storages overwrite it): every module sizes
+-- and fills it again. Only for a net that is not optimized (a planned slot
+-- keeps its size).
+function trace.emptyBuffers(modules)
+  for _, m in ipairs(modules) do
+    walk.moduleTensors(m, function(t, role)
+      if role == 'buffer' and t:nElement() > 0 then t:resize(0) end
+    end, true)
   end
 end
 
