@@ -436,7 +436,7 @@ end
 -- budget, in the order none, cheap, the budget segmentation of
 -- optnet.recompute (its model, from the trace without recompute, is
 -- corrected by the planned arena and tried again, a few times), sqrt
-local BUDGET_TRIES = 4
+local BUDGET_TRIES = 6
 
 local function optimize(net, input, o)
   local modules = walk.modules(net)
@@ -497,7 +497,6 @@ local function optimize(net, input, o)
       if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig} end
       if fitsB and bytes >= 0.97 * rc then break end
       target = target + (rc - bytes)
-      if not fitsB and not fig.fits then break end
     end
     if best then
       try(best.segs, 'budget')

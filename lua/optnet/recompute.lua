@@ -116,21 +116,26 @@ function recompute.segments(net, how)
 end
 
 -- the last child a segment re-runs: the one before 'to', or with
--- seg.inclusive 'to' itself (its output, the next segment's input, is
--- kept: the re-run writes the same values into it again)
+-- seg.inclusive 'to' itself
 local function lastOf(seg) return seg.inclusive and seg.to or seg.to - 1 end
 
 -- the tensors a re-run writes: outputs and buffers of every module below
--- children from .. to-1, minus anything the segment's input or its last
--- child's output refers to (those must keep their forward storage)
+-- the re-run children. An exclusive segment's last child keeps its output
+-- tensors on their forward storage (its backward reads them). An inclusive
+-- segment re-computes its output too, into a shadow like everything else:
+-- the forward copy's last reader (the next child's backward) is done by
+-- then. (Keeping it in place instead would need to know which tensors
+-- alias it through in-place modules, and after planning every tensor
+-- shares the arena's storage: identity is all there is to go by.)
 local function swapSet(seg)
   local S = seg.seq
-  local keep = walk.storageIds(S.modules[seg.to].output)
+  local keep = {}
+  if not seg.inclusive then walk.tensors(S.modules[seg.to].output, function(t) keep[t] = true end) end
   local list, seen = {}, {}
   for k = seg.from, lastOf(seg) do
     for _, m in ipairs(S.modules[k]:listModules()) do
       walk.moduleTensors(m, function(t, role)
-        if (role == 'output' or role == 'buffer') and not seen[t] and not keep[t:_storageId() or false] then
+        if (role == 'output' or role == 'buffer') and not seen[t] and not keep[t] then
           seen[t] = true
           list[#list + 1] = {t = t, module = m, role = role}
         end
@@ -379,7 +384,9 @@ local function segmentsOf(marked)
     end
     local v = list[j]
     if marked[v] == 'i' then
+      -- the output is re-computed into a shadow as well
       seg.to, seg.inclusive, seg.stop = v.to, true, v.stopSelf
+      seg.bytes = seg.bytes + v.out
     else
       seg.to, seg.stop = v.to + 1, v.stop
       seg.last = u.seq.modules[v.to + 1]
@@ -435,13 +442,8 @@ local function greedy(units, order, parent, unitOf, total, cap)
     local was = marked[u]
     if was ~= 'x' and was ~= kind and not covered(u) then
       marked[u] = kind
-      -- every segment it touches must stay under the cap
-      local over = segBytes(u) > cap
-      if not over and kind == 'x' then
-        local right = bySeq[u.seq].byFrom[u.to + 1]
-        while right and marked[right] == 'x' do right = bySeq[u.seq].byFrom[right.to + 1] end
-      end
-      if over then
+      -- the segment it joins must stay under the cap
+      if segBytes(u) > cap then
         marked[u] = was
       else
         if (inner[u] or 0) > 0 then
@@ -574,7 +576,19 @@ function recompute.install(net, how)
     for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}}
+  local undo = {segments = segs, saved = {}, created = {}}
+  -- a buffer that backward creates on first use (batch norm's _gradStats)
+  -- would get its shadow only from the second pass on, so the small traces
+  -- would disagree: it is created now
+  for _, seg in ipairs(segs) do
+    for _, m in ipairs(seg.modules) do
+      if rawget(m, '_gradStats') == nil and torch.isTensor(rawget(m, 'running_mean'))
+          and walk.traits(m).buffers._gradStats then
+        m._gradStats = m.running_mean.new()
+        undo.created[#undo.created + 1] = m
+      end
+    end
+  end
   for _, S in ipairs(order) do
     local startAt, endAt = {}, {}
     for _, seg in ipairs(bySeq[S]) do startAt[seg.from] = seg; endAt[seg.to] = seg end
@@ -630,6 +644,7 @@ function recompute.uninstall(undo)
     for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', nil) end
     seg.shadow, seg.home = {}, {}
   end
+  for _, m in ipairs(undo.created or {}) do rawset(m, '_gradStats', nil) end
 end
 
 return recompute
