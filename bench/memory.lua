@@ -123,34 +123,43 @@ if want.peak then
     .. 'below what the net held when built.\n\n%s\n', stamp, text))
 end
 
--- recompute: activation arena and step time for none / cheap / sqrt
+-- recompute: activation arena and step time for none / cheap / sqrt / a
+-- third, all settings of a net in one process, their steps interleaved
 if want.recompute then
   local BATCH = {['resnet-110'] = 64, densenet = 64, alexnet = 16, ['vgg-A'] = 16, googlenet = 16, ['resnet-50'] = 16}
-  local rows = {'| network | batch | recompute | activations (MB) | vs none | step (s) | vs none |',
-                '|---|---|---|---|---|---|---|'}
+  local rows = {'| network | batch | recompute | activations (MB) | vs none | step (s) | vs none | re-run work | optimize (s) |',
+                '|---|---|---|---|---|---|---|---|---|'}
   for _, m in ipairs(MODELS) do
+    io.stderr:write(string.format('recompute: %s ...\n', m))
+    local out = sh(string.format('%s/bin/th %s/bench/recomputeone.lua %s %d 5 2>&1', here, here, m, BATCH[m] or 16))
     local base
-    for _, how in ipairs{'none', 'cheap', 'sqrt'} do
-      io.stderr:write(string.format('recompute: %s %s ...\n', m, how))
-      local v, out = run('recomputeone.lua', string.format('%s %d %s', m, BATCH[m] or 16, how))
-      if not v.arena then
-        io.stderr:write(out .. '\n')
-        rows[#rows + 1] = string.format('| %s | %d | %s | (failed) | | | |', m, BATCH[m] or 16, how)
-      else
-        base = base or (how == 'none' and v)
-        rows[#rows + 1] = string.format('| %s | %d | %s | %s | %s | %.2f | %s |', m, BATCH[m] or 16, how,
+    for line in out:gmatch('[^\n]+') do
+      local v = {}
+      for k, x in line:gmatch('([%w_]+)=([%w%.%-]+)') do v[k] = tonumber(x) or x end
+      if v.arena then
+        base = base or (v.recompute == 'none' and v)
+        local label = v.recompute
+        if label == 'third' then label = string.format('budget %.2f (%s)', v.budget, v.chosen) end
+        rows[#rows + 1] = string.format('| %s | %d | %s | %s | %s | %.2f | %s | %s | %.1f |', m, v.batch, label,
           MB(v.arena), base and string.format('%.2f', v.arena / base.arena) or '-', v.step_s,
-          base and string.format('%.2fx', v.step_s / base.step_s) or '-')
+          base and string.format('%.2fx', v.step_s / base.step_s) or '-',
+          v.chosen == 'budget' and string.format('%.0f%%', 100 * v.work) or '-', v.optimize_s)
       end
+    end
+    if not base then
+      io.stderr:write(out .. '\n')
+      rows[#rows + 1] = string.format('| %s | %d | (failed) | | | | | | |', m, BATCH[m] or 16)
     end
   end
   local text = table.concat(rows, '\n')
   print(text)
   md('Memory recompute', string.format('## Memory recompute\n\n%s. Training, float, 2 threads, '
     .. 'optimizeMemory with opts.recompute; activations = the planned arena (outputs, gradInputs, buffers '
-    .. 'and the re-computed copies; parameters not included); step = forward + backward, fastest of 3 '
-    .. 'after a warm-up (shared machine: times are noisy). none = the optimized net without '
-    .. 'recompute.\n\n%s\n', stamp, text))
+    .. 'and the re-computed copies; parameters not included); step = forward + backward, fastest of 5; '
+    .. 'the settings of a net run in one process, one step each in turn, so load on the shared machine '
+    .. 'hits them alike. none = the optimized net without recompute. budget f = recompute = f x the '
+    .. 'none arena in bytes (a third, raised by tenths until a plan fits), with the segmentation chosen; '
+    .. 're-run work = the share of the forward\'s multiply-adds the budget plan re-runs.\n\n%s\n', stamp, text))
 end
 
 if want.reorder then

@@ -2,7 +2,8 @@
 --   lua5.4 bench/recomputeone.lua <model> <batch> [steps] [how,how,...]
 -- Optimizes one copy of the net for training (float) per opts.recompute
 -- setting (default none,cheap,sqrt,third; 'third' is a byte budget of a
--- third of the arena planned without recompute), then times training steps
+-- third of the arena planned without recompute, raised by tenths until a
+-- plan fits; budget= reports it as a share of that arena), then times training steps
 -- (forward + backward) of the copies in turn, one step each round, after a
 -- warm-up round: interleaving makes the ratios fair on a shared machine,
 -- where load comes and goes. The fastest of 'steps' rounds (default 3)
@@ -62,8 +63,16 @@ for _, how in ipairs(hows) do
     rc = noneArena // 3
   end
   local t0 = torch._C.clock()
-  optnet.optimizeMemory(net, input, {mode = 'training', recompute = rc})
-  local r = {how = how, net = net, optimize = torch._C.clock() - t0, best = math.huge}
+  local ok, err = pcall(optnet.optimizeMemory, net, input, {mode = 'training', recompute = rc})
+  -- a third may be out of reach: the budget is raised by a tenth of the
+  -- arena at a time until a plan fits, and the budget reported
+  while not ok and how == 'third' and tostring(err):find('no segmentation fits', 1, true) do
+    rc = rc + noneArena // 10
+    ok, err = pcall(optnet.optimizeMemory, net, input, {mode = 'training', recompute = rc})
+  end
+  if not ok then error(err, 0) end
+  local r = {how = how, net = net, optimize = torch._C.clock() - t0, best = math.huge,
+             budget = how == 'third' and rc / noneArena or 0}
   if how == 'none' then noneArena = arenaOf(net) end
   r.g = gradOf(net:forward(input))
   net:backward(input, r.g)
@@ -79,7 +88,7 @@ for _ = 1, steps do
 end
 for _, r in ipairs(runs) do
   local st = optnet._state(r.net)
-  print(string.format('model=%s batch=%d recompute=%s arena=%d bound=%d step_s=%.3f optimize_s=%.2f chosen=%s work=%.3f',
-    name, batch, r.how, arenaOf(r.net), boundOf(r.net), r.best, r.optimize, st.result.recompute,
-    st.result.recomputeWork or 0))
+  print(string.format('model=%s batch=%d recompute=%s arena=%d bound=%d step_s=%.3f optimize_s=%.2f chosen=%s '
+    .. 'work=%.3f budget=%.3f', name, batch, r.how, arenaOf(r.net), boundOf(r.net), r.best, r.optimize,
+    st.result.recompute, st.result.recomputeWork or 0, r.budget))
 end

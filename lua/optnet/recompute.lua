@@ -371,7 +371,10 @@ local function dropped(u, kind) return kind == 'x' and u.bytes or u.bytes - u.ou
 local function segmentsOf(marked)
   local list = {}
   for u in pairs(marked) do list[#list + 1] = u end
-  table.sort(list, function(a, b) return a.pos < b.pos end)
+  table.sort(list, function(a, b)
+    if a.pos ~= b.pos then return a.pos < b.pos end
+    return a.index < b.index
+  end)
   local segs, i = {}, 1
   while i <= #list do
     local u, j = list[i], i
@@ -447,12 +450,18 @@ local function greedy(units, order, parent, unitOf, total, cap)
         marked[u] = was
       else
         if (inner[u] or 0) > 0 then
-          for v, k in pairs(marked) do
+          -- in unit order, so that plans are the same at every run
+          local below = {}
+          for v in pairs(marked) do
             if v ~= u and (unitOf[v.seq] == u or ancestors(v.seq, function(a) return a == u end)) then
-              marked[v] = nil
-              kept, work = kept + dropped(v, k), work - v.work
-              events[#events + 1] = {v, false, kept, work}
+              below[#below + 1] = v
             end
+          end
+          table.sort(below, function(a, b) return a.index < b.index end)
+          for _, v in ipairs(below) do
+            kept, work = kept + dropped(v, marked[v]), work - v.work
+            marked[v] = nil
+            events[#events + 1] = {v, false, kept, work}
           end
           inner[u] = 0
         end
