@@ -170,29 +170,229 @@ local function unguard(net, saved)
   for _, k in ipairs(GUARDED) do rawset(net, k, saved[k]) end
 end
 
--- a module that can run in place may, when each storage of its input has no
--- use after its forward step by anyone else (forward or backward)
+-- a module that can run in place may, when nothing else can see what it
+-- overwrites. In place it writes twice: forward its output over its input,
+-- and backward (training) its gradInput over its gradOutput (Threshold,
+-- ReLU, LeakyReLU, ELU, Dropout and MulConstant write there; AddConstant and
+-- CAddTable only hand the gradOutput storage itself on as gradInput, so that
+-- what is upstream in backward writes there; any other module counts as a
+-- writer, which is only ever more careful).
+-- Each switch makes two storages one (input and output; gradOutput and
+-- gradInput), and a chain of in-place modules shares one storage, which
+-- each of them overwrites in turn. So per candidate, in forward order, the
+-- storage it would merge into is checked as a whole: for every in-place
+-- module writing it (the ones chosen before, the user's own, and this one),
+-- after its write no other module may use a storage of the class that is not
+-- downstream of that write (its output or gradInput, and what in-place
+-- modules after it turned that into). Its own backward reading its
+-- overwritten input is fine, until a later in-place module overwrites that
+-- again (Threshold(1, 0.9) then Dropout: 0.9 scaled to 1.8 would pass).
+-- This is what breaks when two branches get one gradOutput (ConcatTable +
+-- CAddTable in place) and the first one to run backward writes it. And every
+-- storage of the class must be movable: not the user's input, nor the user's
+-- gradOutput, which the net without optnet leaves intact.
+-- Uses are per storage, so two disjoint views of one storage (Concat's
+-- gradOutput slices) count as one: careful, never wrong.
 local function chooseInplace(rec, p)
   local movable = {}
   for _, e in ipairs(p.entries) do movable[e.id] = true end
-  local switched = {}
-  for step = 1, rec.nForward do
-    local st = rec.steps[step]
-    local m = st.module
+  -- in place, their backward passes the gradOutput storage on unwritten
+  local ALIAS_ONLY = {['nn.AddConstant'] = true, ['nn.CAddTable'] = true}
+  -- nn's own containers read no number of their gradOutput at their backward
+  -- step (the children got it): they read the children's gradInputs
+  -- (ConcatTable sums them, Concat copies them) or, routers (Sequential,
+  -- ParallelTable), nothing. Any other container reads all it touched.
+  local KNOWN = {['nn.Sequential'] = true, ['nn.ParallelTable'] = true, ['nn.ConcatTable'] = true,
+                 ['nn.Concat'] = true, ['nn.DepthConcat'] = true, ['nn.Parallel'] = true}
+
+  local function push(t, k, v)
+    local l = t[k]
+    if not l then l = {}; t[k] = l end
+    l[#l + 1] = v
+  end
+  local function both(a, b)
+    local u = {}
+    for id in pairs(a) do u[id] = true end
+    for id in pairs(b) do u[id] = true end
+    return u
+  end
+  local function intersects(ids, set)
+    for id in pairs(ids) do if set[id] then return true end end
+    return false
+  end
+
+  -- per module, its forward steps (of the forward pass) and derivative steps
+  local fwdSteps, derSteps = {}, {}
+  for s = 1, rec.nSteps do
+    local st = rec.steps[s]
+    if st.kind == 'forward' and s <= rec.nForward then push(fwdSteps, st.module, s)
+    elseif st.kind == 'derivative' then push(derSteps, st.module, s) end
+  end
+  -- per storage, the steps using it: any use counts for activations (as
+  -- ever), only reads for gradients
+  local users, readers = {}, {}
+  for s = 1, rec.nSteps do
+    local u = rec.uses[s]
+    if u then
+      local st = rec.steps[s]
+      local m = st.module
+      local read = u
+      if st.kind == 'backward' and KNOWN[torch.typename(m)] then
+        read = {}
+        if rec.traits[m].childGradInputs then
+          for _, c in ipairs(m.modules) do walk.storageIds(c.gradInput, read) end
+        end
+      end
+      for id in pairs(u) do
+        push(users, id, s)
+        if read[id] then push(readers, id, s) end
+      end
+    end
+  end
+
+  -- storages made one by in-place modules (union-find with member lists)
+  local parent, members = {}, {}
+  local function find(id)
+    while parent[id] do id = parent[id] end
+    return id
+  end
+  local function classOf(ids)
+    local set = {}
+    for id in pairs(ids) do
+      local r = find(id)
+      for _, x in ipairs(members[r] or {r}) do set[x] = true end
+    end
+    return set
+  end
+  local function union(ids)
+    local root
+    for id in pairs(ids) do
+      local r = find(id)
+      if not root then
+        root = r
+        members[root] = members[root] or {root}
+      elseif r ~= root then
+        parent[r] = root
+        for _, x in ipairs(members[r] or {r}) do table.insert(members[root], x) end
+        members[r] = nil
+      end
+    end
+  end
+
+  -- the writes of in-place modules: {module, step, inIds, outIds, uses}, the
+  -- forward ones (input -> output, checked against users) and the backward
+  -- ones (gradOutput -> gradInput, checked against readers)
+  local forwardOf = function(m)
+    local f = fwdSteps[m]
+    if not f or #f ~= 1 then return nil end
+    local inIds, outIds = rec.steps[f[1]].inputIds, walk.storageIds(m.output)
+    -- in place already, the input storage written is the output's (CAddTable
+    -- writes only its first input); otherwise any input may be
+    local written = {}
+    for id in pairs(inIds) do if outIds[id] then written[id] = true end end
+    if not next(written) then written = inIds end
+    return {module = m, step = f[1], inIds = written, outIds = outIds, uses = users}
+  end
+  local backwardOf = function(m)
+    local d = derSteps[m]
+    if not d or #d ~= 1 then return nil end
+    local st = rec.steps[d[1]]
+    return {module = m, step = d[1], inIds = st.gradOutputIds, outIds = st.gradInputIds, uses = readers,
+            aliasOnly = ALIAS_ONLY[torch.typename(m)]}
+  end
+  -- the user's own in-place modules (their input and output, gradOutput and
+  -- gradInput, are one storage in the trace already)
+  local writers = {}
+  for _, m in ipairs(rec.modules) do
     local flag = rec.traits[m].inplace
-    if st.kind == 'forward' and flag and m[flag] == false and next(st.inputIds) then
-      local ok = true
-      for id in pairs(st.inputIds) do
-        if not movable[id] then ok = false break end
-        for s2 = step + 1, rec.nSteps do
+    if flag and m[flag] == true then
+      writers[#writers + 1] = forwardOf(m)
+      writers[#writers + 1] = backwardOf(m)
+    end
+  end
+
+  -- whether, after w's write, only w itself and what is downstream of the
+  -- write (through the in-place modules ws after it) use the class cls
+  local function writeSafe(w, ws, cls)
+    if w.aliasOnly then return true end
+    local down = {}
+    for id in pairs(w.outIds) do down[id] = true end
+    local grown = true
+    while grown do
+      grown = false
+      for _, v in ipairs(ws) do
+        if v.step > w.step and v.uses == w.uses and intersects(v.inIds, down) then
+          for id in pairs(v.outIds) do
+            if not down[id] then down[id] = true; grown = true end
+          end
+        end
+      end
+    end
+    for id in pairs(cls) do
+      if not down[id] then
+        for _, s in ipairs(w.uses[id] or {}) do
+          local st = rec.steps[s]
           -- a forward step after the forward pass re-computes (optnet.recompute)
           -- from this very input, even when it is this module's own
-          local other = rec.steps[s2].module ~= m or (s2 > rec.nForward and rec.steps[s2].kind == 'forward')
-          if other and rec.uses[s2] and rec.uses[s2][id] then ok = false break end
+          if s > w.step and (st.module ~= w.module or (s > rec.nForward and st.kind == 'forward')) then
+            return false
+          end
         end
-        if not ok then break end
       end
-      if ok then switched[#switched + 1] = {module = m, flag = flag} end
+    end
+    return true
+  end
+  -- whether the class that w's write merges is movable and written safely
+  -- by every in-place module in it
+  local function safe(w)
+    if not next(w.inIds) then return false end
+    local cls = classOf(both(w.inIds, w.outIds))
+    for id in pairs(cls) do
+      if not movable[id] then return false end
+    end
+    local ws = {w}
+    for _, v in ipairs(writers) do
+      if v.uses == w.uses and intersects(v.inIds, cls) then ws[#ws + 1] = v end
+    end
+    for _, v in ipairs(ws) do
+      if not writeSafe(v, ws, cls) then return false end
+    end
+    return true
+  end
+
+  local switched = {}
+  for step = 1, rec.nForward do
+    local m = rec.steps[step].module
+    local flag = rec.traits[m].inplace
+    if flag and m[flag] == false then
+      -- a module run twice in one pass is left alone
+      local fw = forwardOf(m)
+      local bw = fw and derSteps[m] and backwardOf(m)
+      -- in place, some modules' backward also reads (and restores) the input,
+      -- which the trace (not in place) did not record
+      local extra = {}
+      if bw then
+        m[flag] = true
+        local needsInput = walk.traits(m).needsInput
+        m[flag] = false
+        if needsInput then
+          for id in pairs(fw.inIds) do
+            push(users, id, bw.step)
+            extra[#extra + 1] = users[id]
+          end
+        end
+      end
+      if fw and safe(fw) and (not derSteps[m] or (bw and safe(bw))) then
+        switched[#switched + 1] = {module = m, flag = flag}
+        union(both(fw.inIds, fw.outIds))
+        writers[#writers + 1] = fw
+        if bw then
+          union(both(bw.inIds, bw.outIds))
+          writers[#writers + 1] = bw
+        end
+      else
+        for _, l in ipairs(extra) do l[#l] = nil end
+      end
     end
   end
   return switched

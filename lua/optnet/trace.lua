@@ -62,6 +62,13 @@ end
 local function record(rec, m, kind, input, gradOutput)
   local step = #rec.steps + 1
   rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
+  if kind == 'derivative' then
+    -- which storage the gradient came in and went out in: an in-place
+    -- module's backward writes its gradInput over its gradOutput
+    -- (optnet's chooseInplace)
+    rec.steps[step].gradOutputIds = walk.storageIds(gradOutput)
+    rec.steps[step].gradInputIds = walk.storageIds(m.gradInput)
+  end
   local tr = rec.traits[m]
   if kind == 'forward' then
     -- the output's size, for optnet.recompute's cost model
@@ -172,7 +179,8 @@ local function makeGradOutput(out)
 end
 
 -- runs the pass; returns the record:
---   steps[i] = {module=, kind=}, storages[id] = {id, bytes, dtype, first, last},
+--   steps[i] = {module=, kind=, inputIds (forward), gradOutputIds and
+--   gradInputIds (derivative)}, storages[id] = {id, bytes, dtype, first, last},
 --   order = storages in first-use order, nForward = steps of the forward pass
 function trace.run(net, input, mode)
   local rec = newRecord()
