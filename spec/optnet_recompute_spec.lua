@@ -107,6 +107,114 @@ for _, case in ipairs{{'resnet cifar', resnet}, {'conv/BN/Dropout net', bnnet}} 
   end)
 end
 
+-- the byte budget's own segmentation (recompute.budget): a third and a half
+-- of the arena without recompute. (A small batch cannot get far below half:
+-- the kernels' batch-independent scratch is a big share of its arena.)
+local function wideResnet()
+  return models.build('resnet', {batch = 16, dataset = 'cifar10', depth = 20, type = 'double'})
+end
+
+for _, case in ipairs{{'resnet cifar', resnet}, {'deeper resnet cifar', wideResnet}, {'conv/BN/Dropout net', bnnet}} do
+  describe('optnet recompute budget on ' .. case[1], function()
+    local base
+    it('none: the reference arena', function()
+      base = activations(compare(case[2], {mode = 'training'}))
+    end)
+    for _, f in ipairs{1 / 2, 1 / 3} do
+      it(string.format('%.2f of it: identical numbers, the arena within the budget, verify clean', f), function()
+        local budget = math.floor(base * f)
+        local ok, net = pcall(compare, case[2], {mode = 'training', recompute = budget, verify = true})
+        -- half is within reach of the bigger net
+        if case[2] == wideResnet and f == 1 / 2 then assert(ok, net) end
+        if not ok then
+          -- only a budget no plan reaches may fail, and it says so
+          assert.matches('no segmentation fits the recompute budget', net, 1, true)
+          return
+        end
+        local st = optnet._state(net)
+        assert(activations(net) <= budget, string.format('%d over the budget %d', activations(net), budget))
+        assert(st.verify.filled > 0)
+        if st.result.recompute == 'budget' then
+          assert(st.result.recomputeWork > 0 and st.result.recomputeWork <= 1, tostring(st.result.recomputeWork))
+        else
+          assert.are.equal('sqrt', st.result.recompute)
+        end
+        optnet.removeOptimization(net)
+        for _, m in ipairs(net:listModules()) do
+          assert.is_nil(rawget(m, '_optnetShadow'))
+          assert.is_nil(rawget(m, '_branchOrder'))
+        end
+      end)
+    end
+  end)
+end
+
+describe('optnet recompute budget plans', function()
+  local function plan(budget)
+    torch.manualSeed(1)
+    local net, input = wideResnet()
+    net:training()
+    optnet.optimizeMemory(net, input, {mode = 'training', recompute = budget})
+    local st = optnet._state(net)
+    local paths = require('optnet.walk').paths(net)
+    local segs = {}
+    for _, seg in ipairs(st.recompute.segments) do
+      segs[#segs + 1] = string.format('%s:%d-%d%s', paths[seg.seq], seg.from, seg.to, seg.inclusive and 'i' or 'x')
+    end
+    return table.concat(segs, ' '), activations(net), st.result.recompute
+  end
+
+  it('are the same at every run, and a smaller budget re-runs more', function()
+    local net, input = wideResnet()
+    net:training()
+    optnet.optimizeMemory(net, input, {mode = 'training'})
+    local base = activations(net)
+    local a1, b1, how = plan(math.floor(base * 0.6))
+    local a2, b2 = plan(math.floor(base * 0.6))
+    assert.are.equal('budget', how)
+    assert.are.equal(a1, a2)
+    assert.are.equal(b1, b2)
+    local a3, b3, how3 = plan(math.floor(base * 0.48))
+    assert.are.equal('budget', how3)
+    assert(b3 <= base * 0.48 and b1 <= base * 0.6)
+    assert.are_not.equal(a1, a3)
+  end)
+end)
+
+-- an inclusive segment re-runs its last child too (from its input, the
+-- previous child's output) and keeps nothing but that input; here one
+-- spans a whole Sequential, so the re-run starts from the net's input
+describe('optnet recompute inclusive segments', function()
+  it('give identical numbers, by hand and through the planner', function()
+    local recompute = require 'optnet.recompute'
+    torch.manualSeed(3)
+    local a, input = bnnet()
+    local b = a:clone()
+    a:training(); b:training()
+    local undo = recompute.install(b, {{seq = b, from = 1, to = #b.modules - 2, inclusive = true},
+                                       {seq = b, from = #b.modules - 1, to = #b.modules, inclusive = true}})
+    for iter = 1, 2 do
+      torch.manualSeed(10 + iter)
+      local oa = a:forward(input):clone()
+      torch.manualSeed(10 + iter)
+      local ob = b:forward(input)
+      assert.are.equal(0, maxdiff(oa, ob))
+      local g = oa:clone():uniform(-1, 1)
+      a:zeroGradParameters(); b:zeroGradParameters()
+      assert.are.equal(0, maxdiff(a:backward(input, g):clone(), b:backward(input, g)))
+      local _, ga = a:parameters()
+      local _, gb = b:parameters()
+      for i = 1, #ga do assert.are.equal(0, maxdiff(ga[i], gb[i])) end
+    end
+    recompute.uninstall(undo)
+    for _, m in ipairs(b:listModules()) do
+      assert.is_nil(rawget(m, '_optnetShadow'))
+      assert.is_nil(rawget(m, '_gradStats') and m._gradStats:nElement() == 0 and nil)
+    end
+    assert.is_nil(rawget(b, 'backward'))
+  end)
+end)
+
 -- an in-place, not idempotent module right after a boundary: re-running it
 -- would add the constant twice to the kept input
 local function inplaceNet()

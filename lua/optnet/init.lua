@@ -633,9 +633,10 @@ local function planOrdered(net, input, o, restoreState)
 end
 
 -- recompute = <bytes>: the cheapest plan whose activation arena fits the
--- budget, in the order none, cheap, the budget segmentation of
--- optnet.recompute (its model, from the trace without recompute, is
--- corrected by the planned arena and tried again, a few times), sqrt
+-- budget, in the order none, the budget segmentation of optnet.recompute
+-- (its model, from the trace without recompute, is corrected by the
+-- planned arena and tried again, a few times; it takes the cheap modules
+-- first, so 'cheap' needs no try of its own), sqrt
 local BUDGET_TRIES = 6
 
 local function optimize(net, input, o)
@@ -678,25 +679,32 @@ local function optimize(net, input, o)
     if fits then return end
     local recNone, pNone = rec, p
     untry()
-    if try('cheap') then return end
-    untry()
     -- the model counts long-lived bytes only: what else the arena holds
     -- (gradients, temporaries) comes off the target
     local _, info = recompute.budget(net, recNone, pNone, math.huge)
     local target = rc - (noneBytes - info.total)
     -- the model is corrected by each planned arena: down when the plan
     -- missed the budget, up (for less re-run work) when it fell well short
-    local best, seen = nil, {}
-    for _ = 1, BUDGET_TRIES do
+    -- (a plan already planned is not planned again: its arena is known,
+    -- and the target moves on from it)
+    local best, seen, plans = nil, {}, 0
+    for _ = 1, 4 * BUDGET_TRIES do
       local segs, fig = recompute.budget(net, recNone, pNone, target)
+      if #segs == 0 then break end
       local key = fig.work .. ':' .. fig.kept
-      if #segs == 0 or seen[key] then break end
-      seen[key] = true
-      local fitsB, bytes = try(segs, 'budget')
-      untry()
-      if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig} end
-      if fitsB and bytes >= 0.97 * rc then break end
+      local bytes = seen[key]
+      if not bytes then
+        if plans == BUDGET_TRIES then break end
+        plans = plans + 1
+        local fitsB
+        fitsB, bytes = try(segs, 'budget')
+        untry()
+        seen[key] = bytes
+        if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig} end
+        if fitsB and bytes >= 0.97 * rc then break end
+      end
       target = target + (rc - bytes)
+      if target <= 0 then break end
     end
     if best then
       try(best.segs, 'budget')

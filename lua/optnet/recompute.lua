@@ -363,6 +363,8 @@ local function buildUnits(net, sub)
   return list, parent
 end
 
+local improve
+
 local function dropped(u, kind) return kind == 'x' and u.bytes or u.bytes - u.out end
 
 -- the segments of a set of marks, in forward order: {seq, from, to,
@@ -513,6 +515,68 @@ local function modelPeak(marked, kept, firsts, prefix, parent)
   return peak
 end
 
+-- hill climbing on the greedy's best plan: one unit at a time is
+-- unmarked, switched between 'x' and 'i', or marked (dropping the marks
+-- below it); a change is kept when the plan gets under the target, or its
+-- modelled peak drops while above it, or its work drops while under.
+-- Greedy marks in a fixed order and cannot take a mark back: an 'x' mark
+-- that extends a run over a child with big activations, say, which an 'i'
+-- mark on the child before would have avoided.
+local IMPROVE_PASSES = 4
+
+improve = function(best, units, parent, unitOf, total, firsts, prefix, target)
+  local function evaluate(marked)
+    local kept, work = total, 0
+    for u, k in pairs(marked) do kept, work = kept - dropped(u, k), work + u.work end
+    local peak = modelPeak(marked, kept, firsts, prefix, parent)
+    return {marked = marked, kept = kept, work = work, peak = peak, fits = peak <= target}
+  end
+  local function better(a, b)
+    if a.fits ~= b.fits then return a.fits end
+    if a.fits then return a.work < b.work or (a.work == b.work and a.peak < b.peak) end
+    return a.peak < b.peak
+  end
+  local function covered(u, marked)
+    local m = u.seq
+    while m do
+      local owner = unitOf[m]
+      if owner and marked[owner] then return true end
+      m = parent[m]
+    end
+    return false
+  end
+  local function below(v, u)
+    local m = v.seq
+    while m do
+      if unitOf[m] == u then return true end
+      m = parent[m]
+    end
+    return false
+  end
+  for _ = 1, IMPROVE_PASSES do
+    local changed = false
+    for _, u in ipairs(units) do
+      local now = best.marked[u]
+      local options = {}
+      if now then options[#options + 1] = false end
+      if now ~= 'x' and not u.last then options[#options + 1] = 'x' end
+      if now ~= 'i' and u.bytes > u.out then options[#options + 1] = 'i' end
+      if not now and covered(u, best.marked) then options = {} end
+      for _, kind in ipairs(options) do
+        local marked = {}
+        for v, k in pairs(best.marked) do
+          if not (kind and not now and below(v, u)) then marked[v] = k end
+        end
+        marked[u] = kind or nil
+        local cand = evaluate(marked)
+        if better(cand, best) then best, changed = cand, true; break end
+      end
+    end
+    if not changed then break end
+  end
+  return best
+end
+
 -- the segments of the cheapest plan whose modelled peak fits target bytes
 -- (or, if none does, of the plan with the lowest peak); and its figures
 function recompute.budget(net, rec, p, target)
@@ -560,6 +624,7 @@ function recompute.budget(net, rec, p, target)
       end
     end
   end
+  if next(best.marked) then best = improve(best, units, parent, unitOf, total, firsts, prefix, target) end
   local segs = {}
   for _, seg in ipairs((segmentsOf(best.marked))) do
     segs[#segs + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive}
