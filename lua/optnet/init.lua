@@ -687,7 +687,9 @@ local function optimize(net, input, o)
     -- missed the budget, up (for less re-run work) when it fell well short
     -- (a plan already planned is not planned again: its arena is known,
     -- and the target moves on from it)
-    local best, seen, plans = nil, {}, 0
+    -- (the best plan so far stays installed until another is tried, so
+    -- the last one tried need not be planned again when it wins)
+    local best, seen, plans, installed = nil, {}, 0, nil
     for _ = 1, 4 * BUDGET_TRIES do
       local segs, fig = recompute.budget(net, recNone, pNone, target)
       if #segs == 0 then break end
@@ -696,21 +698,26 @@ local function optimize(net, input, o)
       if not bytes then
         if plans == BUDGET_TRIES then break end
         plans = plans + 1
+        if installed then untry() end
         local fitsB
         fitsB, bytes = try(segs, 'budget')
-        untry()
+        installed = key
         seen[key] = bytes
-        if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig} end
+        if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig, key = key} end
         if fitsB and bytes >= 0.97 * rc then break end
       end
       target = target + (rc - bytes)
       if target <= 0 then break end
     end
     if best then
-      try(best.segs, 'budget')
+      if installed ~= best.key then
+        if installed then untry() end
+        try(best.segs, 'budget')
+      end
       result.recomputeWork = best.fig.workFraction
       return
     end
+    if installed then untry() end
     if try('sqrt') then return end
     untry()
     error(string.format('optnet.optimizeMemory: no segmentation fits the recompute budget of %d bytes '

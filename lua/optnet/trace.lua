@@ -160,7 +160,7 @@ function trace.emptyBuffers(modules)
   for _, m in ipairs(modules) do
     walk.moduleTensors(m, function(t, role)
       if role == 'buffer' and t:nElement() > 0 then t:resize(0) end
-    end, true)
+    end)  -- recompute's shadow buffers too
   end
 end
 
