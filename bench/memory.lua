@@ -139,7 +139,7 @@ if want.recompute then
       if v.arena then
         base = base or (v.recompute == 'none' and v)
         local label = v.recompute
-        if label == 'third' then label = string.format('budget %.2f (%s)', v.budget, v.chosen) end
+        if v.budget and v.budget > 0 then label = string.format('budget %.2f (%s)', v.budget, v.chosen) end
         rows[#rows + 1] = string.format('| %s | %d | %s | %s | %s | %.2f | %s | %s | %.1f |', m, v.batch, label,
           MB(v.arena), base and string.format('%.2f', v.arena / base.arena) or '-', v.step_s,
           base and string.format('%.2fx', v.step_s / base.step_s) or '-',
@@ -158,7 +158,7 @@ if want.recompute then
     .. 'and the re-computed copies; parameters not included); step = forward + backward, fastest of 5; '
     .. 'the settings of a net run in one process, one step each in turn, so load on the shared machine '
     .. 'hits them alike. none = the optimized net without recompute. budget f = recompute = f x the '
-    .. 'none arena in bytes (a third, raised by tenths until a plan fits), with the segmentation chosen; '
+    .. 'none arena in bytes (a half and a third, raised by tenths until a plan fits), with the segmentation chosen; '
     .. 're-run work = the share of the forward\'s multiply-adds the budget plan re-runs.\n\n%s\n', stamp, text))
 end
 

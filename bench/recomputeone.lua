@@ -1,9 +1,9 @@
 -- Recompute measurements for one net, in a fresh process:
 --   lua5.4 bench/recomputeone.lua <model> <batch> [steps] [how,how,...]
 -- Optimizes one copy of the net for training (float) per opts.recompute
--- setting (default none,cheap,sqrt,third; 'third' is a byte budget of a
--- third of the arena planned without recompute, raised by tenths until a
--- plan fits; budget= reports it as a share of that arena), then times training steps
+-- setting (default none,cheap,sqrt,0.5,third; a number or 'third' is a
+-- byte budget of that share of the arena planned without recompute, raised
+-- by tenths until a plan fits; budget= reports the share), then times training steps
 -- (forward + backward) of the copies in turn, one step each round, after a
 -- warm-up round: interleaving makes the ratios fair on a shared machine,
 -- where load comes and goes. The fastest of 'steps' rounds (default 3)
@@ -19,9 +19,9 @@ local CONFIGS = require 'bench.memconfigs'
 
 local name, batch, steps = arg[1], tonumber(arg[2]), tonumber(arg[3] or 3)
 local hows = {}
-for h in (arg[4] or 'none,cheap,sqrt,third'):gmatch('[^,]+') do hows[#hows + 1] = h end
+for h in (arg[4] or 'none,cheap,sqrt,0.5,third'):gmatch('[^,]+') do hows[#hows + 1] = h end
 local cfg = CONFIGS[name]
-assert(cfg and batch and steps, 'usage: recomputeone.lua model batch [steps] [none,cheap,sqrt,third]')
+assert(cfg and batch and steps, 'usage: recomputeone.lua model batch [steps] [none,cheap,sqrt,0.5,third]')
 torch.setnumthreads(2)
 torch.manualSeed(0)
 local opts = {batch = batch, type = 'float'}
@@ -49,10 +49,11 @@ end
 
 local runs, noneArena = {}, nil
 for _, how in ipairs(hows) do
-  assert(how == 'none' or how == 'cheap' or how == 'sqrt' or how == 'third', 'unknown setting ' .. how)
+  local share = how == 'third' and 1 / 3 or tonumber(how)
+  assert(how == 'none' or how == 'cheap' or how == 'sqrt' or share, 'unknown setting ' .. how)
   local net = proto:clone()
   local rc = how
-  if how == 'third' then
+  if share then
     if not noneArena then
       local probe = proto:clone()
       optnet.optimizeMemory(probe, input, {mode = 'training'})
@@ -60,19 +61,19 @@ for _, how in ipairs(hows) do
       probe = nil
       collectgarbage()
     end
-    rc = noneArena // 3
+    rc = math.floor(noneArena * share)
   end
   local t0 = torch._C.clock()
   local ok, err = pcall(optnet.optimizeMemory, net, input, {mode = 'training', recompute = rc})
   -- a third may be out of reach: the budget is raised by a tenth of the
   -- arena at a time until a plan fits, and the budget reported
-  while not ok and how == 'third' and tostring(err):find('no segmentation fits', 1, true) do
+  while not ok and share and tostring(err):find('no segmentation fits', 1, true) do
     rc = rc + noneArena // 10
     ok, err = pcall(optnet.optimizeMemory, net, input, {mode = 'training', recompute = rc})
   end
   if not ok then error(err, 0) end
   local r = {how = how, net = net, optimize = torch._C.clock() - t0, best = math.huge,
-             budget = how == 'third' and rc / noneArena or 0}
+             budget = share and rc / noneArena or 0}
   if how == 'none' then noneArena = arenaOf(net) end
   r.g = gradOf(net:forward(input))
   net:backward(input, r.g)
