@@ -98,18 +98,20 @@ if want.peak then
   local rows = {'| network | mode | batch | after building | optimize + step (small trace) | '
     .. 'optimize + step (full-size trace) | one step, optimized | one step, unoptimized | '
     .. 'small-trace peak / max(built, optimized step) |', '|---|---|---|---|---|---|---|---|---|'}
-  for _, c in ipairs{{'resnet-110', 64, 'training'}, {'alexnet', 32, 'inference'}, {'googlenet', 32, 'training'}} do
+  for _, c in ipairs{{'resnet-110', 64, 'training'}, {'resnet-110', 64, 'training', 'sqrt'},
+                     {'alexnet', 32, 'inference'}, {'googlenet', 32, 'training'}} do
     local r = {}
     for _, variant in ipairs{'small', 'full', 'plain'} do
       io.stderr:write(string.format('peak: %s %s %s ...\n', c[1], c[3], variant))
-      local v, out = run('peakone.lua', string.format('%s %d %s float %s', c[1], c[2], c[3], variant))
+      local v, out = run('peakone.lua', string.format('%s %d %s float %s %s', c[1], c[2], c[3], variant, c[4] or ''))
       if not v.total_kb then io.stderr:write(out .. '\n') end
       r[variant] = v
     end
     local function kMB(x) return x and string.format('%.0f', x / 1024) or '-' end
     local sm = r.small
     local ratio = sm.total_kb and string.format('%.3f', sm.total_kb / math.max(sm.built_kb, sm.step_kb)) or '-'
-    rows[#rows + 1] = string.format('| %s | %s | %d | %s | %s | %s | %s | %s | %s |', c[1], c[3], c[2],
+    rows[#rows + 1] = string.format('| %s | %s | %d | %s | %s | %s | %s | %s | %s |', c[1],
+      c[4] and (c[3] .. ', recompute ' .. c[4]) or c[3], c[2],
       kMB(sm.built_kb), kMB(sm.total_kb), kMB(r.full.total_kb), kMB(sm.step_kb), kMB(r.plain.step_kb), ratio)
   end
   local text = table.concat(rows, '\n')

@@ -1,8 +1,9 @@
 -- Peak resident memory of optimizing, in a fresh process:
---   lua5.4 bench/peakone.lua <model> <batch> <inference|training> <float|double> <variant>
+--   lua5.4 bench/peakone.lua <model> <batch> <inference|training> <float|double> <variant> [recompute]
 -- variant: 'small' = optimizeMemory (trace at batch 1..3, sizes scaled) + one step;
 --          'full'  = optimizeMemory tracing at the full batch (smallTrace=false) + one step;
 --          'plain' = one step of the unoptimized net.
+-- recompute (training): opts.recompute for 'small' and 'full' ('cheap', 'sqrt').
 -- Prints key=value: built_kb (resident once the net and input exist; the peak
 -- is reset there), total_kb (VmHWM after optimizing and one step), step_kb (VmHWM of one more step alone: the peak
 -- is reset through /proc/self/clear_refs first), so total_kb / step_kb is what
@@ -12,7 +13,7 @@ require 'nn'
 local optnet = require 'optnet'
 local CONFIGS = require 'bench.memconfigs'
 
-local name, batch, mode, ty, variant = arg[1], tonumber(arg[2]), arg[3], arg[4], arg[5]
+local name, batch, mode, ty, variant, rc = arg[1], tonumber(arg[2]), arg[3], arg[4], arg[5], arg[6]
 local cfg = CONFIGS[name]
 assert(cfg and batch and (mode == 'inference' or mode == 'training')
   and (variant == 'small' or variant == 'full' or variant == 'plain'),
@@ -61,7 +62,7 @@ local function step()
 end
 
 if variant ~= 'plain' then
-  optnet.optimizeMemory(net, input, {mode = mode, smallTrace = variant == 'small'})
+  optnet.optimizeMemory(net, input, {mode = mode, smallTrace = variant == 'small', recompute = rc})
 end
 step()
 collectgarbage()
@@ -69,5 +70,5 @@ local total = hwm()
 resetPeak()
 step()
 local one = hwm()
-print(string.format('model=%s batch=%d mode=%s variant=%s built_kb=%d total_kb=%d step_kb=%d',
-  name, batch, mode, variant, built, total, one))
+print(string.format('model=%s batch=%d mode=%s variant=%s recompute=%s built_kb=%d total_kb=%d step_kb=%d',
+  name, batch, mode, variant, rc or 'none', built, total, one))

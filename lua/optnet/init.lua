@@ -637,7 +637,7 @@ end
 -- (its model, from the trace without recompute, is corrected by the
 -- planned arena and tried again, a few times; it takes the cheap modules
 -- first, so 'cheap' needs no try of its own), sqrt
-local BUDGET_TRIES = 6
+local BUDGET_TRIES = 5
 
 local function optimize(net, input, o)
   local modules = walk.modules(net)
@@ -689,7 +689,7 @@ local function optimize(net, input, o)
     -- and the target moves on from it)
     -- (the best plan so far stays installed until another is tried, so
     -- the last one tried need not be planned again when it wins)
-    local best, seen, plans, installed = nil, {}, 0, nil
+    local best, seen, plans, installed, floor = nil, {}, 0, nil, false
     for _ = 1, 4 * BUDGET_TRIES do
       local segs, fig = recompute.budget(net, recNone, pNone, target)
       if #segs == 0 then break end
@@ -706,6 +706,9 @@ local function optimize(net, input, o)
         if fitsB and (not best or fig.work < best.fig.work) then best = {segs = segs, fig = fig, key = key} end
         if fitsB and bytes >= 0.97 * rc then break end
       end
+      -- below the model's floor a lower target gives the same plans: stop
+      if not fig.fits and floor then break end
+      floor = not fig.fits
       target = target + (rc - bytes)
       if target <= 0 then break end
     end

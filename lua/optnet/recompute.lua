@@ -6,6 +6,8 @@
 -- the previous child's output), then runs the backward of c_j .. c_i. So the
 -- activations of c_i .. c_(j-1) (outputs and buffers, with everything below
 -- them) die right after the forward pass instead of living until backward.
+-- An inclusive segment (seg.inclusive) re-runs c_j too: only its input is
+-- kept, Chen et al.'s checkpoint.
 --
 -- The re-run writes into second storages (the "shadow" home of each tensor):
 -- before it, every tensor of the re-run modules is :set() onto its shadow,
@@ -30,6 +32,7 @@
 --   'sqrt': Chen et al. 2016: in each chain (a Sequential of >= 3 children
 --     of comparable size, the outermost such), segments of ceil(sqrt(n))
 --     children; all but the last child of a segment are re-run.
+--   a segment list, from recompute.budget (a byte budget: below).
 local walk = require 'optnet.walk'
 
 local recompute = {}
