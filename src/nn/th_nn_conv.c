@@ -255,15 +255,15 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
   {
-    /* per thread: scratch and a partial gradWeight (threads > 0) */
-    int64_t fs[2];
-    fs[0] = th_nn_scratch_rows(g.B, nt);
-    fs[1] = scratch_alloc(&g, g.nOut * g.K);
-    if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
+    /* per thread a scratch row; a partial gradWeight for threads > 0 only
+       (thread 0 sums into gradWeight itself), after all the rows */
+    int64_t rows = th_nn_scratch_rows(g.B, nt), part = scratch_alloc(&g, 0);
+    if (th_tensor_resize1d(fgradInput, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
+    rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
+                              (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, w, nt, scale, rows,
+                               part),
+                              "SpatialConvolution");
   }
-  rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
-                            (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, w, nt, scale),
-                            "SpatialConvolution");
   if (rc == TH_OK) rc = end_accum(&gw, gradWeight);
   if (rc == TH_OK && gradBias) rc = end_accum(&gb, gradBias);
 done:

@@ -222,10 +222,13 @@ static void TH_R(conv_backward_params_thread)(const real *in, const real *go, re
 static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
                                       th_tensor *gradWeight, th_tensor *gradBias,
                                       th_tensor *fgradInput, const geom *g,
-                                      const th_nn_window *w, int nt, double scale) {
+                                      const th_nn_window *w, int nt, double scale, int64_t rows,
+                                      int64_t rowS) {
   const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
-  const int64_t nw = g->nOut * g->K, rowS = fgradInput->size[1], partS = rowS - nw;
+  /* thread t's scratch at t * rowS; its partial gradWeight (t > 0) after the rows */
+  const int64_t nw = g->nOut * g->K;
+  real *parts = buf + rows * rowS - nw;
   const int64_t outS = g->nOut * g->N;
   int64_t o;
   if (nt <= 1) {
@@ -239,13 +242,13 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
 #ifdef _OPENMP
       t = omp_get_thread_num();
 #endif
-      TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + partS,
+      TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : parts + t * nw,
                                         t == 0 ? 1 : 0, buf + t * rowS, g, w, (real)scale,
                                         t, nt);
     }
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {
-      const real *p = buf + o * rowS + partS;
+      const real *p = parts + o * nw;
       for (k = 0; k < nw; k++) gw[k] += p[k];
     }
   }
