@@ -690,6 +690,7 @@ local function optimize(net, input, o)
     -- (the best plan so far stays installed until another is tried, so
     -- the last one tried need not be planned again when it wins)
     local best, seen, plans, installed, floor = nil, {}, 0, nil, false
+    local fitAt, missAt
     for _ = 1, 4 * BUDGET_TRIES do
       local segs, fig = recompute.budget(net, recNone, pNone, target)
       if #segs == 0 then break end
@@ -709,7 +710,16 @@ local function optimize(net, input, o)
       -- below the model's floor a lower target gives the same plans: stop
       if not fig.fits and floor then break end
       floor = not fig.fits
-      target = target + (rc - bytes)
+      -- the next target: corrected by this plan's miss, and once a target
+      -- that fits and one that misses are known, halfway between them
+      if bytes <= rc then fitAt = math.max(fitAt or -math.huge, target)
+      else missAt = math.min(missAt or math.huge, target) end
+      if fitAt and missAt then
+        if missAt - fitAt < rc / 200 then break end
+        target = (fitAt + missAt) / 2
+      else
+        target = target + (rc - bytes)
+      end
       if target <= 0 then break end
     end
     if best then
