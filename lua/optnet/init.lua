@@ -416,6 +416,17 @@ local function narrowInput(input, b)
   return r
 end
 
+-- bytes each storage needs: the furthest a module tensor reaches into it
+-- now, or reached during the trace (a buffer's memory is released after
+-- its last step: trace.lua)
+local function traceNeeds(rec, modules)
+  local needs = plan.needs(modules)
+  for id, b in pairs(rec.extents) do
+    if b > (needs[id] or 0) then needs[id] = b end
+  end
+  return needs
+end
+
 -- whether two traces ran the same steps and the planned storages (those a
 -- module still holds: keys of needs) in the same order with the same
 -- lifetimes; temporaries (a fresh storage at each pass) are not compared,
@@ -449,7 +460,7 @@ local function scaledTrace(net, modules, input, o, restoreState, B, b0)
     -- when lazily allocated buffers are first used (trace.emptyBuffers)
     trace.emptyBuffers(modules)
     recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
-    needs[i] = plan.needs(modules)
+    needs[i] = traceNeeds(recs[i], modules)
     -- the trace's gradOutput, made fresh by each trace, has a new id at
     -- each batch; a module may hold it (FlattenTable's gradInput is made
     -- of gradOutput's tensors: googlenet's aux outputs), but at run time
@@ -519,7 +530,7 @@ local function tracePass(net, modules, input, o, restoreState)
   -- small traces (or the caller) ran the net before
   trace.emptyBuffers(modules)
   local rec = trace.run(net, input, o.mode)
-  local needs = plan.needs(modules)
+  local needs = traceNeeds(rec, modules)
   restoreState()
   return rec, needs, false
 end

@@ -12,6 +12,7 @@
 local walk = require 'optnet.walk'
 
 local trace = {}
+local releaseBuffers
 
 local WHEN = {
   forward = {forward = true, both = true, temp = true},
@@ -20,7 +21,7 @@ local WHEN = {
 
 -- the record being filled
 local function newRecord()
-  return {steps = {}, storages = {}, order = {}, uses = {}}
+  return {steps = {}, storages = {}, order = {}, uses = {}, extents = {}}
 end
 
 local function touchTensor(rec, t, step)
@@ -31,6 +32,10 @@ local function touchTensor(rec, t, step)
   u[id] = true
   local bytes = t:_storageBytes()
   if bytes == 0 then return end
+  -- the furthest a tensor reached into it: what the plan must give it
+  -- (buffers are released after their step, see releaseBuffers)
+  local ext = t:_extentBytes()
+  if ext > (rec.extents[id] or 0) then rec.extents[id] = ext end
   local s = rec.storages[id]
   if not s then
     s = {id = id, bytes = bytes, dtype = torch.typename(t), first = step, last = step}
@@ -164,6 +169,35 @@ function trace.emptyBuffers(modules)
   end
 end
 
+-- A traced net is not optimized yet: every module holds its own buffers,
+-- and the kernels size their per-thread scratch by layer geometry, not by
+-- the batch (so that small traces predict it). Kept all at once, a hundred
+-- convolutions' scratch would make tracing at batch 4 cost more than the
+-- optimized net at full size. So a buffer's memory is given back right
+-- after the step that last uses it in the pass: forward-only buffers after
+-- the forward step, backward-only ones after the gradient step (the last
+-- backward step of a leaf). The storage object stays (its id identifies it
+-- across traces); the module sizes it again when it next runs; the trace
+-- has recorded its bytes and extent by then. Only storages a buffer owns
+-- whole are released (never a view into something else).
+local RELEASE = {forward = {forward = true, temp = true}, gradient = {backward = true, temp = true}}
+
+local function release(t)
+  local st = t:storage()
+  if st and t:storageOffset() == 1 and t:_extentBytes() == t:_storageBytes() then
+    t:resize(0)
+    st:resize(0)
+  end
+end
+
+releaseBuffers = function(rec, m, kind)
+  local which = RELEASE[kind]
+  if not which then return end
+  for name, w in pairs(rec.traits[m].buffers) do
+    if which[w] and torch.isTensor(rawget(m, name)) and m[name]:nElement() > 0 then release(m[name]) end
+  end
+end
+
 -- a gradOutput shaped like the output, with finite values
 local function makeGradOutput(out)
   if torch.isTensor(out) then
@@ -189,6 +223,7 @@ function trace.run(net, input, mode)
   for _, m in ipairs(rec.modules) do rec.traits[m] = walk.traits(m) end
   local saved = trace.wrap(rec.modules, function(m, kind, input, gradOutput)
     record(rec, m, kind, input, gradOutput)
+    releaseBuffers(rec, m, kind)
   end)
   local ok, err = pcall(function()
     -- the input exists before the first step
