@@ -16,12 +16,7 @@ local opts = {batch = batch, type = ty}
 for k, v in pairs(cfg[2]) do opts[k] = v end
 local net, input = require('models.' .. cfg[1])(opts)
 
-local function gradOf(out)
-  if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
-  local g = {}
-  for i, v in ipairs(out) do g[i] = gradOf(v) end
-  return g
-end
+local gradOf = require('bench.measure').gradOf
 
 if mode == 'inference' then net:evaluate() else net:training() end
 local t0 = torch._C.clock()

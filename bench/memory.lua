@@ -37,11 +37,10 @@ for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder'):gmatc
 local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
 local stamp = string.format('%s, commit %s', os.date('!%Y-%m-%d'), commit)
 local function md(title, text) require('bench.mdsection').write(here .. '/docs/benchmarks.md', title, text) end
+local fields = require('bench.measure').fields
 local function run(script, args)
   local out = sh(string.format('%s/bin/th %s/bench/%s %s 2>&1', here, here, script, args))
-  local v = {}
-  for k, x in out:gmatch('([%w_]+)=([%w%.%-]+)') do v[k] = tonumber(x) or x end
-  return v, out
+  return fields(out), out
 end
 
 local sections = {}
@@ -136,8 +135,7 @@ if want.recompute then
     local out = sh(string.format('%s/bin/th %s/bench/recomputeone.lua %s %d 5 2>&1', here, here, m, BATCH[m] or 16))
     local base
     for line in out:gmatch('[^\n]+') do
-      local v = {}
-      for k, x in line:gmatch('([%w_]+)=([%w%.%-]+)') do v[k] = tonumber(x) or x end
+      local v = fields(line)
       if v.arena then
         base = base or (v.recompute == 'none' and v)
         local label = v.recompute

@@ -43,20 +43,13 @@ collectgarbage()
 resetPeak()
 local built = hwm()
 
--- a gradOutput shaped like the output: a tensor, or a table of them
--- (googlenet with its aux classifiers returns {aux1, aux2, main})
-local function gradFor(out)
-  if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
-  local g = {}
-  for k, v in pairs(out) do g[k] = gradFor(v) end
-  return g
-end
+local gradOf = require('bench.measure').gradOf
 
 local gradOutput
 local function step()
   local out = net:forward(input)
   if mode == 'training' then
-    gradOutput = gradOutput or gradFor(out)
+    gradOutput = gradOutput or gradOf(out)
     net:backward(input, gradOutput)
   end
 end

@@ -29,23 +29,15 @@ for k, v in pairs(cfg[2]) do opts[k] = v end
 local proto, input = require('models.' .. cfg[1])(opts)
 proto:training()
 
-local function arenaOf(net)
+-- the planned bytes over all pools: result.arena or result.lowerBound
+local function sum(t)
   local n = 0
-  for _, v in pairs(optnet._state(net).result.arena) do n = n + v end
+  for _, v in pairs(t) do n = n + v end
   return n
 end
-local function boundOf(net)
-  local n = 0
-  for _, v in pairs(optnet._state(net).result.lowerBound) do n = n + v end
-  return n
-end
--- a gradOutput like the output (googlenet's is a table: aux classifiers)
-local function gradOf(out)
-  if torch.isTensor(out) then return out:clone():fill(1 / out:nElement()) end
-  local g = {}
-  for i, v in ipairs(out) do g[i] = gradOf(v) end
-  return g
-end
+local function arenaOf(net) return sum(optnet._state(net).result.arena) end
+local function boundOf(net) return sum(optnet._state(net).result.lowerBound) end
+local gradOf = require('bench.measure').gradOf
 
 local runs, noneArena = {}, nil
 for _, how in ipairs(hows) do

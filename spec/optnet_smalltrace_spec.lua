@@ -132,3 +132,37 @@ for _, case in ipairs{
     assert(sb.verify.filled > 0, 'verify filled no dead slot')
   end)
 end
+
+-- a trace runs the unoptimized net, whose every convolution holds its own
+-- scratch; the trace gives each buffer's memory back after the step that
+-- last uses it, and records how far the module reached into it, so the plan
+-- still gives the buffer its full size
+describe('optnet trace buffers', function()
+  it('are released after their last step, their extent kept for the plan', function()
+    local trace = require 'optnet.trace'
+    local net = nn.Sequential()
+      :add(nn.SpatialConvolution(3, 8, 3, 3, 1, 1, 1, 1)):add(nn.ReLU())
+      :add(nn.SpatialConvolution(8, 4, 3, 3, 1, 1, 1, 1)):double()
+    net:training()
+    local input = torch.randn(6, 3, 10, 10)
+    local rec = trace.run(net, input, 'training')
+    local convs = net:findModules('nn.SpatialConvolution')
+    for _, m in ipairs(convs) do
+      for _, name in ipairs{'finput', 'fgradInput'} do
+        local t = m[name]
+        assert.are.equal(0, t:nElement(), name)
+        assert.are.equal(0, t:storage():size(), name)
+        assert(rec.extents[t:_storageId()] > 0, name .. ': no extent recorded')
+      end
+    end
+    -- the plan from that trace places the buffers at the sizes they need
+    torch.manualSeed(1)
+    local ref = net:clone()
+    optnet.optimizeMemory(net, input, {mode = 'training', verify = true})
+    local g = ref:forward(input):clone():uniform()
+    ref:backward(input, g)
+    assert.are.equal(0, helpers.maxAbsDiff(ref.output, net:forward(input)))
+    assert.are.equal(0, helpers.maxAbsDiff(ref.gradInput, net:backward(input, g)))
+    for _, m in ipairs(convs) do assert(m.finput:nElement() > 0 and m.fgradInput:nElement() > 0) end
+  end)
+end)

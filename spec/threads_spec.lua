@@ -47,6 +47,9 @@ local cases = {
    {output = true, gradInput = true, gradParams = true}},
   {'SpatialConvolution', function() return nn.SpatialConvolution(8, 16, 3, 3, 1, 1, 1, 1) end, {8, 8, 12, 12},
    {output = true, gradInput = true}},
+  -- 1x1: no im2col scratch, only the partial gradWeights of threads > 0
+  {'SpatialConvolution 1x1', function() return nn.SpatialConvolution(16, 32, 1, 1) end, {8, 16, 12, 12},
+   {output = true, gradInput = true}},
   {'SpatialFullConvolution', function() return nn.SpatialFullConvolution(8, 8, 3, 3) end, {16, 8, 12, 12},
    {output = true, gradInput = true}},
   {'Linear', function() return nn.Linear(200, 300) end, {64, 200}, {}},

@@ -205,11 +205,9 @@ local function rerun(S, seg, input)
   end
   local x = input
   if seg.from > 1 then x = S.modules[seg.from - 1].output end
-  recompute.inRerun = true
   local ok, err = pcall(function()
     for k = seg.from, lastOf(seg) do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
   end)
-  recompute.inRerun = false
   for _, s in ipairs(saved) do s[1]:copy(s[2]) end
   if rng then torch.setRNGState(rng) end
   if not ok then error(err, 0) end
@@ -366,8 +364,6 @@ local function buildUnits(net, sub)
   return list, parent
 end
 
-local improve
-
 local function dropped(u, kind) return kind == 'x' and u.bytes or u.bytes - u.out end
 
 -- the segments of a set of marks, in forward order: {seq, from, to,
@@ -405,20 +401,24 @@ local function segmentsOf(marked)
   return segs, list
 end
 
+-- whether a unit enclosing u is marked (u is re-run with it then), and
+-- whether v lies below u; u.above lists the units enclosing u, innermost
+-- first (recompute.budget)
+local function covered(u, marked)
+  for _, a in ipairs(u.above) do if marked[a] then return true end end
+  return false
+end
+
+local function below(v, u)
+  for _, a in ipairs(v.above) do if a == u then return true end end
+  return false
+end
+
 -- the marks greedy makes under one cap, as events {u, kind or false, kept,
 -- work}: false drops a mark that a later one subsumes
-local function greedy(units, order, parent, unitOf, total, cap)
+local function greedy(units, order, total, cap)
   local marked, kept, work, events = {}, total, 0, {}
   local inner = {}  -- unit -> number of marks made below it
-  local function ancestors(m, f)
-    m = parent[m]
-    while m do
-      local owner = unitOf[m]
-      if owner and f(owner) then return true end
-      m = parent[m]
-    end
-    return false
-  end
   local bySeq = {}
   for _, u in ipairs(units) do
     bySeq[u.seq] = bySeq[u.seq] or {byFrom = {}, byTo = {}}
@@ -441,14 +441,10 @@ local function greedy(units, order, parent, unitOf, total, cap)
     end
     return b
   end
-  local function covered(u)
-    if unitOf[u.seq] and marked[unitOf[u.seq]] then return true end
-    return ancestors(u.seq, function(a) return marked[a] ~= nil end)
-  end
   for _, c in ipairs(order) do
     local u, kind = c[1], c[2]
     local was = marked[u]
-    if was ~= 'x' and was ~= kind and not covered(u) then
+    if was ~= 'x' and was ~= kind and not covered(u, marked) then
       marked[u] = kind
       -- the segment it joins must stay under the cap
       if segBytes(u) > cap then
@@ -456,14 +452,12 @@ local function greedy(units, order, parent, unitOf, total, cap)
       else
         if (inner[u] or 0) > 0 then
           -- in unit order, so that plans are the same at every run
-          local below = {}
+          local subsumed = {}
           for v in pairs(marked) do
-            if v ~= u and (unitOf[v.seq] == u or ancestors(v.seq, function(a) return a == u end)) then
-              below[#below + 1] = v
-            end
+            if v ~= u and below(v, u) then subsumed[#subsumed + 1] = v end
           end
-          table.sort(below, function(a, b) return a.index < b.index end)
-          for _, v in ipairs(below) do
+          table.sort(subsumed, function(a, b) return a.index < b.index end)
+          for _, v in ipairs(subsumed) do
             kept, work = kept + dropped(v, marked[v]), work - v.work
             marked[v] = nil
             events[#events + 1] = {v, false, kept, work}
@@ -473,9 +467,7 @@ local function greedy(units, order, parent, unitOf, total, cap)
         kept = kept - dropped(u, kind) + (was and dropped(u, was) or 0)
         if not was then work = work + u.work end
         events[#events + 1] = {u, kind, kept, work}
-        local function count(a) inner[a] = (inner[a] or 0) + 1 end
-        if unitOf[u.seq] then count(unitOf[u.seq]) end
-        ancestors(u.seq, function(a) count(a) end)
+        for _, a in ipairs(u.above) do inner[a] = (inner[a] or 0) + 1 end
       end
     end
   end
@@ -527,7 +519,7 @@ end
 -- mark on the child before would have avoided.
 local IMPROVE_PASSES = 4
 
-improve = function(best, units, parent, unitOf, total, firsts, prefix, target)
+local function improve(best, units, parent, total, firsts, prefix, target)
   local function evaluate(marked)
     local kept, work = total, 0
     for u, k in pairs(marked) do kept, work = kept - dropped(u, k), work + u.work end
@@ -538,23 +530,6 @@ improve = function(best, units, parent, unitOf, total, firsts, prefix, target)
     if a.fits ~= b.fits then return a.fits end
     if a.fits then return a.work < b.work or (a.work == b.work and a.peak < b.peak) end
     return a.peak < b.peak
-  end
-  local function covered(u, marked)
-    local m = u.seq
-    while m do
-      local owner = unitOf[m]
-      if owner and marked[owner] then return true end
-      m = parent[m]
-    end
-    return false
-  end
-  local function below(v, u)
-    local m = v.seq
-    while m do
-      if unitOf[m] == u then return true end
-      m = parent[m]
-    end
-    return false
   end
   for _ = 1, IMPROVE_PASSES do
     local changed = false
@@ -590,6 +565,14 @@ function recompute.budget(net, rec, p, target)
   for _, u in ipairs(units) do
     for k = u.from, u.to do unitOf[u.seq.modules[k]] = u end
   end
+  for _, u in ipairs(units) do
+    u.above = {}
+    local m = u.seq
+    while m do
+      if unitOf[m] then u.above[#u.above + 1] = unitOf[m] end
+      m = parent[m]
+    end
+  end
   local order = {}
   for _, u in ipairs(units) do
     if not u.last then order[#order + 1] = {u, 'x', u.bytes} end
@@ -616,7 +599,7 @@ function recompute.budget(net, rec, p, target)
   consider({}, 0)
   if not best.fits then
     for _, f in ipairs{1/2, 1/3, 1/4, 1/6, 1/8, 1/12, 1/16, 1/24, 1/32, 1/48, 1/64, 1/96, 1/128} do
-      local events = greedy(units, order, parent, unitOf, total, total * f)
+      local events = greedy(units, order, total, total * f)
       if #events > 0 and consider(events, #events) then
         -- the shortest prefix that fits
         local lo, hi = 0, #events
@@ -627,7 +610,7 @@ function recompute.budget(net, rec, p, target)
       end
     end
   end
-  if next(best.marked) then best = improve(best, units, parent, unitOf, total, firsts, prefix, target) end
+  if next(best.marked) then best = improve(best, units, parent, total, firsts, prefix, target) end
   local segs = {}
   for _, seg in ipairs((segmentsOf(best.marked))) do
     segs[#segs + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive}
