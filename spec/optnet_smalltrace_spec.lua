@@ -17,6 +17,20 @@ local function entries(net)
   return list, st
 end
 
+-- b planned from small traces, c at full size: the same intervals, and no
+-- size of b's below c's; returns both states
+local function samePlan(b, c)
+  local eb, sb = entries(b)
+  local ec, sc = entries(c)
+  assert.is_true(sb.result.scaled)
+  assert.is_false(sc.result.scaled)
+  assert.are.same(ec, eb)
+  for i, e in ipairs(sc.plan.entries) do
+    assert(sb.plan.entries[i].bytes >= e.bytes, 'scaled size below the true one')
+  end
+  return sb, sc
+end
+
 local CASES = {
   {'resnet', {batch = 9, dataset = 'cifar10', depth = 8, type = 'double'}},
   {'densenet', {batch = 12, dataset = 'cifar10', depth = 10, growthRate = 4, type = 'double'}},
@@ -37,14 +51,7 @@ for _, case in ipairs(CASES) do
       c:forward(input)
       if mode == 'training' then c:backward(input, c.output:clone():fill(1)) end
       optnet.optimizeMemory(c, input, {mode = mode, smallTrace = false})
-      local eb, sb = entries(b)
-      local ec, sc = entries(c)
-      assert.is_true(sb.result.scaled)
-      assert.is_false(sc.result.scaled)
-      assert.are.same(ec, eb)
-      for i, e in ipairs(sc.plan.entries) do
-        assert(sb.plan.entries[i].bytes >= e.bytes, 'scaled size below the true one')
-      end
+      local sb, sc = samePlan(b, c)
       local function arena(st) local n = 0 for _, v in pairs(st.result.arena) do n = n + v end return n end
       assert(arena(sb) <= 1.05 * arena(sc), string.format('arena %d vs %d', arena(sb), arena(sc)))
       torch.manualSeed(3)
@@ -106,14 +113,7 @@ for _, case in ipairs{
     for _, n in ipairs{a, b, c} do n:training() end
     optnet.optimizeMemory(b, input, {mode = 'training', verify = true})
     optnet.optimizeMemory(c, input, {mode = 'training', smallTrace = false})
-    local eb, sb = entries(b)
-    local ec, sc = entries(c)
-    assert.is_true(sb.result.scaled)
-    assert.is_false(sc.result.scaled)
-    assert.are.same(ec, eb)
-    for i, e in ipairs(sc.plan.entries) do
-      assert(sb.plan.entries[i].bytes >= e.bytes, 'scaled size below the true one')
-    end
+    local sb = samePlan(b, c)
     optnet.removeOptimization(c)
     c = nil
     collectgarbage()
