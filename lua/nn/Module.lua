@@ -40,6 +40,8 @@ end
 -- runs after the constructor and after torch.load: the module owns its tensors
 function Module:__postinit()
   utils.own(self)
+  -- a module loaded with a memory plan gets it back in force (utils.derived)
+  utils.derived(self, 'load')
 end
 
 function Module:forward(input)
@@ -137,6 +139,7 @@ end
 function Module:clone(...)
   local c = utils.deepCopy(self)
   if select('#', ...) > 0 then c:share(self, ...) end
+  utils.derived(c, 'clone', true)
   return utils.own(c)
 end
 
@@ -146,11 +149,14 @@ function Module:type(tname, tensorCache)
     error(string.format("%s:type: tensor type name expected (e.g. 'torch.FloatTensor'), got %s",
                         torch.type(self), tostring(tname)), 2)
   end
+  -- the outermost call (no cache yet) sees the whole net converted
+  local outermost = tensorCache == nil
   tensorCache = tensorCache or {}
   for key, param in pairs(self) do
     self[key] = utils.recursiveType(param, tname, tensorCache)
   end
   self._type = tname
+  if outermost then utils.derived(self, 'type', true) end
   return utils.own(self)
 end
 

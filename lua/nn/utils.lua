@@ -94,7 +94,8 @@ end
 -- classes), tensors and storages are copied once each, so aliases and
 -- cycles in the original are aliases and cycles in the copy, and tensors
 -- that shared a storage share the copied storage. Functions and other
--- values are kept by reference.
+-- values are kept by reference, but for transient ones (torch._transient:
+-- closures a library installed on the original), which are left out.
 function utils.deepCopy(obj, memo)
   memo = memo or {}
   local function copy(v)
@@ -116,7 +117,9 @@ function utils.deepCopy(obj, memo)
     elseif tv == 'table' then
       local r = {}
       memo[v] = r
-      for k, x in pairs(v) do r[copy(k)] = copy(x) end
+      for k, x in pairs(v) do
+        if not torch._isTransient(x) then r[copy(k)] = copy(x) end
+      end
       local mt = getmetatable(v)
       if mt then setmetatable(r, mt) end
       return r
@@ -144,6 +147,30 @@ function utils.clear(self, ...)
     end
   end
   return self
+end
+
+-- --- modules that carry a memory plan ----------------------------------------
+-- The memory optimizer (optnet) leaves plain-data records on what it planned:
+-- '_optnet' on the net it optimized, '_optnetSlots' on every module whose
+-- tensors live in a planned arena. Being data, they travel with the module
+-- through torch.save/load, serialize, clone and type. Whenever a module is
+-- made anew from another (how = 'load', 'clone' or 'type'), optnet is handed
+-- it to put the plan back in force (each slot's size limit, the net's
+-- wrappers), so that a derived net never writes past a slot into its
+-- neighbour's memory. deep: look at every module below m (clone, type); a
+-- loaded module is seen once per module, as each is read.
+function utils.derived(m, how, deep)
+  local carries = rawget(m, '_optnet') ~= nil or rawget(m, '_optnetSlots') ~= nil
+  if not carries and deep and type(m.listModules) == 'function' then
+    for _, x in ipairs(m:listModules()) do
+      if rawget(x, '_optnet') ~= nil or rawget(x, '_optnetSlots') ~= nil then
+        carries = true
+        break
+      end
+    end
+  end
+  if carries then require('optnet')._derived(m, how, deep) end
+  return m
 end
 
 -- --- module-owned tensors (docs/memory.md) ----------------------------------

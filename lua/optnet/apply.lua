@@ -4,17 +4,16 @@
 -- storage), keeping sizes and strides; the old storage is then unreferenced
 -- and freed. Undo gives each planned storage private memory again, with the
 -- same sharing between tensors as before and the current contents.
+-- What was done is also written onto the modules as plain data
+-- (optnet.record), so that it survives clone, type, save and load.
 local walk = require 'optnet.walk'
+local record = require 'optnet.record'
 
 local apply = {}
 
-local ESIZE = {['torch.ByteTensor'] = 1, ['torch.LongTensor'] = 8,
-               ['torch.FloatTensor'] = 4, ['torch.DoubleTensor'] = 8}
+local ESIZE = record.ESIZE
 apply.ESIZE = ESIZE
-
-local function storageCtor(dtype)
-  return torch[dtype:match('^torch%.(%a+)Tensor$') .. 'Storage']
-end
+local storageCtor = record.storageCtor
 
 -- every tensor held in module fields, each once: list of {t, module, field}
 local function allTensors(modules)
@@ -42,7 +41,11 @@ end
 -- allocates the arenas and rebinds; returns the binding list for undo
 function apply.rebind(modules, p, result)
   local byId = {}
-  for _, e in ipairs(p.entries) do byId[e.id] = e end
+  for i, e in ipairs(p.entries) do
+    e.index = i
+    byId[e.id] = e
+  end
+  record.writeSlots(modules, byId)
   -- the geometry of every planned tensor, then its old storage let go before
   -- the arenas are allocated: the two never need memory at the same time
   -- (contents are not carried over; the next forward writes them)
@@ -73,27 +76,40 @@ function apply.rebind(modules, p, result)
   return arenas, bindings
 end
 
--- gives every planned storage private memory again (contents kept)
-function apply.unbind(bindings)
-  local fresh = {}
+-- gives every planned storage private memory again (contents kept). Only
+-- tensors still in their pool's arena (arenas: pool -> storage): one that
+-- was emptied (clearState) stays empty, one elsewhere stays where it is.
+-- one tensor to the private storage of its entry (fresh: entry id -> storage)
+local function unbindOne(fresh, b)
+  local t, e = b.t, b.entry
+  local dtype = torch.typename(t)
+  local cur = t.new():set(t)             -- a view of the arena data, for the copy
+  local s = fresh[e.id]
+  local need = b.rel + 1
+  if t:dim() > 0 and t:nElement() > 0 then
+    for d = 1, t:dim() do need = need + (t:size(d) - 1) * t:stride(d) end
+  end
+  if not s then
+    s = storageCtor(dtype)(math.max(e.bytes // ESIZE[e.dtype], need))
+    fresh[e.id] = s
+  elseif s:size() < need then
+    s:resize(need)
+  end
+  t:_setLimit(0)
+  setView(t, s, b.rel + 1, t:size(), t:stride())
+  if t:nElement() > 0 then t:copy(cur) end
+end
+
+function apply.unbind(bindings, arenas)
+  local fresh, arenaId = {}, {}
+  for pool, st in pairs(arenas or {}) do arenaId[pool] = torch.pointer(st) end
   for _, b in ipairs(bindings) do
-    local t, e = b.t, b.entry
-    local es = ESIZE[e.dtype]
-    local cur = t.new():set(t)             -- a view of the arena data, for the copy
-    local s = fresh[e.id]
-    local need = b.rel + 1
-    if t:dim() > 0 and t:nElement() > 0 then
-      for d = 1, t:dim() do need = need + (t:size(d) - 1) * t:stride(d) end
+    local id = b.t:_storageId()
+    if id ~= nil and (not arenas or id == arenaId[b.entry.pool]) then
+      unbindOne(fresh, b)
+    else
+      b.t:_setLimit(0)
     end
-    if not s then
-      s = storageCtor(e.dtype)(math.max(e.bytes // es, need))
-      fresh[e.id] = s
-    elseif s:size() < need then
-      s:resize(need)
-    end
-    t:_setLimit(0)
-    setView(t, s, b.rel + 1, t:size(), t:stride())
-    if t:nElement() > 0 then t:copy(cur) end
   end
 end
 
@@ -125,33 +141,78 @@ function apply.verifier(modules, p, arenas, nSteps)
   return v
 end
 
--- inference: drop gradWeight/gradBias, remembering their layout and sharing
+-- inference: drop gradWeight/gradBias. Their layout and sharing (a group
+-- per storage) are written on each module (_optnetGradParams), so that they
+-- come back, zeroed, on the net or on any copy of it.
+local GRAD_FIELDS = {'gradWeight', 'gradBias'}
+
 function apply.dropGradParams(modules)
-  local saved = {groups = {}, items = {}}
+  local groupOf, ngroups, dropped = {}, 0, {}
   for _, m in ipairs(modules) do
-    for _, field in ipairs{'gradWeight', 'gradBias'} do
+    local rec
+    for _, field in ipairs(GRAD_FIELDS) do
       local t = rawget(m, field)
       if torch.isTensor(t) and t:_storageId() then
         local id = t:_storageId()
-        if not saved.groups[id] then
-          saved.groups[id] = {bytes = t:_storageBytes(), dtype = torch.typename(t)}
+        if not groupOf[id] then
+          ngroups = ngroups + 1
+          groupOf[id] = ngroups
         end
-        saved.items[#saved.items + 1] = {t = t, group = id, offset = t:storageOffset(),
-                                         size = t:size(), stride = t:stride()}
+        rec = rec or {}
+        rec[field] = {group = groupOf[id], n = t:storage():size(), offset = t:storageOffset(),
+                      size = t:size():totable(), stride = t:stride():totable()}
+        dropped[#dropped + 1] = t
+      end
+    end
+    if rec then rawset(m, '_optnetGradParams', rec) end
+  end
+  for _, t in ipairs(dropped) do t:set() end
+  return modules
+end
+
+local function longs(list)
+  local ok = type(list) == 'table'
+  for _, v in ipairs(ok and list or {}) do ok = ok and math.type(v) == 'integer' and v >= 0 end
+  return ok and torch.LongStorage(list) or nil
+end
+
+-- gives the dropped gradients back, zeroed, with their sharing; clears the records
+function apply.restoreGradParams(modules)
+  local groups = {}
+  for _, m in ipairs(modules) do
+    local rec = rawget(m, '_optnetGradParams')
+    if type(rec) == 'table' then
+      for _, field in ipairs(GRAD_FIELDS) do
+        local r, t = rec[field], rawget(m, field)
+        if type(r) == 'table' and torch.isTensor(t) and math.type(r.n) == 'integer' and r.n >= 0 then
+          local g = groups[r.group]
+          if not g then
+            g = {n = r.n, dtype = torch.typename(t)}
+            groups[r.group] = g
+          elseif r.n > g.n then
+            g.n = r.n
+          end
+        end
       end
     end
   end
-  for _, it in ipairs(saved.items) do it.t:set() end
-  return saved
-end
-
-function apply.restoreGradParams(saved)
-  local fresh = {}
-  for id, g in pairs(saved.groups) do
-    fresh[id] = storageCtor(g.dtype)(g.bytes // ESIZE[g.dtype]):fill(0)
+  for _, g in pairs(groups) do
+    if ESIZE[g.dtype] then g.storage = storageCtor(g.dtype)(g.n):fill(0) end
   end
-  for _, it in ipairs(saved.items) do
-    setView(it.t, fresh[it.group], it.offset, it.size, it.stride)
+  for _, m in ipairs(modules) do
+    local rec = rawget(m, '_optnetGradParams')
+    if type(rec) == 'table' then
+      for _, field in ipairs(GRAD_FIELDS) do
+        local r, t = rec[field], rawget(m, field)
+        local g = type(r) == 'table' and groups[r.group]
+        local size, stride = g and longs(r.size), g and longs(r.stride)
+        if g and g.storage and torch.isTensor(t) and t:nElement() == 0 and torch.typename(t) == g.dtype
+            and size and stride and math.type(r.offset) == 'integer' and r.offset >= 1 then
+          setView(t, g.storage, r.offset, size, stride)
+        end
+      end
+      rawset(m, '_optnetGradParams', nil)
+    end
   end
 end
 

@@ -14,9 +14,18 @@ local plan = require 'optnet.plan'
 local apply = require 'optnet.apply'
 local recompute = require 'optnet.recompute'
 local reorder = require 'optnet.reorder'
+local record = require 'optnet.record'
 
 local optnet = {}
-local active = setmetatable({}, {__mode = 'k'})  -- net -> optimization state
+-- net -> optimization state (what this process holds: the arenas, the
+-- bindings, the wrappers). What must survive the net's copies is on the
+-- net itself as plain data (optnet.record).
+local active = setmetatable({}, {__mode = 'k'})
+-- module -> the optimized net it belongs to
+local owner = setmetatable({}, {__mode = 'k'})
+-- closures optnet installs on modules: never saved, never copied (clone
+-- gets them again from the records)
+local T = torch._transient
 
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
@@ -116,10 +125,10 @@ local function blockBackward(modules)
     local s = {}
     for _, k in ipairs(BLOCKED) do
       s[k] = rawget(m, k)
-      m[k] = function()
+      m[k] = T(function()
         error(string.format('%s:%s: the net is optimized for inference by optnet (gradients removed); '
           .. 'call optnet.removeOptimization(net) first', torch.type(m), k), 2)
-      end
+      end)
     end
     saved[m] = s
   end
@@ -146,21 +155,21 @@ local function guardTraining(net)
   local depth = 0
   local leave = setmetatable({}, {__close = function() depth = depth - 1 end})
   local backward = net.backward
-  net.backward = function(self, ...)
+  net.backward = T(function(self, ...)
     depth = depth + 1
     local _ <close> = leave
     return backward(self, ...)
-  end
+  end)
   for _, k in ipairs(GUARDED) do
     local f = net[k]
-    net[k] = function(self, ...)
+    net[k] = T(function(self, ...)
       if depth == 0 then
         error(string.format('%s:%s: the net is optimized by optnet for training, where parameter gradients '
           .. 'must be taken in backward order; call net:backward(input, gradOutput) (or '
           .. 'optnet.removeOptimization(net) first)', torch.type(self), k), 2)
       end
       return f(self, ...)
-    end
+    end)
   end
   return saved
 end
@@ -650,6 +659,8 @@ end
 -- first, so 'cheap' needs no try of its own), sqrt
 local BUDGET_TRIES = 5
 
+local install, settle
+
 local function optimize(net, input, o)
   local modules = walk.modules(net)
   local restoreState = snapshotState(modules)
@@ -749,33 +760,17 @@ local function optimize(net, input, o)
   end)
   if not ok then
     if undoRc then pcall(recompute.uninstall, undoRc) end
-    if gradParams then apply.restoreGradParams(gradParams) end
+    if gradParams then apply.restoreGradParams(modules) end
     error(err, 0)
   end
   modules = walk.modules(net)
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
-                 nForward = rec.nForward, gradParams = gradParams, reorder = undoRo}
-  if o.mode == 'inference' then state.blocked = blockBackward(modules) end
-  local rawUpdateOutput = rawget(net, 'updateOutput')
-  state.rawUpdateOutput = rawUpdateOutput
-  if o.verify then state.verify = apply.verifier(modules, p, arenas, rec.nSteps) end
-  if o.mode == 'training' then state.guarded = guardTraining(net) end
-  -- a new input shape re-plans before running (never wrong numbers)
-  local classUpdateOutput = net.updateOutput
-  net.updateOutput = function(self, x)
-    local st = active[self]
-    if st and signature(x) ~= st.signature then
-      if st.opts.verbose then io.stderr:write('optnet: input shape changed, re-planning\n') end
-      optnet.removeOptimization(self)
-      optimize(self, x, st.opts)
-      return self:updateOutput(x)
-    end
-    if st and st.verify then st.verify.step = 0 end
-    return classUpdateOutput(self, x)
-  end
-  active[net] = state
+                 nForward = rec.nForward, reorder = undoRo}
+  for _, s in ipairs(inplaced) do rawset(s.module, '_optnetInplace', s.flag) end
+  record.writeRoot(net, state)
+  install(net, state)
   -- the traces' tensors are garbage now: collect them and hand the heap
   -- pages they held back to the system, so the arenas are not stacked on
   -- top of memory the process no longer uses
@@ -784,11 +779,208 @@ local function optimize(net, input, o)
   return state
 end
 
+-- the wrappers that make a state the net's: inference blocks backward,
+-- training guards the order of parameter gradients, forward re-plans for
+-- a new input shape (or, pending, plans for the first time) and gives the
+-- slots back after clearState; clearState lets the arenas go
+install = function(net, state)
+  local o = state.opts
+  local pending = state.pending
+  if o.mode == 'inference' and not pending then state.blocked = blockBackward(state.modules) end
+  state.rawUpdateOutput = rawget(net, 'updateOutput')
+  state.rawClearState = rawget(net, 'clearState')
+  if o.verify and not pending then
+    state.verify = apply.verifier(state.modules, state.plan, state.arenas, state.nSteps)
+  end
+  if o.mode == 'training' and not pending then state.guarded = guardTraining(net) end
+  local classUpdateOutput = net.updateOutput
+  net.updateOutput = T(function(self, x)
+    local st = active[self]
+    if st and (st.pending or signature(x) ~= st.signature) then
+      if st.opts.verbose then
+        io.stderr:write(st.pending and 'optnet: planning the derived net for its first input\n'
+          or 'optnet: input shape changed, re-planning\n')
+      end
+      local opts = st.opts
+      optnet.removeOptimization(self)
+      optimize(self, x, opts)
+      return self:updateOutput(x)
+    end
+    if st and st.cleared then settle(st, true) end
+    if st and st.verify then st.verify.step = 0 end
+    return classUpdateOutput(self, x)
+  end)
+  local classClearState = net.clearState
+  net.clearState = T(function(self, ...)
+    local r = classClearState(self, ...)
+    local st = active[self]
+    if st and not st.pending then
+      -- what clearState emptied lets go of its slot; the arenas go when
+      -- nothing views them, and come back at the next forward
+      settle(st, false)
+      st.cleared = true
+    end
+    return r
+  end)
+  state.net = net
+  active[net] = state
+  for _, m in ipairs(state.modules) do owner[m] = net end
+end
+
+-- the state's arenas and bindings found again from the records (after
+-- type or clearState); allocate: give emptied tensors their slots again
+settle = function(st, allocate)
+  local r = rawget(st.net, '_optnet')
+  local arenas, placed = record.settle(record.bindings(st.modules), allocate and r.arena or nil, allocate)
+  local p, result = record.plan(r, arenas)
+  if allocate or next(arenas) then
+    st.plan.entries, st.plan.pools = p.entries, p.pools
+    st.result.arena, st.result.lowerBound = result.arena, result.lowerBound
+  end
+  st.arenas = arenas
+  st.bindings = record.stateBindings(placed, st.plan)
+  if allocate then st.cleared = false end
+end
+
+-- undoes the in-place switches written on the modules
+local function undoInplaceRecords(modules)
+  for _, m in ipairs(modules) do
+    local flag = rawget(m, '_optnetInplace')
+    if type(flag) == 'string' and m[flag] == true then
+      m[flag] = false
+      if torch.isTensor(rawget(m, 'output')) then m.output:set(m.output:clone()) end
+    end
+  end
+end
+
+-- a derived net or piece back to its unoptimized form from its records
+-- alone (no state: a clone of a part, a net whose records cannot be put
+-- back in force). keep: give the arena tensors private copies (contents
+-- kept); otherwise they are emptied (the next forward fills them)
+local function strip(net, modules, keep)
+  local r = rawget(net, '_optnet')
+  local bindings = record.bindings(modules)
+  local _, placed = record.settle(bindings, nil, false)
+  if keep then
+    local fake = {}
+    for i, b in ipairs(placed) do
+      fake[i] = {t = b.t, rel = b.slot.rel, entry = {id = b.slot.pool .. ':' .. b.slot.at, pool = b.slot.pool,
+        bytes = b.slot.n * record.ESIZE[torch.typename(b.t)], dtype = torch.typename(b.t)}}
+    end
+    apply.unbind(fake, nil)
+  else
+    for _, b in ipairs(placed) do b.t:set() end
+  end
+  for _, b in ipairs(bindings) do b.t:_setLimit(0) end
+  apply.restoreGradParams(modules)
+  undoInplaceRecords(modules)
+  for _, m in ipairs(modules) do rawset(m, '_optnetShadow', nil) end
+  if type(r) == 'table' and r.reorder then
+    for _, m in ipairs(modules) do rawset(m, '_branchOrder', nil) end
+  end
+  record.clear(modules, net)
+end
+
+local function copyOpts(o)
+  local c = {}
+  for k, v in pairs(o) do if DEFAULTS[k] ~= nil or k == 'budgetMs' then c[k] = v end end
+  return c
+end
+
+-- puts a root record back in force on a net that has no state (a clone, a
+-- loaded net): finds the arenas, sets the slots' limits, installs the
+-- wrappers. Recompute's wrappers hold its segments, which are not data: a
+-- net optimized with recompute is stripped and planned again at its first
+-- forward (pending), as is one whose record was written pending.
+local function attach(net)
+  local r = record.check(rawget(net, '_optnet'))
+  local modules = walk.modules(net)
+  local opts = copyOpts(r.opts)
+  if r.pending or r.recompute ~= 'none' then
+    strip(net, modules, false)
+    rawset(net, '_optnet', {version = 1, pending = true, opts = opts, signature = r.signature,
+                            entries = {}, arena = {}, recompute = 'none'})
+    install(net, {pending = true, opts = opts, modules = modules, signature = r.signature})
+    return active[net]
+  end
+  local arenas, placed = record.settle(record.bindings(modules), r.arena, true)
+  local p, result = record.plan(r, arenas)
+  local inplaced = {}
+  for _, m in ipairs(modules) do
+    local flag = rawget(m, '_optnetInplace')
+    if type(flag) == 'string' then inplaced[#inplaced + 1] = {module = m, flag = flag} end
+  end
+  local st = {opts = opts, modules = modules, arenas = arenas, bindings = record.stateBindings(placed, p),
+              plan = p, result = result, signature = r.signature, nSteps = r.nSteps, nForward = r.nForward,
+              inplaced = inplaced, net = net, attached = true}
+  install(net, st)
+  return st
+end
+
+-- nn tells optnet when a module carrying records was loaded, cloned or
+-- retyped (nn.utils.derived): the plan is put back in force
+function optnet._derived(m, how, deep)
+  local mods = deep and walk.modules(m) or {m}
+  local roots, covered = {}, {}
+  for _, x in ipairs(mods) do
+    if rawget(x, '_optnet') ~= nil and not covered[x] then
+      roots[#roots + 1] = x
+      for _, y in ipairs(walk.modules(x)) do covered[y] = true end
+    end
+  end
+  for _, root in ipairs(roots) do
+    local st = active[root]
+    if st then
+      if not st.pending then settle(st, true) end
+    else
+      attach(root)
+    end
+  end
+  local rest = {}
+  for _, x in ipairs(mods) do if not covered[x] then rest[#rest + 1] = x end end
+  if #rest > 0 then record.limit(rest) end
+end
+
+local function remove(net, state)
+  active[net] = nil
+  for _, m in ipairs(state.modules) do if owner[m] == net then owner[m] = nil end end
+  -- undone in the reverse order of install's wrappers
+  if state.guarded then unguard(net, state.guarded) end
+  if state.verify then trace.unwrap(state.verify.saved) end
+  rawset(net, 'updateOutput', state.rawUpdateOutput)
+  rawset(net, 'clearState', state.rawClearState)
+  if state.blocked then unblock(state.blocked) end
+  local modules = walk.modules(net)
+  if not state.pending then
+    apply.restoreGradParams(modules)
+    apply.unbind(state.bindings, state.arenas)
+    for _, b in ipairs(record.bindings(modules)) do b.t:_setLimit(0) end
+    undoInplaceRecords(modules)
+    if state.recompute then recompute.uninstall(state.recompute) end
+    if state.reorder then
+      reorder.uninstall(state.reorder)
+    elseif state.attached and state.result.reorder ~= 'module' then
+      for _, m in ipairs(modules) do rawset(m, '_branchOrder', nil) end
+    end
+  end
+  record.clear(modules, net)
+  state.arenas = nil
+  collectgarbage()
+end
+
 function optnet.optimizeMemory(net, input, opts)
   checkNet('optimizeMemory', net)
   checkInput('optimizeMemory', input)
   local o = options('optimizeMemory', opts)
-  if active[net] then optnet.removeOptimization(net) end
+  if owner[net] and owner[net] ~= net then
+    fail('optimizeMemory', 'this module is part of a net optimized by optnet; '
+      .. 'call optnet.removeOptimization on that net first')
+  end
+  if active[net] then
+    remove(net, active[net])
+  elseif record.carries(walk.modules(net)) then
+    strip(net, walk.modules(net), true)
+  end
   local state = optimize(net, input, o)
   if o.verbose then
     local arena, lb = 0, 0
@@ -800,39 +992,53 @@ function optnet.optimizeMemory(net, input, opts)
   return net
 end
 
+-- the state of a net optimized here or derived from one (attached on the
+-- way if its records were not put in force yet: a plain deep copy)
+local function stateOf(net)
+  local st = active[net]
+  if not st and rawget(net, '_optnet') ~= nil and not owner[net] then st = attach(net) end
+  return st
+end
+
 function optnet.removeOptimization(net)
   checkNet('removeOptimization', net)
-  local state = active[net]
-  if not state then
+  if owner[net] and owner[net] ~= net then
+    fail('removeOptimization', 'this module is part of a net optimized by optnet; '
+      .. 'call optnet.removeOptimization on that net')
+  end
+  local state = stateOf(net)
+  if state then
+    remove(net, state)
+  elseif record.carries(walk.modules(net)) then
+    -- a part of an optimized net, cloned or loaded on its own
+    strip(net, walk.modules(net), true)
+  else
     error('optnet.removeOptimization: this net is not optimized (call optnet.optimizeMemory first)', 2)
   end
-  active[net] = nil
-  -- undone in the reverse order of optimize's wrappers
-  if state.guarded then unguard(net, state.guarded) end
-  if state.verify then trace.unwrap(state.verify.saved) end
-  rawset(net, 'updateOutput', state.rawUpdateOutput)
-  if state.blocked then unblock(state.blocked) end
-  if state.gradParams then apply.restoreGradParams(state.gradParams) end
-  apply.unbind(state.bindings)
-  undoInplace(state.inplaced)
-  if state.recompute then recompute.uninstall(state.recompute) end
-  if state.reorder then reorder.uninstall(state.reorder) end
-  state.arenas = nil
-  collectgarbage()
   return net
 end
 
-function optnet.isOptimized(net) return active[net] ~= nil end
+-- true for a net optimized here, a clone or loaded copy of one, and a part
+-- of one cloned or loaded on its own (its memory is still planned); false
+-- for a module inside a net optimized as a whole
+function optnet.isOptimized(net)
+  if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then return false end
+  if stateOf(net) then return true end
+  if owner[net] then return false end
+  return record.carries(walk.modules(net))
+end
+
 
 local count = require 'optnet.count'
 function optnet.countUsedMemory(net, input, opts)
   checkNet('countUsedMemory', net)
   if input ~= nil then checkInput('countUsedMemory', input) end
   local o = options('countUsedMemory', opts)
-  local r = count.used(walk.modules(net), active[net])
+  local st = stateOf(net)
+  if st and st.pending then st = nil end
+  local r = count.used(walk.modules(net), st)
   if input ~= nil then
     -- the least the activations could need: the most bytes alive at one step
-    local st = active[net]
     local lb
     if st and st.signature == signature(input) and st.opts.mode == o.mode then
       lb = 0
@@ -851,7 +1057,7 @@ function optnet.countUsedMemory(net, input, opts)
   end
   return r
 end
-function optnet._state(net) return active[net] end
+function optnet._state(net) return stateOf(net) end
 
 -- seeing memory (docs/optnet.md): graphgen.lua, timeline.lua and report.lua
 optnet._snapshotState = snapshotState

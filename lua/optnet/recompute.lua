@@ -216,10 +216,10 @@ local function rerun(S, seg, input)
 end
 
 local function blocked(S, name)
-  return function()
+  return torch._transient(function()
     error(string.format('nn.Sequential:%s: this Sequential re-computes activations during backward '
       .. '(optnet recompute); call backward(input, gradOutput), or optnet.removeOptimization(net) first', name), 2)
-  end
+  end)
 end
 
 -- whether module m, given the segment's input, would overwrite it: a leaf
@@ -656,7 +656,7 @@ function recompute.install(net, how)
     for _, k in ipairs{'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'} do
       undo.saved[S][k] = rawget(S, k)
     end
-    S.updateOutput = function(self, input)
+    S.updateOutput = torch._transient(function(self, input)
       local current = input
       for i = 1, #self.modules do
         local seg = startAt[i]
@@ -665,8 +665,8 @@ function recompute.install(net, how)
       end
       self.output = current
       return current
-    end
-    S.backward = function(self, input, gradOutput, scale)
+    end)
+    S.backward = torch._transient(function(self, input, gradOutput, scale)
       scale = scale or 1
       local current = gradOutput
       local open = {}
@@ -688,7 +688,7 @@ function recompute.install(net, how)
       if not ok then error(err, 0) end
       self.gradInput = current
       return current
-    end
+    end)
     S.updateGradInput = blocked(S, 'updateGradInput')
     S.accGradParameters = blocked(S, 'accGradParameters')
   end

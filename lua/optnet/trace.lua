@@ -113,26 +113,28 @@ function trace.wrap(modules, onStep)
                accGradParameters = rawget(m, 'accGradParameters'), backward = rawget(m, 'backward')}
     saved[m] = s
     local uo, ugi, agp, bw = m.updateOutput, m.updateGradInput, m.accGradParameters, m.backward
-    m.updateOutput = function(self, input)
+    -- transient (torch._transient): never saved or copied with the module
+    local T = torch._transient
+    m.updateOutput = T(function(self, input)
       local out = uo(self, input)
       onStep(self, 'forward', input)
       return out
-    end
-    m.updateGradInput = function(self, input, gradOutput, ...)
+    end)
+    m.updateGradInput = T(function(self, input, gradOutput, ...)
       local gi = ugi(self, input, gradOutput, ...)
       onStep(self, 'derivative', input, gradOutput)
       return gi
-    end
-    m.accGradParameters = function(self, input, gradOutput, scale)
+    end)
+    m.accGradParameters = T(function(self, input, gradOutput, scale)
       agp(self, input, gradOutput, scale)
       onStep(self, 'gradient', input, gradOutput)
-    end
+    end)
     if isContainer then
-      m.backward = function(self, input, gradOutput, scale)
+      m.backward = T(function(self, input, gradOutput, scale)
         local gi = bw(self, input, gradOutput, scale)
         onStep(self, 'backward', input, gradOutput)
         return gi
-      end
+      end)
     end
   end
   return saved

@@ -259,7 +259,7 @@ local function writeTorch(self, obj, tname)
       for k, v in next, obj do
         if writable(v) then
           var[k] = v
-        else
+        elseif not torch._isTransient(v) then
           io.stderr:write(sformat('torch.save: warning: field %s of %s (a %s) cannot be saved; skipped (at %s)\n',
                                   tostring(k), tname, type(v), path(self)))
         end

@@ -128,6 +128,21 @@ function torch.isTypeOf(obj, typeSpec)
   return false
 end
 
+-- Values an object holds only for the life of this process: closures that
+-- a library installs on an object's fields (optnet's wrappers). torch.save
+-- leaves them out without a warning, and deep copies (nn's clone) leave
+-- them out too: the library installs them again on what it recognises.
+local transient = setmetatable({}, {__mode = 'k'})
+
+function torch._transient(v)
+  transient[v] = true
+  return v
+end
+
+function torch._isTransient(v)
+  return transient[v] == true
+end
+
 -- parent class name of a class name, or nil
 function torch.parentname(name)
   local mt = registry[name]
