@@ -100,16 +100,49 @@ local function unbindOne(fresh, b)
   if t:nElement() > 0 then t:copy(cur) end
 end
 
-function apply.unbind(bindings, arenas)
+-- modules (optional): any other tensor of theirs still viewing an arena (a
+-- view a module made during a pass: a gradInput set to its gradOutput)
+-- follows the tensor it aliases (the bound tensor that started at the same
+-- element), or gets a private copy; so no view keeps an arena alive.
+function apply.unbind(bindings, arenas, modules)
   local fresh, arenaId = {}, {}
   for pool, st in pairs(arenas or {}) do arenaId[pool] = torch.pointer(st) end
+  local moved = {}    -- arena id .. ':' .. offset -> {storage, offset}
   for _, b in ipairs(bindings) do
     local id = b.t:_storageId()
     if id ~= nil and (not arenas or id == arenaId[b.entry.pool]) then
+      local key = id .. ':' .. b.t:storageOffset()
       unbindOne(fresh, b)
+      moved[key] = moved[key] or {b.t:storage(), b.t:storageOffset()}
     else
       b.t:_setLimit(0)
     end
+  end
+  if not modules then return end
+  local isArena = {}
+  for _, id in pairs(arenaId) do isArena[id] = true end
+  for _, m in ipairs(modules) do
+    record.tensorPaths(m, function(t)
+      local id = t:_storageId()
+      if id and isArena[id] then
+        local to = moved[id .. ':' .. t:storageOffset()]
+        local ok = false
+        if to then
+          t:_setLimit(0)
+          local sizes, strides = t:size(), t:stride()
+          local need = to[2]
+          for d = 1, #sizes do need = need + (sizes[d] - 1) * strides[d] end
+          if #sizes == 0 or t:nElement() == 0 or need <= to[1]:size() then
+            setView(t, to[1], to[2], sizes, strides)
+            ok = true
+          end
+        end
+        if not ok then
+          t:_setLimit(0)
+          t:set(t:clone())
+        end
+      end
+    end)
   end
 end
 

@@ -43,7 +43,8 @@ function count.used(modules, state)
     end
   end
   local sets = {outputs = {}, gradInputs = {}, buffers = {}, params = {}, state = {}}
-  local wholeStorage = {}
+  local wholeStorage, isArena = {}, {}
+  for _, s in pairs(state and state.arenas or {}) do isArena[torch.pointer(s)] = true end
   for _, it in ipairs(apply.allTensors(modules)) do
     local t = it.t
     local id = t:_storageId()
@@ -52,6 +53,11 @@ function count.used(modules, state)
       local slot = slotOf[t]
       if slot then
         addRange(sets[cat], id, slot[1], slot[2])
+      elseif isArena[id] then
+        -- a view a module made into an arena during a pass: the bytes it
+        -- spans (the arena itself is counted once, below)
+        local es = t:_storageBytes() // math.max(1, t:storage():size())
+        addRange(sets[cat], id, (t:storageOffset() - 1) * es, t:_extentBytes())
       else
         local bytes = t:_storageBytes()
         addRange(sets[cat], id, 0, bytes)

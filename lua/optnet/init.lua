@@ -832,6 +832,7 @@ end
 settle = function(st, allocate)
   local r = rawget(st.net, '_optnet')
   local arenas, placed = record.settle(record.bindings(st.modules), allocate and r.arena or nil, allocate)
+  record.isolate(st.modules, arenas, placed)
   local p, result = record.plan(r, arenas)
   if allocate or next(arenas) then
     st.plan.entries, st.plan.pools = p.entries, p.pools
@@ -904,6 +905,7 @@ local function attach(net)
     return active[net]
   end
   local arenas, placed = record.settle(record.bindings(modules), r.arena, true)
+  record.isolate(modules, arenas, placed)
   local p, result = record.plan(r, arenas)
   local inplaced = {}
   for _, m in ipairs(modules) do
@@ -953,7 +955,7 @@ local function remove(net, state)
   local modules = walk.modules(net)
   if not state.pending then
     apply.restoreGradParams(modules)
-    apply.unbind(state.bindings, state.arenas)
+    apply.unbind(state.bindings, state.arenas, modules)
     for _, b in ipairs(record.bindings(modules)) do b.t:_setLimit(0) end
     undoInplaceRecords(modules)
     if state.recompute then recompute.uninstall(state.recompute) end

@@ -168,11 +168,32 @@ function record.settle(bindings, arenaElems, allocate)
   return arenas, placed
 end
 
+-- A tensor in an arena that no slot record covers (a view a module made
+-- after the plan was written, a damaged record) has no limit, so it could
+-- grow over its neighbours: it gets private memory (a copy) instead.
+function record.isolate(modules, arenas, placed)
+  local arenaIds, ok = {}, {}
+  for _, st in pairs(arenas) do arenaIds[torch.pointer(st)] = true end
+  if not next(arenaIds) then return end
+  for _, b in ipairs(placed) do ok[b.t] = true end
+  for _, m in ipairs(modules) do
+    record.tensorPaths(m, function(t)
+      local id = t:_storageId()
+      if id and arenaIds[id] and not ok[t] then
+        t:set(t:clone())
+        ok[t] = true
+      end
+    end)
+  end
+end
+
 -- limits only, for a module on its own (a loaded or cloned part of an
 -- optimized net): every tensor that still sits in its slot of the storage
 -- it shares with the others of its pool keeps its slot's limit
 function record.limit(modules)
-  return record.settle(record.bindings(modules), nil, false)
+  local arenas, placed = record.settle(record.bindings(modules), nil, false)
+  record.isolate(modules, arenas, placed)
+  return arenas, placed
 end
 
 -- the root record: what optimize decided, in elements
