@@ -67,7 +67,11 @@ function Linear:accGradParameters(input, gradOutput, scale)
                              self.addBuffer, scale or 1)
 end
 
-Linear.sharedAccUpdateGradParameters = Linear.accUpdateGradParameters
+-- shared weights need no detour through gradWeight: accGradParameters only
+-- adds into it, so the direct update is right (as Torch7's Linear)
+function Linear:sharedAccUpdateGradParameters(input, gradOutput, lr)
+  self:defaultAccUpdateGradParameters(input, gradOutput, lr)
+end
 
 function Linear:memoryTraits()
   return {buffers = {addBuffer = 'both'}, needsInput = true, needsOutput = false}

@@ -71,17 +71,37 @@ end
 function Module:accGradParameters(input, gradOutput, scale)
 end
 
--- w -= lr * dE/dw directly: accumulates into the weights themselves.
--- A module whose weights are shared (share(), clone(...)) goes through its
--- gradients instead (a flag, not a function field: modules stay plain data)
+-- w -= lr * dE/dw. A module whose weights are shared (share(), clone(...))
+-- goes through sharedAccUpdateGradParameters (a flag, not a function field:
+-- modules stay plain data); others take the direct update.
+-- 'inShared' holds the modules whose shared variant is running: a shared
+-- variant that comes back here (Torch7's older idiom
+-- 'Foo.sharedAccUpdateGradParameters = Foo.accUpdateGradParameters', which
+-- otherwise calls itself forever) gets the direct update.
+local inShared = setmetatable({}, {__mode = 'k'})
+local leaveShared = {__close = function(g) inShared[g[1]] = nil end}
+
 function Module:accUpdateGradParameters(input, gradOutput, lr)
-  if self._sharedParameters then
-    return self:sharedAccUpdateGradParameters(input, gradOutput, lr)
+  if self._sharedParameters and not inShared[self] then
+    inShared[self] = true
+    local _ <close> = setmetatable({self}, leaveShared)
+    self:sharedAccUpdateGradParameters(input, gradOutput, lr)
+    return
   end
-  local gradWeight, gradBias = self.gradWeight, self.gradBias
+  self:defaultAccUpdateGradParameters(input, gradOutput, lr)
+end
+
+-- the direct update (Torch7's name): accGradParameters with the weights in
+-- place of the gradients and scale -lr; right for a module whose
+-- accGradParameters only adds into gradWeight/gradBias, shared or not. The
+-- gradient fields are put back also on error (left pointing at the weights,
+-- a later zeroGradParameters would zero them).
+local restoreGrads = {__close = function(g) g[1].gradWeight, g[1].gradBias = g[2], g[3] end}
+
+function Module:defaultAccUpdateGradParameters(input, gradOutput, lr)
+  local _ <close> = setmetatable({self, self.gradWeight, self.gradBias}, restoreGrads)
   self.gradWeight, self.gradBias = self.weight, self.bias
   self:accGradParameters(input, gradOutput, -lr)
-  self.gradWeight, self.gradBias = gradWeight, gradBias
 end
 
 -- the shared-weights variant: goes through the gradients, since the
