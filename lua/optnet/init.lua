@@ -568,11 +568,20 @@ local function planPass(net, modules, input, o, restoreState)
   return rec, p, result, inplaced
 end
 
+-- a module switched back from in place wrote its output over its input and
+-- (after a backward) its gradInput over its gradOutput: both get private
+-- memory again, with their contents
+local function privateAgain(m)
+  for _, f in ipairs{'output', 'gradInput'} do
+    local t = rawget(m, f)
+    if torch.isTensor(t) and t:_storageId() then t:set(t:clone()) end
+  end
+end
+
 local function undoInplace(inplaced)
   for _, s in ipairs(inplaced) do
     s.module[s.flag] = false
-    -- it wrote into its input; give it a private output again
-    s.module.output:set(s.module.output:clone())
+    privateAgain(s.module)
   end
 end
 
@@ -849,7 +858,7 @@ local function undoInplaceRecords(modules)
     local flag = rawget(m, '_optnetInplace')
     if type(flag) == 'string' and m[flag] == true then
       m[flag] = false
-      if torch.isTensor(rawget(m, 'output')) then m.output:set(m.output:clone()) end
+      privateAgain(m)
     end
   end
 end
