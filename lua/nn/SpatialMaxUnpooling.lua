@@ -44,9 +44,11 @@ function SpatialMaxUnpooling:updateGradInput(input, gradOutput)
 end
 
 -- 'indices' belongs to the pooling module (which keeps it until its own
--- backward, after this module's); backward reads only the input's sizes
+-- backward, after this module's); backward reads only the input's sizes.
+-- Of the pooling module held in 'pooling' only 'indices' is read (optnet
+-- keeps it alive until this module's last step), not its output.
 function SpatialMaxUnpooling:memoryTraits()
-  return {buffers = {}, needsInput = false, needsOutput = false}
+  return {buffers = {}, needsInput = false, needsOutput = false, held = {pooling = {'indices'}}}
 end
 
 function SpatialMaxUnpooling:empty()

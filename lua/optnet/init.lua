@@ -104,14 +104,20 @@ end
 -- statistics): saved before the trace, restored after, so optimizing changes no number
 local function snapshotState(modules)
   local saved = {}
+  -- a field holding another module's activation is no state (walk.holdings)
+  local acts = walk.activationIds(modules)
   for _, m in ipairs(modules) do
     walk.moduleTensors(m, function(t, role)
-      if role == 'state' and t:nElement() > 0 then saved[#saved + 1] = {t, t:clone()} end
+      if role == 'state' and t:nElement() > 0 and not acts[t:_storageId()] then saved[#saved + 1] = {t, t:clone()} end
     end)
   end
   local rng = torch.getRNGState and torch.getRNGState()
   return function()
-    for _, s in ipairs(saved) do s[1]:copy(s[2]) end
+    for _, s in ipairs(saved) do
+      -- an undeclared scratch the pass resized (a custom module's own)
+      if not s[1]:isSameSizeAs(s[2]) then s[1]:resizeAs(s[2]) end
+      s[1]:copy(s[2])
+    end
     if rng then torch.setRNGState(rng) end
   end
 end

@@ -1,6 +1,7 @@
 -- optnet.plan: from a trace to a memory plan.
 -- Chooses the storages that may move (module outputs, gradInputs and
--- declared buffers that nothing outside the activations refers to), gives
+-- declared buffers that nothing outside the activations refers to; a field
+-- of another module holding one does not stop it), gives
 -- each a lifetime interval, and asks the C planner (src/plan) for offsets in
 -- one arena per pool. Pools are per element type (a tensor can only view a
 -- storage of its own type): parameters, state and the input are never pooled
@@ -9,11 +10,27 @@ local walk = require 'optnet.walk'
 
 local plan = {}
 
--- storage ids that must not move, and the ids of planned roles
+-- storage ids that must not move, and the ids of planned roles. A 'state'
+-- field holding another module's output, gradInput or buffer (walk.holdings:
+-- a custom module keeping an earlier module's output) is no state: the
+-- storage is planned as the activation it is, and the trace kept it alive
+-- until its holder's last step. State holding nothing else's (batch norm's
+-- statistics, a module's own undeclared scratch, a view of its own output
+-- that may carry data from one pass to the next) stays where it is, and so
+-- does what a module may read from the last pass (rec.heldEarly).
 local function classify(rec, net, input, opts)
   local external, movable, roleOf = {}, {}, {}
   if not opts.shareInput then walk.storageIds(input, external) end
   for id in pairs(rec.gradOutputIds or {}) do external[id] = true end
+  local owners = walk.activationIds(rec.modules)
+  local early = rec.heldEarly or {}
+  -- whether module m holds, in a state field, what another module owns
+  local function heldFromOther(id, m)
+    for o in pairs(owners[id] or {}) do
+      if o ~= m then return true end
+    end
+    return false
+  end
   for _, m in ipairs(rec.modules) do
     walk.moduleTensors(m, function(t, role)
       local id = t:_storageId()
@@ -21,11 +38,12 @@ local function classify(rec, net, input, opts)
       if role == 'output' or role == 'gradInput' or role == 'buffer' then
         movable[id] = true
         roleOf[id] = roleOf[id] or role
-      else
+      elseif not (role == 'state' and heldFromOther(id, m)) then
         external[id] = true
       end
     end)
   end
+  for id in pairs(early) do external[id] = true end
   return external, movable, roleOf
 end
 

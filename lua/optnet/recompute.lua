@@ -148,12 +148,18 @@ local function swapSet(seg)
   return list
 end
 
-local function stateTensors(seg)
+-- (a 'state' field viewing an activation the re-run rewrites, a custom
+-- module's kept input, is no state: optnet.walk.holdings)
+local function stateTensors(seg, input)
+  local rewritten = walk.storageIds(input)
+  for _, it in ipairs(seg.swapped or {}) do
+    walk.storageIds({it.t, seg.home[it.t]}, rewritten)
+  end
   local list = {}
   for k = seg.from, lastOf(seg) do
     for _, m in ipairs(seg.seq.modules[k]:listModules()) do
       walk.moduleTensors(m, function(t, role)
-        if role == 'state' and t:nElement() > 0 then list[#list + 1] = t end
+        if role == 'state' and t:nElement() > 0 and not rewritten[t:_storageId()] then list[#list + 1] = t end
       end, true)
     end
   end
@@ -197,14 +203,14 @@ recompute.stats = {seconds = 0, runs = 0}
 local function rerun(S, seg, input)
   local t0 = torch._C.clock()
   local saved = {}
-  for i, t in ipairs(stateTensors(seg)) do saved[i] = {t, t:clone()} end
+  local x = input
+  if seg.from > 1 then x = S.modules[seg.from - 1].output end
+  for i, t in ipairs(stateTensors(seg, x)) do saved[i] = {t, t:clone()} end
   local rng
   if seg.rng then
     rng = torch.getRNGState()
     torch.setRNGState(seg.rng)
   end
-  local x = input
-  if seg.from > 1 then x = S.modules[seg.from - 1].output end
   local ok, err = pcall(function()
     for k = seg.from, lastOf(seg) do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
   end)

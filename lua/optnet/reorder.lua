@@ -48,9 +48,11 @@ local function isKind(m, kinds)
 end
 
 -- whether the branches of C share a module, a parameter, gradient or state
--- storage, or two of them draw random numbers
+-- storage, or two of them draw random numbers, or a module of one holds
+-- (walk.holdings) a tensor of another: it reads that branch's results
 local function sharesAcrossBranches(C)
   local moduleAt, storageAt, random = {}, {}, 0
+  local tensorAt, held = {}, {}
   for i, child in ipairs(C.modules) do
     local drawsHere = false
     for _, m in ipairs(child:listModules()) do
@@ -59,17 +61,23 @@ local function sharesAcrossBranches(C)
       if isKind(m, RANDOM) then drawsHere = true end
       local shared = false
       walk.moduleTensors(m, function(t, role)
-        if role == 'param' or role == 'gradParam' or role == 'state' then
-          local id = t:_storageId()
-          if id then
-            if storageAt[id] and storageAt[id] ~= i then shared = true end
-            storageAt[id] = i
-          end
+        local id = t:_storageId()
+        if id then tensorAt[id] = tensorAt[id] or i end
+        if id and (role == 'param' or role == 'gradParam' or role == 'state') then
+          if storageAt[id] and storageAt[id] ~= i then shared = true end
+          storageAt[id] = i
         end
       end)
       if shared then return true end
+      walk.holdings(m, function(t)
+        local id = t:_storageId()
+        if id then held[#held + 1] = {id, i} end
+      end)
     end
     if drawsHere then random = random + 1 end
+  end
+  for _, h in ipairs(held) do
+    if tensorAt[h[1]] and tensorAt[h[1]] ~= h[2] then return true end
   end
   return random > 1
 end

@@ -9,6 +9,9 @@
 -- when it reads their results (Concat copies them, ConcatTable sums their
 -- gradInputs). What a step uses follows the module's memoryTraits():
 -- backward reads the input or output only when the module says it needs it.
+-- What a module holds in its fields beyond its own tensors (walk.holdings:
+-- another module's output kept in a field, or a module kept to read its
+-- output or indices later) is used at each of its steps.
 local walk = require 'optnet.walk'
 
 local trace = {}
@@ -63,6 +66,26 @@ local function touchBuffers(rec, m, traits, when, step)
   end
 end
 
+-- a storage defined earlier in the pass that m holds in a field (walk.holdings)
+-- is used at each step of m: it stays alive until m's last step, and no
+-- in-place module may overwrite it before (optnet's chooseInplace reads uses).
+-- Only storages defined already count: what m's fields still hold from the
+-- last pass (a held module's gradInput, at m's forward) is not read as
+-- data of this pass (see heldEarly in trace.run).
+local function touchHoldings(rec, m, step)
+  local u
+  walk.holdings(m, function(t)
+    local id = t:_storageId()
+    local s = id and rec.storages[id]
+    if s then
+      u = u or rec.uses[step]
+      if not u then u = {}; rec.uses[step] = u end
+      u[id] = true
+      if step > s.last then s.last = step end
+    end
+  end)
+end
+
 -- records one step of module m; kind: 'forward', 'derivative', 'gradient', 'backward'
 local function record(rec, m, kind, input, gradOutput)
   local step = #rec.steps + 1
@@ -99,6 +122,32 @@ local function record(rec, m, kind, input, gradOutput)
       for _, c in ipairs(m.modules) do touch(rec, c.gradInput, step) end
     end
   end
+  touchHoldings(rec, m, step)
+end
+
+-- storages a module holds (walk.holdings: as its own field, or as a held
+-- module's output) that the pass defines only after that module's first
+-- step: the module may read what the last pass left there (a feedback
+-- loop), which no interval of one pass can keep. plan.intervals leaves them
+-- unplanned. Judged on the fields as the pass leaves them, which are the
+-- same whether or not the net ran before the trace. A held module's
+-- gradInput and buffers are not counted: a module runs its backward after
+-- those of the modules after it, so it holds their gradInputs as data of
+-- the pass.
+local function heldEarly(rec)
+  local firstStep, early = {}, {}
+  for i, st in ipairs(rec.steps) do firstStep[st.module] = firstStep[st.module] or i end
+  for _, m in ipairs(rec.modules) do
+    local f = firstStep[m]
+    if f then
+      walk.holdings(m, function(t, role)
+        local id = t:_storageId()
+        local s = id and rec.storages[id]
+        if s and s.first > f and (role == 'state' or role == 'output') then early[id] = true end
+      end)
+    end
+  end
+  return early
 end
 
 -- wraps the methods of every module so that onStep(m, kind, input,
@@ -217,7 +266,8 @@ end
 -- runs the pass; returns the record:
 --   steps[i] = {module=, kind=, inputIds (forward), gradOutputIds and
 --   gradInputIds (derivative)}, storages[id] = {id, bytes, dtype, first, last},
---   order = storages in first-use order, nForward = steps of the forward pass
+--   order = storages in first-use order, nForward = steps of the forward pass,
+--   heldEarly = storage ids a module may read from the last pass (not planned)
 function trace.run(net, input, mode)
   local rec = newRecord()
   rec.modules = walk.modules(net)
@@ -242,6 +292,7 @@ function trace.run(net, input, mode)
   trace.unwrap(saved)
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps
+  rec.heldEarly = heldEarly(rec)
   return rec
 end
 

@@ -2,8 +2,11 @@
 -- A module's tensors fall in roles: 'output', 'gradInput', 'buffer' (the
 -- fields its memoryTraits() declares), 'param' (weight, bias), 'gradParam'
 -- (gradWeight, gradBias) and 'state' (any other tensor field, e.g. batch
--- norm's running statistics). Only outputs, gradInputs and buffers are ever
--- planned; params and state are never moved.
+-- norm's running statistics). Outputs, gradInputs and buffers are
+-- planned; params and state are never moved, except a 'state' field that
+-- holds another module's output, gradInput or buffer: that is a holding
+-- (walk.holdings), planned as the storage it holds, alive while its holder
+-- runs.
 local walk = {}
 
 local PARAM = {weight = true, bias = true}
@@ -46,6 +49,7 @@ function walk.traits(m)
     inplace = tr.inplace,
     childOutputs = tr.childOutputs,
     childGradInputs = tr.childGradInputs,
+    held = tr.held or {},
   }
   if out.needsInput == nil then out.needsInput = not isContainer end
   if out.needsOutput == nil then out.needsOutput = not isContainer end
@@ -81,6 +85,83 @@ function walk.moduleTensors(m, f, skipShadow)
       walk.tensors(v, function(t) f(t, role, k) end)
     end
   end
+end
+
+-- what module m holds beyond its own output, gradInput, parameters and
+-- declared buffers, as the trace must see it: f(t, role) for
+--  - every tensor in its other fields (role 'state'), nested plain tables
+--    included: a field holding another module's input or output (the very
+--    tensor object, a view made by :set() or :view(), or a table of them);
+--  - every tensor of every module it holds in a field other than
+--    'modules' (role: that tensor's role in the held module), and of the
+--    modules those hold in turn: a module that keeps an earlier module to
+--    read its output (a skip connection) or buffers (its max-pooling
+--    indices). Its own children and descendants are not holdings (a
+--    container runs them), nor are the children of a held module (hold
+--    the child itself to read its tensors).
+-- memoryTraits().held narrows a module field to the fields read there:
+-- held = {pooling = {'indices'}} reads only the held module's 'indices'.
+-- Tensors inside objects of other classes, upvalues or globals are not
+-- seen (docs/optnet.md, "Custom modules: what the trace sees").
+function walk.holdings(m, f)
+  local seenModule, seenTable = {[m] = true}, {}
+  local holdingsOf
+  -- h, held by x: its tensors (only the fields named, if given), then its holdings
+  local function heldModule(x, h, only)
+    if seenModule[h] then return end
+    for _, d in ipairs(x:listModules()) do
+      if d == h then return end    -- x's own descendant: x runs it
+    end
+    if only then
+      local names = {}
+      for _, name in ipairs(only) do names[name] = true end
+      walk.moduleTensors(h, function(t, role, field) if names[field] then f(t, role) end end)
+      return
+    end
+    seenModule[h] = true
+    walk.moduleTensors(h, f)
+    holdingsOf(h)
+  end
+  local function visit(x, v, only)
+    if torch.isTensor(v) then
+      f(v, 'state')
+    elseif type(v) == 'table' then
+      if torch.typename(v) then
+        if torch.isTypeOf(v, 'nn.Module') then heldModule(x, v, only) end
+      elseif not seenTable[v] then
+        seenTable[v] = true
+        for _, y in pairs(v) do visit(x, y) end
+      end
+    end
+  end
+  holdingsOf = function(x)
+    local tr = walk.traits(x)
+    for k, v in pairs(x) do
+      local own = k == 'modules' or k == 'output' or k == 'gradInput' or k == '_optnetShadow'
+                  or PARAM[k] or GRADPARAM[k] or tr.buffers[k]
+      if type(k) ~= 'string' or not own then
+        local only = tr.held[k]
+        visit(x, v, type(only) == 'table' and only or nil)
+      end
+    end
+  end
+  holdingsOf(m)
+end
+
+-- storage ids of every output, gradInput and declared buffer of the
+-- modules: the activations (a 'state' field viewing one holds it, it is no
+-- state of its own)
+function walk.activationIds(modules)
+  local ids = {}
+  for _, m in ipairs(modules) do
+    walk.moduleTensors(m, function(t, role)
+      if role == 'output' or role == 'gradInput' or role == 'buffer' then
+        local id = t:_storageId()
+        if id then ids[id] = ids[id] or {}; ids[id][m] = true end
+      end
+    end)
+  end
+  return ids
 end
 
 -- every module of the net, containers included, each once, in listModules order
