@@ -710,6 +710,8 @@ local function optimize(net, input, o)
   local ok, err = pcall(function()
     if type(rc) ~= 'number' then
       try(rc)
+      -- never worse than before: shadows that add more than re-computing saves
+      if plan.grows(result) then untry(); try('none') end
       return
     end
     local fits, noneBytes = try('none')
