@@ -22,6 +22,11 @@ local entries = {
   {name = 'siamese', desc = 'siamese pair with shared weights + PairwiseDistance', small = {batch = 2}},
   {name = 'tablenet', desc = 'ConcatTable/SelectTable/NarrowTable/CAddTable/CMulTable', small = {batch = 2}},
   {name = 'multioutput', desc = 'ConcatTable heads: several outputs', small = {batch = 2}},
+  -- OptNet's own test nets (its models.lua), Threshold(0, 1e-6) in the classifier
+  {name = 'optnet_alexnet', desc = "OptNet's alexnet: two towers, Threshold(0, 1e-6), no dropout",
+   small = {batch = 2, imageSize = 127}, big = true},
+  {name = 'optnet_vgg', desc = "OptNet's vgg (A/B/D/E): Threshold(0, 1e-6), no dropout",
+   small = {batch = 2, imageSize = 32}, big = true},
 }
 
 function M.list()

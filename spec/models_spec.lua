@@ -56,7 +56,8 @@ describe('models zoo', function()
       names[#names + 1] = e.name
     end
     assert.are.same({'mlp', 'lenet', 'alexnet', 'vgg', 'googlenet', 'resnet', 'preresnet', 'densenet',
-                     'paralleljoin', 'convchain', 'unpool', 'siamese', 'tablenet', 'multioutput'}, names)
+                     'paralleljoin', 'convchain', 'unpool', 'siamese', 'tablenet', 'multioutput',
+                     'optnet_alexnet', 'optnet_vgg'}, names)
     assert.has_error(function() models.build('nope', {}) end)
   end)
 

@@ -53,7 +53,13 @@ function AddConstant:updateGradInput(input, gradOutput)
   return self.gradInput
 end
 
+-- in place, backward reads the input (to shift it back) and hands the
+-- gradOutput storage on as gradInput, unwritten
 function AddConstant:memoryTraits()
   return {buffers = {}, needsInput = self.inplace or false, needsOutput = false,
-          inplace = 'inplace'}
+          inplace = 'inplace', writesGradOutput = false}
+end
+
+function AddConstant:inplaceAllowed()
+  return true
 end

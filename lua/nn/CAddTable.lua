@@ -41,8 +41,15 @@ function CAddTable:updateGradInput(input, gradOutput)
   return g
 end
 
+-- in place, backward hands the gradOutput storage on as every gradInput,
+-- unwritten
 function CAddTable:memoryTraits()
-  return {buffers = {}, needsInput = false, needsOutput = false, inplace = 'inplace'}
+  return {buffers = {}, needsInput = false, needsOutput = false, inplace = 'inplace',
+          writesGradOutput = false}
+end
+
+function CAddTable:inplaceAllowed()
+  return true
 end
 
 return CAddTable

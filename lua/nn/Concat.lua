@@ -152,4 +152,13 @@ function Concat:__tostring__()
   return self:_branchString()
 end
 
+-- it copies its children's outputs into its output and sums their
+-- gradInputs at its own steps; it reads no number of its gradOutput there
+-- (each child got its window of it). DepthConcat inherits this.
+function Concat:memoryTraits()
+  local tr = parent.memoryTraits(self)
+  tr.childOutputs, tr.childGradInputs, tr.readsGradOutput = true, true, false
+  return tr
+end
+
 return Concat

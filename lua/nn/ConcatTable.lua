@@ -123,4 +123,13 @@ function ConcatTable:__tostring__()
   return self:_branchString()
 end
 
+-- its output is the table of its children's outputs (read nowhere); at its
+-- backward step it sums their gradInputs and reads no number of its
+-- gradOutput (the children got it)
+function ConcatTable:memoryTraits()
+  local tr = parent.memoryTraits(self)
+  tr.childOutputs, tr.childGradInputs, tr.readsGradOutput = false, true, false
+  return tr
+end
+
 return ConcatTable

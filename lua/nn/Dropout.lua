@@ -70,6 +70,11 @@ function Dropout:memoryTraits()
           inplace = 'inplace'}
 end
 
+-- backward reads only the mask
+function Dropout:inplaceAllowed()
+  return true
+end
+
 function Dropout:__tostring__()
   return string.format('%s(%f)', torch.type(self), self.p)
 end

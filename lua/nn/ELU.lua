@@ -34,6 +34,12 @@ function ELU:memoryTraits()
   return {buffers = {}, needsInput = false, needsOutput = true, inplace = 'inplace'}
 end
 
+-- backward reads only the output, which in place is where it was anyway
+-- (alpha >= 0, checked at construction, keeps the output's sign the input's)
+function ELU:inplaceAllowed()
+  return true
+end
+
 function ELU:__tostring__()
   return string.format('%s (alpha:%f)', torch.type(self), self.alpha)   -- Torch7's text
 end

@@ -34,6 +34,15 @@ function LeakyReLU:memoryTraits()
   return {buffers = {}, needsInput = true, needsOutput = false, inplace = 'inplace'}
 end
 
+-- in place, backward tells the elements apart by the sign of the
+-- overwritten input: a negative negval would flip it (the kernel's check)
+function LeakyReLU:inplaceAllowed()
+  if self.negval < 0 then
+    return false, string.format('in-place processing requires a non-negative negval, got %g', self.negval)
+  end
+  return true
+end
+
 function LeakyReLU:__tostring__()
   return torch.type(self) .. string.format('(%g)', self.negval)
 end

@@ -195,6 +195,19 @@ function Module:memoryTraits()
   return {buffers = {}, needsInput = true, needsOutput = true}
 end
 
+-- Whether the optimizer may turn on the in-place flag that memoryTraits()
+-- .inplace names: true, or false and the reason. The module answers from its
+-- own invariants and current fields (Threshold: value <= threshold, so that
+-- backward can still tell from the overwritten input which elements
+-- passed); the optimizer checks only that nothing else reads what the
+-- module would overwrite. In place, a module's backward writes its
+-- gradInput over its gradOutput unless memoryTraits().writesGradOutput is
+-- false (it hands the gradOutput storage on as gradInput: CAddTable). The
+-- default is no: a module that does not answer is never switched.
+function Module:inplaceAllowed()
+  return false, torch.type(self) .. ' does not say it may run in place (it defines no inplaceAllowed)'
+end
+
 -- empties output, gradInput and the buffers memoryTraits() names
 function Module:clearState()
   local fields = {'output', 'gradInput'}

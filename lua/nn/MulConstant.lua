@@ -49,3 +49,11 @@ function MulConstant:memoryTraits()
           inplace = 'inplace'}
 end
 
+-- in place, backward divides the input back by the constant
+function MulConstant:inplaceAllowed()
+  if self.constant_scalar == 0 then
+    return false, 'in-place processing needs a non-zero constant (backward divides the input back by it)'
+  end
+  return true
+end
+

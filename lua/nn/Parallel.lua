@@ -131,4 +131,13 @@ function Parallel:__tostring__()
   return self:_branchString()
 end
 
+-- it copies its children's outputs into its output and their gradInputs
+-- into its gradInput at its own steps; it reads no number of its
+-- gradOutput there (each child got its window of it)
+function Parallel:memoryTraits()
+  local tr = parent.memoryTraits(self)
+  tr.childOutputs, tr.childGradInputs, tr.readsGradOutput = true, true, false
+  return tr
+end
+
 return Parallel

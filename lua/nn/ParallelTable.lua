@@ -80,4 +80,12 @@ function ParallelTable:__tostring__()
   return self:_branchString()
 end
 
+-- a router: its output and gradInput are tables of its children's; at its
+-- own steps it reads none of their results and no number of its gradOutput
+function ParallelTable:memoryTraits()
+  local tr = parent.memoryTraits(self)
+  tr.childOutputs, tr.childGradInputs, tr.readsGradOutput = false, false, false
+  return tr
+end
+
 return ParallelTable

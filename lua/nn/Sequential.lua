@@ -122,4 +122,13 @@ function Sequential:__tostring__()
   return str .. line .. '}'
 end
 
+-- a router: its output and gradInput are its children's; at its own steps
+-- it reads none of their results and no number of its gradOutput (the
+-- children got it)
+function Sequential:memoryTraits()
+  local tr = parent.memoryTraits(self)
+  tr.childOutputs, tr.childGradInputs, tr.readsGradOutput = false, false, false
+  return tr
+end
+
 return Sequential

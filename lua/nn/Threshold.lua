@@ -42,3 +42,15 @@ end
 function Threshold:memoryTraits()
   return {buffers = {}, needsInput = true, needsOutput = false, inplace = 'inplace'}
 end
+
+-- Torch7's invariant (validateParameters; the kernel's th_nn_act_check):
+-- in place, backward reads the overwritten input, where an element that
+-- did not pass holds value; value <= threshold keeps it from passing again.
+-- (OptNet's alexnet and vgg use Threshold(0, 1e-6): never in place.)
+function Threshold:inplaceAllowed()
+  if self.val > self.threshold then
+    return false, string.format('in-place processing requires value (%g) not exceed threshold (%g)',
+                                self.val, self.threshold)
+  end
+  return true
+end

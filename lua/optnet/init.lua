@@ -185,13 +185,15 @@ local function unguard(net, saved)
   for _, k in ipairs(GUARDED) do rawset(net, k, saved[k]) end
 end
 
--- a module that can run in place may, when nothing else can see what it
--- overwrites. In place it writes twice: forward its output over its input,
--- and backward (training) its gradInput over its gradOutput (Threshold,
--- ReLU, LeakyReLU, ELU, Dropout and MulConstant write there; AddConstant and
--- CAddTable only hand the gradOutput storage itself on as gradInput, so that
--- what is upstream in backward writes there; any other module counts as a
--- writer, which is only ever more careful).
+-- a module that can run in place may, when it says so and nothing else can
+-- see what it overwrites. The module decides whether it can: its
+-- memoryTraits().inplace names the flag and its inplaceAllowed() answers
+-- from its own invariants (Threshold(0, 1e-6) says no: value above
+-- threshold); this only decides where it is safe. In place it writes twice:
+-- forward its output over its input, and backward (training) its gradInput
+-- over its gradOutput, unless its traits say writesGradOutput = false (it
+-- only hands the gradOutput storage itself on as gradInput, so that what is
+-- upstream in backward writes there: AddConstant, CAddTable).
 -- Each switch makes two storages one (input and output; gradOutput and
 -- gradInput), and a chain of in-place modules shares one storage, which
 -- each of them overwrites in turn. So per candidate, in forward order, the
@@ -208,17 +210,16 @@ end
 -- gradOutput, which the net without optnet leaves intact.
 -- Uses are per storage, so two disjoint views of one storage (Concat's
 -- gradOutput slices) count as one: careful, never wrong.
-local function chooseInplace(rec, p)
+-- Returns the list of {module, flag} to switch; with verbose, says on
+-- stderr why each candidate was or was not switched.
+local function chooseInplace(rec, p, verbose)
   local movable = {}
   for _, e in ipairs(p.entries) do movable[e.id] = true end
-  -- in place, their backward passes the gradOutput storage on unwritten
-  local ALIAS_ONLY = {['nn.AddConstant'] = true, ['nn.CAddTable'] = true}
-  -- nn's own containers read no number of their gradOutput at their backward
-  -- step (the children got it): they read the children's gradInputs
-  -- (ConcatTable sums them, Concat copies them) or, routers (Sequential,
-  -- ParallelTable), nothing. Any other container reads all it touched.
-  local KNOWN = {['nn.Sequential'] = true, ['nn.ParallelTable'] = true, ['nn.ConcatTable'] = true,
-                 ['nn.Concat'] = true, ['nn.DepthConcat'] = true, ['nn.Parallel'] = true}
+  local paths = verbose and walk.paths(rec.modules[1])
+  local function who(m)
+    local path = paths[m] or '?'
+    return (path == '' and '' or path .. ' ') .. torch.type(m)
+  end
 
   local function push(t, k, v)
     local l = t[k]
@@ -252,7 +253,11 @@ local function chooseInplace(rec, p)
       local st = rec.steps[s]
       local m = st.module
       local read = u
-      if st.kind == 'backward' and KNOWN[torch.typename(m)] then
+      -- a container's own backward step: what it reads, its traits say
+      -- (nn's containers read no number of their gradOutput there: the
+      -- children got it; ConcatTable and Concat read the children's
+      -- gradInputs, routers nothing)
+      if st.kind == 'backward' and not rec.traits[m].readsGradOutput then
         read = {}
         if rec.traits[m].childGradInputs then
           for _, c in ipairs(m.modules) do walk.storageIds(c.gradInput, read) end
@@ -313,7 +318,7 @@ local function chooseInplace(rec, p)
     if not d or #d ~= 1 then return nil end
     local st = rec.steps[d[1]]
     return {module = m, step = d[1], inIds = st.gradOutputIds, outIds = st.gradInputIds, uses = readers,
-            aliasOnly = ALIAS_ONLY[torch.typename(m)]}
+            aliasOnly = not rec.traits[m].writesGradOutput}
   end
   -- the user's own in-place modules (their input and output, gradOutput and
   -- gradInput, are one storage in the trace already)
@@ -327,7 +332,8 @@ local function chooseInplace(rec, p)
   end
 
   -- whether, after w's write, only w itself and what is downstream of the
-  -- write (through the in-place modules ws after it) use the class cls
+  -- write (through the in-place modules ws after it) use the class cls;
+  -- if not, false and the step that uses it
   local function writeSafe(w, ws, cls)
     if w.aliasOnly then return true end
     local down = {}
@@ -350,7 +356,7 @@ local function chooseInplace(rec, p)
           -- a forward step after the forward pass re-computes (optnet.recompute)
           -- from this very input, even when it is this module's own
           if s > w.step and (st.module ~= w.module or (s > rec.nForward and st.kind == 'forward')) then
-            return false
+            return false, s
           end
         end
       end
@@ -358,28 +364,43 @@ local function chooseInplace(rec, p)
     return true
   end
   -- whether the class that w's write merges is movable and written safely
-  -- by every in-place module in it
+  -- by every in-place module in it; if not, false and why
   local function safe(w)
-    if not next(w.inIds) then return false end
+    local pass = w.uses == users and 'forward' or 'backward'
+    if not next(w.inIds) then return false, pass .. ': nothing to write over' end
     local cls = classOf(both(w.inIds, w.outIds))
     for id in pairs(cls) do
-      if not movable[id] then return false end
+      if not movable[id] then
+        return false, pass .. ": it would overwrite a storage the plan does not own (the user's input or gradOutput)"
+      end
     end
     local ws = {w}
     for _, v in ipairs(writers) do
       if v.uses == w.uses and intersects(v.inIds, cls) then ws[#ws + 1] = v end
     end
     for _, v in ipairs(ws) do
-      if not writeSafe(v, ws, cls) then return false end
+      local ok, s = writeSafe(v, ws, cls)
+      if not ok then
+        return false, verbose and string.format('%s: %s still uses the storage %s overwrites (%s step %d)', pass,
+          who(rec.steps[s].module), v.module == w.module and 'it' or who(v.module), rec.steps[s].kind, s)
+      end
     end
     return true
   end
 
+  local function tell(m, fmt, ...)
+    if verbose then io.stderr:write(string.format('optnet: %s ' .. fmt .. '\n', who(m), ...)) end
+  end
   local switched = {}
   for step = 1, rec.nForward do
     local m = rec.steps[step].module
     local flag = rec.traits[m].inplace
+    local allowed, reason = false, nil
     if flag and m[flag] == false then
+      if m.inplaceAllowed then allowed, reason = m:inplaceAllowed() else reason = 'no inplaceAllowed' end
+      if not allowed then tell(m, 'stays out of place (it says: %s)', tostring(reason)) end
+    end
+    if allowed then
       -- a module run twice in one pass is left alone
       local fw = forwardOf(m)
       local bw = fw and derSteps[m] and backwardOf(m)
@@ -397,7 +418,13 @@ local function chooseInplace(rec, p)
           end
         end
       end
-      if fw and safe(fw) and (not derSteps[m] or (bw and safe(bw))) then
+      local ok, why = fw ~= nil, 'it runs more than once in a pass'
+      if ok then ok, why = safe(fw) end
+      if ok and derSteps[m] then
+        if bw then ok, why = safe(bw) else ok, why = false, 'its backward runs more than once in a pass' end
+      end
+      if ok then
+        tell(m, 'runs in place')
         switched[#switched + 1] = {module = m, flag = flag}
         union(both(fw.inIds, fw.outIds))
         writers[#writers + 1] = fw
@@ -406,6 +433,7 @@ local function chooseInplace(rec, p)
           writers[#writers + 1] = bw
         end
       else
+        tell(m, 'stays out of place (%s)', why)
         for _, l in ipairs(extra) do l[#l] = nil end
       end
     end
@@ -556,7 +584,7 @@ local function planPass(net, modules, input, o, restoreState)
   local p = plan.intervals(rec, net, input, o, needs)
   local inplaced = {}
   if o.inplace and o.reuse then
-    inplaced = chooseInplace(rec, p)
+    inplaced = chooseInplace(rec, p, o.verbose)
     if #inplaced > 0 then
       for _, s in ipairs(inplaced) do
         s.module[s.flag] = true

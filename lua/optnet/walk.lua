@@ -24,41 +24,38 @@ function walk.tensors(v, f, seen)
   end
 end
 
--- whether a container reads its children's outputs at its own forward step
--- (it copies them: Concat) and their gradInputs at its backward step (it
--- sums or copies them: ConcatTable, Concat). Routers that only hand tensors
--- along (Sequential, ParallelTable) read neither; unknown containers are
--- assumed to read both, which is always safe.
-local CONTAINERS = {
-  ['nn.Sequential'] = {false, false},
-  ['nn.ParallelTable'] = {false, false},
-  ['nn.ConcatTable'] = {false, true},
-  ['nn.Concat'] = {true, true},
-  ['nn.DepthConcat'] = {true, true},
-  ['nn.Parallel'] = {true, true},
-}
+local function default(v, d)
+  if v == nil then return d end
+  return v
+end
 
--- the module's memory traits with defaults filled in
+-- the module's memory traits (its memoryTraits(), lua/nn) with defaults
+-- filled in; what a module does not declare is assumed the careful way:
+--   needsInput, needsOutput: whether backward reads the input, the output
+--     (default: yes for a leaf, no for a container, whose children read);
+--   inplace: the name of its in-place flag field (whether the flag may be
+--     turned on is the module's inplaceAllowed());
+--   writesGradOutput: in place, whether backward writes into gradOutput
+--     (default yes) or only hands its storage on as gradInput (CAddTable);
+--   containers: childOutputs, childGradInputs: whether it reads its
+--     children's outputs at its forward step (Concat copies them) and their
+--     gradInputs at its backward step (ConcatTable sums them), and
+--     readsGradOutput: whether its backward step reads its gradOutput or
+--     its gradInput itself. nn's containers say; others read all three.
 function walk.traits(m)
   local tr = m.memoryTraits and m:memoryTraits() or {}
   local isContainer = type(m.modules) == 'table'
-  local out = {
+  return {
     buffers = tr.buffers or {},
-    needsInput = tr.needsInput,
-    needsOutput = tr.needsOutput,
+    needsInput = default(tr.needsInput, not isContainer),
+    needsOutput = default(tr.needsOutput, not isContainer),
     inplace = tr.inplace,
-    childOutputs = tr.childOutputs,
-    childGradInputs = tr.childGradInputs,
+    writesGradOutput = default(tr.writesGradOutput, true),
+    childOutputs = default(tr.childOutputs, isContainer),
+    childGradInputs = default(tr.childGradInputs, isContainer),
+    readsGradOutput = default(tr.readsGradOutput, true),
     held = tr.held or {},
   }
-  if out.needsInput == nil then out.needsInput = not isContainer end
-  if out.needsOutput == nil then out.needsOutput = not isContainer end
-  -- containers that compute (Concat, JoinTable-like) read their children's
-  -- results; pure routers (Sequential) declare they do not
-  local known = CONTAINERS[torch.typename(m)]
-  if out.childOutputs == nil then out.childOutputs = isContainer and (not known or known[1]) end
-  if out.childGradInputs == nil then out.childGradInputs = isContainer and (not known or known[2]) end
-  return out
 end
 
 -- calls f(tensor, role, fieldname) for each tensor held by module m itself
