@@ -33,6 +33,14 @@ static int check_vec(const th_tensor *t, int64_t F, th_dtype dt, const char *wha
   return TH_OK;
 }
 
+/* A resize may move a storage's data (realloc): when an output shares its
+   storage with a vector (an optimized net's arena, a user's views), the
+   pointers taken before it dangle. So vectors are checked first, for the
+   messages, and pointed at again once every output has its size. */
+static void repoint(vec *v, const th_tensor *t) {
+  if (t != NULL && v->p != NULL) v->p = th_tensor_data(t);
+}
+
 static int check_geom(const th_tensor *input, const th_tensor *running_mean, geom *g) {
   char a[128];
   int d;
@@ -88,10 +96,17 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
     return TH_ERR;
   th_tensor_init(&in, dt);
   if (th_nn_contiguous(&in, input) == TH_OK &&
-      th_tensor_resize(output, input->ndim, input->size) == TH_OK)
+      th_tensor_resize(output, input->ndim, input->size) == TH_OK) {
+    repoint(&w, weight);
+    repoint(&b, bias);
+    repoint(&rm, running_mean);
+    repoint(&rv, running_var);
+    repoint(&sm, save_mean);
+    repoint(&ss, save_std);
     rc = TH_DISPATCH_FLOATING(dt, batchnorm_forward,
                               (&in, output, &w, &b, &rm, &rv, &sm, &ss, &g, train, momentum, eps),
                               "BatchNormalization");
+  }
   th_tensor_clear(&in);
   return rc;
 }
@@ -137,11 +152,20 @@ int th_nn_batchnorm_backward(const th_tensor *input, const th_tensor *gradOutput
   th_tensor_init(&in, dt);
   th_tensor_init(&go, dt);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
-      (gradInput == NULL || th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK))
+      (gradInput == NULL || th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)) {
+    repoint(&w, weight);
+    repoint(&gw, gradWeight);
+    repoint(&gb, gradBias);
+    repoint(&rm, running_mean);
+    repoint(&rv, running_var);
+    repoint(&sm, train ? save_mean : NULL);
+    repoint(&ss, train ? save_std : NULL);
+    repoint(&st, stats_mode != TH_NN_STATS_NONE ? stats : NULL);
     rc = TH_DISPATCH_FLOATING(dt, batchnorm_backward,
                               (&in, &go, gradInput, &gw, &gb, &w, &rm, &rv, &sm, &ss, &st,
                                stats_mode, &g, train, scale, eps),
                               "BatchNormalization");
+  }
   th_tensor_clear(&in);
   th_tensor_clear(&go);
   return rc;
