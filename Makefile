@@ -143,7 +143,8 @@ fuzz: fuzz-build build
 # the big thread-comparison sizes, GC pacing, bin/th subprocesses), which
 # take hours under memcheck on 2 cores; VG_SPEC=spec runs them all.
 VG_SLOW := spec/nn_conv_spec.lua spec/plan_spec.lua spec/optnet_spec.lua spec/train_mlp_spec.lua \
-  spec/threads_spec.lua spec/memory_gc_spec.lua spec/th_spec.lua
+  spec/threads_spec.lua spec/memory_gc_spec.lua spec/th_spec.lua spec/optnet_lifecycle_spec.lua \
+  spec/demo_spec.lua spec/optnet_neverworse_spec.lua spec/optnet_inplace_traits_spec.lua
 VG_SPEC ?= $(filter-out $(VG_SLOW),$(sort $(wildcard spec/*_spec.lua)))
 VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-leak-kinds=definite,indirect \
   --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=30 \
