@@ -14,31 +14,7 @@ local models = require 'models'
 local helpers = require 'spec.support.helpers'
 local clone = helpers.clone
 
-local function each(v, f, path)
-  path = path or 'v'
-  if torch.isTensor(v) then return f(v, path) end
-  for k, x in pairs(v) do each(x, f, path .. '.' .. tostring(k)) end
-end
-
--- a and b (tensors or tables of tensors) hold the same numbers, exactly
-local function same(a, b, what)
-  local fa = {}
-  each(a, function(t, p) fa[p] = t end)
-  each(b, function(t, p)
-    assert(fa[p], what .. ': missing ' .. p)
-    assert.are.same(fa[p]:size():totable(), t:size():totable())
-    local d = t:nElement() > 0 and (fa[p]:double() - t:double()):abs():max() or 0
-    assert(d == 0, string.format('%s: %s differs by %g', what, p, d))
-  end)
-end
-
-local function gradFor(out, seed)
-  torch.manualSeed(seed)
-  if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
-  local g = {}
-  for k, v in pairs(out) do g[k] = gradFor(v, seed + k) end
-  return g
-end
+local each, same, gradFor = helpers.each, helpers.identical, helpers.gradFor
 
 -- optimizes a clone of net a in the given mode and compares it with a over
 -- two steps: outputs (inference); outputs, gradInputs, gradParameters and

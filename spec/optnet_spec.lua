@@ -5,33 +5,9 @@ require 'nn'
 local optnet = require 'optnet'
 local models = require 'models'
 
-local function each(v, f, path)
-  path = path or 'output'
-  if torch.isTensor(v) then return f(v, path) end
-  for k, x in pairs(v) do each(x, f, path .. '.' .. tostring(k)) end
-end
-
-local clone = require('spec.support.helpers').clone
-
--- asserts a and b (tensors or tables of tensors) are identical
-local function same(a, b, what)
-  local fa = {}
-  each(a, function(t, p) fa[p] = t end)
-  each(b, function(t, p)
-    assert(fa[p], what .. ': missing ' .. p)
-    assert.are.same(fa[p]:size():totable(), t:size():totable())
-    local d = t:nElement() > 0 and (fa[p]:double() - t:double()):abs():max() or 0
-    assert(d == 0, string.format('%s: %s differs by %g', what, p, d))
-  end)
-end
-
-local function gradFor(out, seed)
-  torch.manualSeed(seed)
-  if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
-  local g = {}
-  for k, v in pairs(out) do g[k] = gradFor(v, seed + k) end
-  return g
-end
+local helpers = require('spec.support.helpers')
+local clone = helpers.clone
+local each, same, gradFor = helpers.each, helpers.identical, helpers.gradFor
 
 local function total(m) return optnet.countUsedMemory(m).total_size end
 

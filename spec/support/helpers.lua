@@ -76,4 +76,34 @@ function M.flat(x, out)
   return out
 end
 
+-- f(tensor, path) for every tensor in v (a tensor or nested tables), path
+-- naming it from 'path' down ('output.1.2')
+function M.each(v, f, path)
+  path = path or 'output'
+  if torch.isTensor(v) then return f(v, path) end
+  for k, x in pairs(v) do M.each(x, f, path .. '.' .. tostring(k)) end
+end
+
+-- asserts a and b (tensors or tables of tensors) are identical: same paths,
+-- sizes and numbers; 'what' opens the message
+function M.identical(a, b, what)
+  local fa = {}
+  M.each(a, function(t, p) fa[p] = t end)
+  M.each(b, function(t, p)
+    assert(fa[p], what .. ': missing ' .. p)
+    assert.are.same(fa[p]:size():totable(), t:size():totable())
+    local d = t:nElement() > 0 and (fa[p]:double() - t:double()):abs():max() or 0
+    assert(d == 0, string.format('%s: %s differs by %g', what, p, d))
+  end)
+end
+
+-- a gradOutput shaped like out (a tensor or table), uniform in [-1, 1] from seed
+function M.gradFor(out, seed)
+  torch.manualSeed(seed)
+  if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
+  local g = {}
+  for k, v in pairs(out) do g[k] = M.gradFor(v, seed + k) end
+  return g
+end
+
 return M
