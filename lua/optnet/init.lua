@@ -1023,11 +1023,13 @@ function optnet.optimizeMemory(net, input, opts)
     fail('optimizeMemory', 'this module is part of a net optimized by optnet; '
       .. 'call optnet.removeOptimization on that net first')
   end
-  if active[net] then
-    remove(net, active[net])
-  elseif record.carries(walk.modules(net)) then
-    strip(net, walk.modules(net), true)
+  if active[net] then remove(net, active[net]) end
+  -- a net optimized on its own inside this one (or a part of one) gives
+  -- its optimization up first: one plan per net
+  for _, m in ipairs(walk.modules(net)) do
+    if m ~= net and active[m] then remove(m, active[m]) end
   end
+  if record.carries(walk.modules(net)) then strip(net, walk.modules(net), true) end
   local state = optimize(net, input, o)
   if o.verbose then
     local arena, lb = 0, 0
