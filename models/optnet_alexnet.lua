@@ -41,11 +41,7 @@ local function builder(opts)
   local t2 = t1:clone()
   for _, m in ipairs(t2:findModules('nn.SpatialConvolution')) do m:reset() end
   local features = nn.Concat(2):add(t1):add(t2)
-  local classifier = nn.Sequential()
-  classifier:add(nn.View(256 * s * s))
-  classifier:add(nn.Linear(256 * s * s, 4096)):add(nn.Threshold(0, 1e-6))
-  classifier:add(nn.Linear(4096, 4096)):add(nn.Threshold(0, 1e-6))
-  classifier:add(nn.Linear(4096, o.nClasses)):add(nn.LogSoftMax())
+  local classifier = util.thresholdClassifier(256 * s * s, o.nClasses)
   local net = nn.Sequential():add(features):add(classifier)
   return util.finish(net, o, 3, size, size)
 end

@@ -10,14 +10,7 @@
 require 'nn'
 local util = require 'models.util'
 
--- output channels of each convolution, 'M' for a 2x2 max pooling
-local cfgs = {
-  A = {64, 'M', 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
-  B = {64, 64, 'M', 128, 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
-  D = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 'M', 512, 512, 512, 'M', 512, 512, 512, 'M'},
-  E = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 256, 'M', 512, 512, 512, 512, 'M',
-       512, 512, 512, 512, 'M'},
-}
+local cfgs = util.VGG
 
 local function builder(opts)
   local o = util.options('optnet_vgg', opts, {modelType = 'A', imageSize = 224, nClasses = 1000})
@@ -41,11 +34,7 @@ local function builder(opts)
   end
   local f = size // 32
   local n = 512 * f * f
-  local classifier = nn.Sequential()
-  classifier:add(nn.View(n))
-  classifier:add(nn.Linear(n, 4096)):add(nn.Threshold(0, 1e-6))
-  classifier:add(nn.Linear(4096, 4096)):add(nn.Threshold(0, 1e-6))
-  classifier:add(nn.Linear(4096, o.nClasses)):add(nn.LogSoftMax())
+  local classifier = util.thresholdClassifier(n, o.nClasses)
   local net = nn.Sequential():add(features):add(classifier)
   return util.finish(net, o, 3, size, size)
 end

@@ -58,4 +58,26 @@ function M.finishTable(net, o, shapes)
   return net, input
 end
 
+-- VGG's configurations (Simonyan & Zisserman 2014): output channels of
+-- each 3x3 convolution, 'M' for a 2x2 max pooling (models.vgg, models.optnet_vgg)
+M.VGG = {
+  A = {64, 'M', 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
+  B = {64, 64, 'M', 128, 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
+  D = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 'M', 512, 512, 512, 'M', 512, 512, 512, 'M'},
+  E = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 256, 'M', 512, 512, 512, 512, 'M',
+       512, 512, 512, 512, 'M'},
+}
+
+-- the classifier of OptNet's own alexnet and vgg (soumith's imagenet-multiGPU):
+-- a View of n features without setNumInputDims, then Linear layers whose
+-- activations are nn.Threshold(0, 1e-6), which may not run in place
+function M.thresholdClassifier(n, nClasses)
+  local c = nn.Sequential()
+  c:add(nn.View(n))
+  c:add(nn.Linear(n, 4096)):add(nn.Threshold(0, 1e-6))
+  c:add(nn.Linear(4096, 4096)):add(nn.Threshold(0, 1e-6))
+  c:add(nn.Linear(4096, nClasses)):add(nn.LogSoftMax())
+  return c
+end
+
 return M

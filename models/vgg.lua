@@ -4,13 +4,7 @@
 require 'nn'
 local util = require 'models.util'
 
-local cfgs = {
-  A = {64, 'M', 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
-  B = {64, 64, 'M', 128, 128, 'M', 256, 256, 'M', 512, 512, 'M', 512, 512, 'M'},
-  D = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 'M', 512, 512, 512, 'M', 512, 512, 512, 'M'},
-  E = {64, 64, 'M', 128, 128, 'M', 256, 256, 256, 256, 'M', 512, 512, 512, 512, 'M',
-       512, 512, 512, 512, 'M'},
-}
+local cfgs = util.VGG
 
 local function builder(opts)
   local o = util.options('vgg', opts, {modelType = 'A', nClasses = 1000})

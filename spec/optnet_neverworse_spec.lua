@@ -11,7 +11,8 @@ require 'nn'
 local optnet = require 'optnet'
 local plan = require 'optnet.plan'
 local models = require 'models'
-local clone = require('spec.support.helpers').clone
+local helpers = require 'spec.support.helpers'
+local clone = helpers.clone
 
 -- the small nets: {name, builder() -> net, input}
 local SMALL, byName = {}, {}
@@ -88,24 +89,7 @@ small('3-output ConcatTable', function()
   return net, torch.rand(2, 2)
 end)
 
--- asserts a and b (tensors or nested tables of tensors) hold the same numbers
-local function same(a, b, what)
-  if torch.isTensor(a) then
-    assert(torch.isTensor(b), what .. ': a tensor expected')
-    assert.are.same(a:size():totable(), b:size():totable(), what .. ': sizes')
-    local d = a:nElement() > 0 and (a:double() - b:double()):abs():max() or 0
-    assert(d == 0, string.format('%s differs by %g', what, d))
-    return
-  end
-  for k, v in pairs(a) do same(v, b[k], what .. '.' .. tostring(k)) end
-end
-
-local function gradFor(out)
-  if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
-  local g = {}
-  for k, v in pairs(out) do g[k] = gradFor(v) end
-  return g
-end
+local same, gradFor = helpers.identical, helpers.gradFor
 
 -- a pass of net in mode at a fixed seed: output, and in training gradInput
 -- and the parameter gradients (from zero), all cloned

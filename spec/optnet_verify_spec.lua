@@ -21,14 +21,8 @@ local function same(a, b, what)
   for k, x in pairs(a) do same(x, b[k], what .. '.' .. tostring(k)) end
 end
 
-local clone = require('spec.support.helpers').clone
-
-local function gradFor(out)
-  if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
-  local g = {}
-  for k, v in pairs(out) do g[k] = gradFor(v) end
-  return g
-end
+local helpers = require 'spec.support.helpers'
+local clone, gradFor = helpers.clone, helpers.gradFor
 
 for _, entry in ipairs(models.list()) do
   describe('optnet verify on ' .. entry.name, function()

@@ -810,9 +810,9 @@ local function optimize(net, input, o)
   end
   modules = walk.modules(net)
   local arenas, bindings = apply.rebind(modules, p, result)
-  local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p, inplaced = inplaced,
+  local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
-                 nForward = rec.nForward, reorder = undoRo}
+                 nForward = rec.nForward}
   for _, s in ipairs(inplaced) do rawset(s.module, '_optnetInplace', s.flag) end
   record.writeRoot(net, state)
   install(net, state)
@@ -899,6 +899,14 @@ local function undoInplaceRecords(modules)
   end
 end
 
+-- the branch orders optnet.reorder chose ('_branchOrder', a field only
+-- optnet sets), when the root record r says it chose any
+local function clearBranchOrders(modules, r)
+  if type(r) == 'table' and r.reorder then
+    for _, m in ipairs(modules) do rawset(m, '_branchOrder', nil) end
+  end
+end
+
 -- a derived net or piece back to its unoptimized form from its records
 -- alone (no state: a clone of a part, a net whose records cannot be put
 -- back in force). keep: give the arena tensors private copies (contents
@@ -921,9 +929,7 @@ local function strip(net, modules, keep)
   apply.restoreGradParams(modules)
   undoInplaceRecords(modules)
   for _, m in ipairs(modules) do rawset(m, '_optnetShadow', nil) end
-  if type(r) == 'table' and r.reorder then
-    for _, m in ipairs(modules) do rawset(m, '_branchOrder', nil) end
-  end
+  clearBranchOrders(modules, r)
   record.clear(modules, net)
 end
 
@@ -952,14 +958,9 @@ local function attach(net)
   local arenas, placed = record.settle(record.bindings(modules), r.arena, true)
   record.isolate(modules, arenas, placed)
   local p, result = record.plan(r, arenas)
-  local inplaced = {}
-  for _, m in ipairs(modules) do
-    local flag = rawget(m, '_optnetInplace')
-    if type(flag) == 'string' then inplaced[#inplaced + 1] = {module = m, flag = flag} end
-  end
   local st = {opts = opts, modules = modules, arenas = arenas, bindings = record.stateBindings(placed, p),
               plan = p, result = result, signature = r.signature, nSteps = r.nSteps, nForward = r.nForward,
-              inplaced = inplaced, net = net, attached = true}
+              net = net}
   install(net, st)
   return st
 end
@@ -1004,11 +1005,7 @@ local function remove(net, state)
     for _, b in ipairs(record.bindings(modules)) do b.t:_setLimit(0) end
     undoInplaceRecords(modules)
     if state.recompute then recompute.uninstall(state.recompute) end
-    if state.reorder then
-      reorder.uninstall(state.reorder)
-    elseif state.attached and state.result.reorder ~= 'module' then
-      for _, m in ipairs(modules) do rawset(m, '_branchOrder', nil) end
-    end
+    clearBranchOrders(modules, rawget(net, '_optnet'))
   end
   record.clear(modules, net)
   state.arenas = nil

@@ -97,12 +97,14 @@ function M.identical(a, b, what)
   end)
 end
 
--- a gradOutput shaped like out (a tensor or table), uniform in [-1, 1] from seed
+-- a gradOutput shaped like out (a tensor or table), uniform in [-1, 1]:
+-- from seed (each table entry from seed + its key), or from the generator
+-- as it is when no seed is given
 function M.gradFor(out, seed)
-  torch.manualSeed(seed)
+  if seed then torch.manualSeed(seed) end
   if torch.isTensor(out) then return out:clone():uniform(-1, 1) end
   local g = {}
-  for k, v in pairs(out) do g[k] = M.gradFor(v, seed + k) end
+  for k, v in pairs(out) do g[k] = M.gradFor(v, seed and seed + k) end
   return g
 end
 
