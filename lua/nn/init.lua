@@ -34,4 +34,42 @@ local files = {
 }
 for _, f in ipairs(files) do load(f) end
 
+-- Torch7's remaining CPU modules, by family (each list loads after the
+-- above, so a module may derive from any class loaded there)
+
+-- simple layers and activations
+local simple = {
+}
+for _, f in ipairs(simple) do load(f) end
+
+-- structural and table modules
+local structural = {
+}
+for _, f in ipairs(structural) do load(f) end
+
+-- linear family, distances and products
+local products = {
+}
+for _, f in ipairs(products) do load(f) end
+
+-- temporal and spatial convolutions
+local convolutions = {
+}
+for _, f in ipairs(convolutions) do load(f) end
+
+-- spatial pooling, sampling, padding and normalization
+local spatial = {
+}
+for _, f in ipairs(spatial) do load(f) end
+
+-- volumetric modules
+local volumetric = {
+}
+for _, f in ipairs(volumetric) do load(f) end
+
+-- criterions and training helpers
+local criterions = {
+}
+for _, f in ipairs(criterions) do load(f) end
+
 return nn

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "th_lua.h"
+#include "th_lua_nnarg.h"
 #include "../nn/th_nn.h"
 #include "../tensor/th_error.h"
 
@@ -386,4 +387,10 @@ void th_lua_open_nn(lua_State *L, int C) {
   luaL_setfuncs(L, nn_funcs, 0);
   lua_pop(L, 1);
   th_lua_open_nn_layers(L, C);
+  th_lua_open_nn_simple(L, C);
+  th_lua_open_nn_products(L, C);
+  th_lua_open_nn_temporal(L, C);
+  th_lua_open_nn_spatial(L, C);
+  th_lua_open_nn_volumetric(L, C);
+  th_lua_open_nn_crit(L, C);
 }

@@ -1,0 +1,14 @@
+/*
+** th_lua_nn_crit.c: bindings in torch._C.nn for criterions
+** (Torch7's wider module set). Arguments as in th_lua_nnarg.h.
+*/
+#include "th_lua_nnarg.h"
+
+static const luaL_Reg funcs[] = {
+    {NULL, NULL}};
+
+void th_lua_open_nn_crit(lua_State *L, int C) {
+  th_lua_nn_push(L, C);
+  luaL_setfuncs(L, funcs, 0);
+  lua_pop(L, 1);
+}

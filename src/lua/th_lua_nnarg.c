@@ -1,0 +1,83 @@
+/*
+** th_lua_nnarg.c: argument handling shared by the nn binding files (see
+** th_lua_nnarg.h).
+*/
+#include <math.h>
+#include <stdio.h>
+#include "th_lua_nnarg.h"
+
+const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method) {
+  const char *cls = lua_istable(L, 1) ? th_lua_typename(L, 1) : "nn.?";
+  snprintf(f->s, sizeof f->s, "%s:%s", cls, method);
+  return f->s;
+}
+
+th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what) {
+  if (th_lua_totensor(L, idx) == NULL)
+    luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
+  return th_lua_checktensor(L, idx, fn);  /* refuses freed tensors */
+}
+
+th_tensor *th_lua_nn_opttensor(lua_State *L, int idx, const char *fn, const char *what) {
+  return lua_isnoneornil(L, idx) ? NULL : th_lua_nn_tensor(L, idx, fn, what);
+}
+
+double th_lua_nn_num(lua_State *L, int idx, double def, const char *fn, const char *what) {
+  int isnum;
+  lua_Number v;
+  if (lua_isnoneornil(L, idx)) return def;
+  v = lua_tonumberx(L, idx, &isnum);
+  if (!isnum) luaL_error(L, "%s: %s must be a number, got %s", fn, what, th_lua_typename(L, idx));
+  return (double)v;
+}
+
+/* |v| < 2^62 keeps every later size product of two such values checkable */
+int64_t th_lua_nn_int(lua_State *L, int idx, int64_t def, const char *fn, const char *what) {
+  double v = th_lua_nn_num(L, idx, (double)def, fn, what);
+  if (!(fabs(v) < 4611686018427387904.0) || v != floor(v))
+    luaL_error(L, "%s: %s must be an integer, got %g", fn, what, v);
+  return (int64_t)v;
+}
+
+static void field(lua_State *L, const char *k) {
+  if (!lua_istable(L, 1)) luaL_error(L, "nn: module expected as argument 1, got %s", th_lua_typename(L, 1));
+  lua_getfield(L, 1, k);
+}
+
+int64_t th_lua_nn_intfield(lua_State *L, const char *k, int64_t def, const char *fn) {
+  int64_t v;
+  char what[80];
+  field(L, k);
+  snprintf(what, sizeof what, "field '%s'", k);
+  v = th_lua_nn_int(L, lua_gettop(L), def, fn, what);
+  lua_pop(L, 1);
+  return v;
+}
+
+double th_lua_nn_numfield(lua_State *L, const char *k, double def, const char *fn) {
+  double v;
+  char what[80];
+  field(L, k);
+  snprintf(what, sizeof what, "field '%s'", k);
+  v = th_lua_nn_num(L, lua_gettop(L), def, fn, what);
+  lua_pop(L, 1);
+  return v;
+}
+
+int th_lua_nn_boolfield(lua_State *L, const char *k, int def) {
+  int v;
+  field(L, k);
+  v = lua_isnil(L, -1) ? def : lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+void th_lua_nn_push(lua_State *L, int C) {
+  lua_getfield(L, C, "nn");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, C, "nn");
+  }
+}
