@@ -22,7 +22,8 @@
 --     default), and every tensor field the module holds after a training
 --     pass is classified: output, gradInput, parameter or its gradient (the
 --     tensors parameters() returns), a buffer, or state (traits.state)
---   optnet: the module in a Sequential, optimized in inference and in
+--   optnet: the module in a Sequential (after an exact x * 1 when the
+--     input is a floating tensor, so that in-place switching is tried), optimized in inference and in
 --     training mode (verify on: dead slots are NaN), gives exactly the
 --     numbers of an unoptimized copy, at the traced input and at case.input2
 --     (another batch: a re-plan), and again after removeOptimization.
@@ -47,6 +48,7 @@
 --   stochastic = true each run reseeds the generator (Dropout-like modules)
 --   noGradInput = true backward is not defined for this input (integer input)
 --   optnet = false    the module cannot run inside optnet (say why in 'why')
+--   prefix = false    no x * 1 before the module in the optnet check
 --   float = false     the module has no float path (say why)
 --   skip = {name = reason}  skip one named check, with the reason
 --
@@ -287,7 +289,14 @@ local function optnetChecks(it, case, name)
   for _, mode in ipairs{'inference', 'training'} do
     it(name .. ': optnet (' .. mode .. ') gives the unoptimized numbers', function()
       local m, x = fresh(case)
-      local ref = nn.Sequential():add(m)
+      -- a floating tensor input first goes through x * 1 (exact), so that
+      -- the module's input is an activation optnet may overwrite (the net's
+      -- own input never is): in-place switching gets exercised
+      local ref = nn.Sequential()
+      if torch.isTensor(x) and not INT[torch.type(x)] and case.prefix ~= false then
+        ref:add(nn.MulConstant(1))
+      end
+      ref:add(m)
       local net = ref:clone()
       local run = function(n, input, go)
         if mode == 'inference' then
