@@ -14,6 +14,12 @@ function Container:__init(...)
   self.modules = {}
 end
 
+-- #container: the number of children (Torch7's Sequential defines it;
+-- here every container does, so Concat and ConcatTable answer too)
+function Container:__len()
+  return #self.modules
+end
+
 function Container:add(module)
   if not torch.isTypeOf(module, 'nn.Module') then
     error(string.format('%s:add: nn.Module expected, got %s', torch.type(self), torch.type(module)), 2)

@@ -178,6 +178,7 @@ end
 -- per storage) are written on each module (_optnetGradParams), so that they
 -- come back, zeroed, on the net or on any copy of it.
 local GRAD_FIELDS = {'gradWeight', 'gradBias'}
+apply.GRAD_FIELDS = GRAD_FIELDS
 
 function apply.dropGradParams(modules)
   local groupOf, ngroups, dropped = {}, 0, {}

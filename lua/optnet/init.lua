@@ -15,6 +15,7 @@ local apply = require 'optnet.apply'
 local recompute = require 'optnet.recompute'
 local reorder = require 'optnet.reorder'
 local record = require 'optnet.record'
+local undo = require 'optnet.undo'
 
 local optnet = {}
 -- net -> optimization state (what this process holds: the arenas, the
@@ -1020,20 +1021,35 @@ function optnet.optimizeMemory(net, input, opts)
     fail('optimizeMemory', 'this module is part of a net optimized by optnet; '
       .. 'call optnet.removeOptimization on that net first')
   end
-  if active[net] then remove(net, active[net]) end
-  -- a net optimized on its own inside this one (or a part of one) gives
-  -- its optimization up first: one plan per net
-  for _, m in ipairs(walk.modules(net)) do
-    if m ~= net and active[m] then remove(m, active[m]) end
-  end
-  if record.carries(walk.modules(net)) then strip(net, walk.modules(net), true) end
-  local state = optimize(net, input, o)
-  if o.verbose then
-    local arena, lb = 0, 0
-    for _, v in pairs(state.result.arena) do arena = arena + v end
-    for _, v in pairs(state.result.lowerBound) do lb = lb + v end
-    print(string.format('optnet: %d storages planned in %d steps: arena %.2f MiB, lower bound %.2f MiB',
-      #state.plan.entries, state.nSteps, arena / 2^20, lb / 2^20))
+  local modules = walk.modules(net)
+  local restore = undo.snapshot(net, snapshotState)
+  local ok, err = pcall(function()
+    if active[net] then remove(net, active[net]) end
+    -- a net optimized on its own inside this one (or a part of one) gives
+    -- its optimization up first: one plan per net
+    for _, m in ipairs(modules) do
+      if m ~= net and active[m] then remove(m, active[m]) end
+    end
+    if record.carries(walk.modules(net)) then strip(net, walk.modules(net), true) end
+    local state = optimize(net, input, o)
+    if o.verbose then
+      local arena, lb = 0, 0
+      for _, v in pairs(state.result.arena) do arena = arena + v end
+      for _, v in pairs(state.result.lowerBound) do lb = lb + v end
+      print(string.format('optnet: %d storages planned in %d steps: arena %.2f MiB, lower bound %.2f MiB',
+        #state.plan.entries, state.nSteps, arena / 2^20, lb / 2^20))
+    end
+  end)
+  if not ok then
+    -- the net as it was: what the attempt registered goes, the fields and
+    -- tensors come back, and an optimization it had is in force again
+    for _, m in ipairs(modules) do
+      active[m] = nil
+      owner[m] = nil
+    end
+    restore()
+    if record.carries(modules) then optnet._derived(net, 'clone', true) end
+    error(err, 0)
   end
   return net
 end

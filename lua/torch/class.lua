@@ -7,6 +7,7 @@
 local torch = torch
 local registry = {}      -- typename -> metatable
 local constructors = {}  -- typename -> constructor table
+local classOfCtor = setmetatable({}, {__mode = 'k'})  -- constructor table -> typename
 
 local function forward(mm)
   return function(self, ...)
@@ -17,9 +18,88 @@ local function forward(mm)
   end
 end
 
+-- Torch7 gives every class all the operators: each looks up the method
+-- '__op__' through the class chain (nngraph redefines nn.Module.__call__
+-- after nn's classes exist; this finds it). A class that sets the
+-- metamethod itself (Sequential.__len) serves its subclasses too.
+local OPS = {__add = 'addition', __sub = 'substraction', __mul = 'multiplication',
+             __div = 'division', __mod = 'modulo', __pow = 'power', __concat = 'concat',
+             __lt = 'less-than', __le = 'less-equal', __eq = false, __unm = 'negation',
+             __len = 'length', __call = 'call'}
+local BINARY = {__add = true, __sub = true, __mul = true, __div = true, __mod = true,
+                __pow = true, __concat = true, __lt = true, __le = true, __eq = true}
+local dispatchers = setmetatable({}, {__mode = 'k'})
+
+-- the metamethod 'op' a parent class set itself (not a dispatcher), if any
+local function inherited(mt, op)
+  local mmt = getmetatable(mt)
+  local p = mmt and rawget(mmt, '__index')
+  while type(p) == 'table' do
+    local f = rawget(p, op)
+    if f ~= nil and not dispatchers[f] then return f end
+    mmt = getmetatable(p)
+    p = mmt and rawget(mmt, '__index')
+  end
+end
+
+local function classOf(v)
+  local mt = getmetatable(v)
+  return type(mt) == 'table' and type(rawget(mt, '__typename')) == 'string' and mt or nil
+end
+
+local function dispatcher(op)
+  local method = op .. '__'
+  local f = function(a, b, ...)
+    local mt = classOf(a)
+    local m = mt and mt[method]
+    if m == nil and BINARY[op] then
+      local mb = classOf(b)
+      m = mb and mb[method]
+      mt = mt or mb
+    end
+    if m ~= nil then return m(a, b, ...) end
+    local own = mt and inherited(mt, op)
+    if own then return own(a, b, ...) end
+    if op == '__eq' then return rawequal(a, b) end
+    if BINARY[op] then
+      error(string.format('both %s and %s have no %s operator', torch.type(a), torch.type(b), OPS[op]), 2)
+    end
+    error(string.format('%s has no %s operator', torch.type(a), OPS[op]), 2)
+  end
+  dispatchers[f] = true
+  return f
+end
+
+-- classes that define __index__ / __newindex__ (Torch7's hooks: a method
+-- that answers 'handled' first) get function metamethods; the others keep
+-- plain table lookup, which is faster
+local function indexHooks(mt)
+  if rawget(mt, '__index') == mt and type(mt.__index__) == 'function' then
+    mt.__index = function(self, k)
+      local hook = mt.__index__
+      local r = table.pack(hook(self, k))
+      if r.n > 0 and r[r.n] then return r[1] end
+      return mt[k]
+    end
+  end
+  if rawget(mt, '__newindex') == nil and type(mt.__newindex__) == 'function' then
+    mt.__newindex = function(self, k, v)
+      if not mt.__newindex__(self, k, v) then rawset(self, k, v) end
+    end
+  end
+end
+
+local builtin = {}
+
 function torch._registerBuiltin(name, mt, ctor)
   registry[name] = mt
   constructors[name] = ctor
+  builtin[name] = true
+  if type(ctor) == 'table' then classOfCtor[ctor] = name end
+end
+
+function torch._isBuiltin(name)
+  return builtin[name] == true
 end
 
 -- torch.class(name [, parentName] [, module]) -> class, parent
@@ -38,37 +118,37 @@ function torch.class(name, parentName, module)
       error(string.format("torch.class: parent class '%s' does not exist", parentName), 2)
     end
   end
-  local mt = {__typename = name}
+  local mt = {__typename = name, __version = 1}
   mt.__index = mt
   mt.__tostring = forward('__tostring__')
+  for op in pairs(OPS) do mt[op] = dispatcher(op) end
   setmetatable(mt, parent and {__index = parent} or nil)
-  if parent then
-    -- inherit other metamethods (__call__, __len__ are looked up through the chain)
-    for _, k in ipairs{'__call', '__len', '__unm', '__add', '__sub', '__mul', '__div', '__eq', '__lt', '__le', '__concat'} do
-      if parent[k] and rawget(mt, k) == nil then mt[k] = parent[k] end
+  local function new(...)
+    indexHooks(mt)
+    local obj = setmetatable({}, mt)
+    local init = obj.__init
+    if init then
+      -- called through pcall, as Torch7 called it from C: an error __init
+      -- aims at its caller (error(msg, 2)) carries no position rather
+      -- than this file's
+      local ok, err = pcall(init, obj, ...)
+      if not ok then error(err, 0) end
     end
+    -- a hook run once the whole constructor chain is done (nn: the
+    -- module's tensors become module-owned, docs/memory.md)
+    local post = obj.__postinit
+    if post then post(obj) end
+    return obj
   end
+  -- as Torch7: instances reach the constructor as obj.new(...)
+  mt.new = new
   local ctor = setmetatable({}, {
-    __index = mt, __newindex = mt,
-    __call = function(_, ...)
-      local obj = setmetatable({}, mt)
-      local init = obj.__init
-      if init then
-        -- called through pcall, as Torch7 called it from C: an error __init
-        -- aims at its caller (error(msg, 2)) carries no position rather
-        -- than this file's
-        local ok, err = pcall(init, obj, ...)
-        if not ok then error(err, 0) end
-      end
-      -- a hook run once the whole constructor chain is done (nn: the
-      -- module's tensors become module-owned, docs/memory.md)
-      local post = obj.__postinit
-      if post then post(obj) end
-      return obj
-    end,
+    __index = mt, __newindex = mt, __metatable = mt,
+    __call = function(_, ...) return new(...) end,
     __tostring = function() return name end})
   registry[name] = mt
   constructors[name] = ctor
+  classOfCtor[ctor] = name
   -- place the constructor: module.Name, or the global path 'nn.Linear'
   local short = name:match('([^%.]+)$')
   if module then
@@ -87,7 +167,33 @@ function torch.class(name, parentName, module)
 end
 
 function torch.getmetatable(name)
+  if type(name) ~= 'string' then
+    error(string.format('torch.getmetatable: class name (string) expected, got %s', torch.type(name)), 2)
+  end
   return registry[name]
+end
+
+-- gives table 'obj' the class 'name' (no constructor runs); returns obj
+function torch.setmetatable(obj, name)
+  if type(obj) ~= 'table' then
+    error(string.format('torch.setmetatable: table expected as argument 1, got %s', torch.type(obj)), 2)
+  end
+  if type(name) ~= 'string' then
+    error(string.format('torch.setmetatable: class name (string) expected as argument 2, got %s', torch.type(name)), 2)
+  end
+  local mt = registry[name]
+  if not mt then error(string.format('torch.setmetatable: unknown class %s', name), 2) end
+  if torch._isBuiltin(name) then
+    error(string.format('torch.setmetatable: %s is a C type; a table cannot become one', name), 2)
+  end
+  indexHooks(mt)
+  return setmetatable(obj, mt)
+end
+
+-- the class version an object was made with (Torch7's __version; 1 here)
+function torch.version(obj)
+  local mt = getmetatable(obj)
+  return type(mt) == 'table' and rawget(mt, '__version') or nil
 end
 
 function torch.getconstructortable(name)
@@ -98,7 +204,9 @@ end
 function torch.factory(name)
   local mt = registry[name]
   if not mt then return nil end
-  return function() return setmetatable({}, mt) end
+  -- a C type's factory makes an empty one (Torch7: an empty tensor, storage)
+  if builtin[name] then return function() return constructors[name]() end end
+  return function() indexHooks(mt); return setmetatable({}, mt) end
 end
 
 function torch.typename(obj)
@@ -117,7 +225,14 @@ end
 -- walks the class chain: torch.isTypeOf(linear, 'nn.Module') -> true
 function torch.isTypeOf(obj, typeSpec)
   local mt = getmetatable(obj)
-  if type(typeSpec) == 'table' then typeSpec = rawget(typeSpec, '__typename') or torch.typename(typeSpec) end
+  -- a class may be named, or given as its constructor (nn.Linear) or metatable
+  if type(typeSpec) == 'table' then
+    typeSpec = classOfCtor[typeSpec] or rawget(typeSpec, '__typename') or torch.typename(typeSpec)
+  end
+  if type(typeSpec) ~= 'string' then
+    error(string.format('torch.isTypeOf: class name, constructor or metatable expected as argument 2, got %s',
+                        torch.type(typeSpec)), 2)
+  end
   while type(mt) == 'table' do
     local n = rawget(mt, '__typename')
     if n == typeSpec then return true end

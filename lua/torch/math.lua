@@ -11,6 +11,66 @@ local F = C.methods.__math
 
 for name, f in pairs(F) do torch[name] = f end
 
+-- Number forms: Torch7 also takes plain numbers in these (torch.abs(-3),
+-- torch.sqrt(4), torch.lerp(a, b, w)); optim's line search relies on it.
+-- Rounding functions give an integer when the value fits, as math.floor
+-- does, so results print as Torch7 printed them.
+local function round(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x end
+  return x >= 0 and math.floor(x + 0.5) or -math.floor(-x + 0.5)
+end
+local function trunc(x)
+  if x ~= x or x == math.huge or x == -math.huge then return x end
+  return x >= 0 and math.floor(x) or math.ceil(x)
+end
+-- the C library's function through a one-element tensor (Lua has no log1p,
+-- and cosh/sinh/tanh only with the compat names)
+local function viaTensor(name)
+  local one
+  return function(x)
+    one = one or torch.DoubleTensor(1)
+    one[1] = x
+    return one[name](one)[1]
+  end
+end
+local function frac(x) return x - (math.tointeger(trunc(x)) or trunc(x)) end
+local NUMBER_FORMS = {
+  log = math.log, exp = math.exp, cos = math.cos, acos = math.acos, sin = math.sin,
+  asin = math.asin, tan = math.tan, atan = function(x) return math.atan(x) end,
+  sqrt = math.sqrt, ceil = math.ceil, floor = math.floor, round = round, trunc = trunc,
+  frac = frac, abs = math.abs,
+  log1p = viaTensor('log1p'), cosh = viaTensor('cosh'), sinh = viaTensor('sinh'),
+  tanh = viaTensor('tanh'),
+  rsqrt = function(x) return 1 / math.sqrt(x) end,
+  sigmoid = function(x) return 1 / (1 + math.exp(-x)) end,
+  atan2 = function(a, b) return math.atan(a, b) end,
+  pow = function(a, b) return (a + 0.0) ^ b end,
+  lerp = function(a, b, w) return a + w * (b - a) end,
+}
+for name, nf in pairs(NUMBER_FORMS) do
+  local tf = torch[name]
+  local nargs = (name == 'atan2' or name == 'pow') and 2 or name == 'lerp' and 3 or 1
+  torch[name] = function(a, ...)
+    if type(a) == 'number' then
+      local b, c = ...
+      local numbers = not ((nargs >= 2 and type(b) ~= 'number') or (nargs == 3 and type(c) ~= 'number'))
+      if numbers then return nf(a, ...) end
+      -- torch.pow(2, x) is the tensor form: a number base, tensor exponents
+      if not (torch.isTensor(b) or torch.isTensor(c)) then
+        error(string.format('torch.%s: %d numbers expected, got %s', name, nargs,
+                            table.concat({type(a), torch.type(b), torch.type(c)}, ', ', 1, nargs)), 2)
+      end
+    end
+    if tf == nil then
+      error(string.format('torch.%s: number expected, got %s', name, torch.type(a)), 2)
+    end
+    -- through pcall, so that an error names the user's line, not this one
+    local res = table.pack(pcall(tf, a, ...))
+    if not res[1] then error(res[2], 2) end
+    return table.unpack(res, 2, res.n)
+  end
+end
+
 -- constructors: an optional result first, else a tensor of the default type
 local function constructor(name)
   local method = C.methods[name]

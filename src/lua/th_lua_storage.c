@@ -196,9 +196,17 @@ static int s_setbytes(lua_State *L) {
 
 static int s_len(lua_State *L) { return s_size(L); }
 
+/* s:_refcount(): the references held on the storage (each tensor viewing
+   it, and this Lua object): optnet tells a storage only its own tensors
+   view from one a user's tensor views too */
+static int s_refcount(lua_State *L) {
+  lua_pushinteger(L, th_lua_checkstorage(L, 1, "_refcount")->refcount);
+  return 1;
+}
+
 static const luaL_Reg storage_methods[] = {
     {"size", s_size}, {"fill", s_fill}, {"copy", s_copy}, {"resize", s_resize},
-    {"cdata", s_pointer}, {"_bytes", s_bytes}, {"_setbytes", s_setbytes},
+    {"cdata", s_pointer}, {"_bytes", s_bytes}, {"_setbytes", s_setbytes}, {"_refcount", s_refcount},
     {"__gc", s_gc}, {"__close", s_gc}, {"__index", s_index}, {"__newindex", s_newindex},
     {"__len", s_len}, {NULL, NULL}};
 

@@ -301,6 +301,12 @@ static int t_setlimit(lua_State *L) {
   return 1;
 }
 
+/* t:_limit(): the limit _setLimit put on the view (0: none) */
+static int t_limit(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)th_lua_checktensor(L, 1, "_limit")->limit);
+  return 1;
+}
+
 static int t_cdata(lua_State *L) {
   lua_pushlightuserdata(L, th_lua_checktensor(L, 1, "cdata"));
   return 1;
@@ -555,12 +561,15 @@ static int t_viewas(lua_State *L) {
 
 /* --- indexing: t[i], t[{...}], t[mask], t[longidx] ---------------------- */
 
-/* the integer on top of the stack, a bound of range number i */
+/* the integer on top of the stack, a bound of range number i; a float
+   with an integer value (4.0, from arithmetic) counts, as in Torch7 */
 static int64_t range_bound(lua_State *L, const char *fname, int i) {
-  if (!lua_isinteger(L, -1))
+  int isint;
+  lua_Integer v = lua_tointegerx(L, -1, &isint);
+  if (!isint || lua_type(L, -1) != LUA_TNUMBER)
     luaL_error(L, "%s: range %d must hold integers, got %s", fname, i,
                lua_type(L, -1) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, -1));
-  return (int64_t)lua_tointeger(L, -1);
+  return (int64_t)v;
 }
 
 /* applies one index table to 'r' (a view of t); returns 1 if the result is a
@@ -572,9 +581,12 @@ static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const 
   for (i = 1; i <= n; i++) {
     int ty = lua_geti(L, key, i);
     if (ty == LUA_TNUMBER) {
-      int64_t ix;
-      int64_t v = (int64_t)lua_tointeger(L, -1);
-      if (!lua_isinteger(L, -1)) luaL_error(L, "%s: index %d must be an integer", fname, i);
+      int64_t ix, v;
+      int isint;
+      v = (int64_t)lua_tointegerx(L, -1, &isint);
+      if (!isint)
+        luaL_error(L, "%s: entry %d of the index must be an integer, got %s", fname, i,
+                   lua_tostring(L, -1));
       ix = v < 0 ? r->size[d] + v : v - 1;
       if (v == 0 || ix < 0 || ix >= r->size[d])
         luaL_error(L, "%s: index %I out of range for dimension %d of size %I", fname,
@@ -618,6 +630,31 @@ static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const 
   return 0;
 }
 
+/* t[LongStorage]: one index per dimension (negative from the end), as
+   Torch7: the element's position in t's storage */
+static int64_t storage_index(lua_State *L, const th_tensor *t, const th_storage *ix, const char *fname) {
+  const int64_t *v = (const int64_t *)ix->data;
+  int64_t at = t->offset;
+  int d;
+  if (ix->size != t->ndim)
+    luaL_error(L, "%s: a LongStorage index needs one entry per dimension (%d), got %I", fname,
+               t->ndim, (lua_Integer)ix->size);
+  for (d = 0; d < t->ndim; d++) {
+    int64_t z = v[d] < 0 ? t->size[d] + v[d] : v[d] - 1;
+    if (v[d] == 0 || z < 0 || z >= t->size[d])
+      luaL_error(L, "%s: index %I out of range for dimension %d of size %I", fname,
+                 (lua_Integer)v[d], d + 1, (lua_Integer)t->size[d]);
+    at += z * t->stride[d];
+  }
+  return at;
+}
+
+/* the LongStorage at idx, or NULL */
+static th_storage *long_storage(lua_State *L, int idx) {
+  th_lua_storage *b = lua_type(L, idx) == LUA_TUSERDATA ? th_lua_tostoragebox(L, idx) : NULL;
+  return b && b->s && b->s->dtype == TH_LONG ? b->s : NULL;
+}
+
 static int call_method(lua_State *L, const char *name, int nargs) {
   /* stack: ... args; calls self's method 'name' with the given args */
   int base = lua_gettop(L) - nargs + 1;
@@ -658,6 +695,13 @@ static int t_index(lua_State *L) {
     return 1;
   }
   {
+    th_storage *ls = long_storage(L, 2);
+    if (ls != NULL) {
+      th_lua_pushelement(L, t->dtype, t->storage->data, storage_index(L, t, ls, "tensor index"));
+      return 1;
+    }
+  }
+  {
     th_tensor *k = th_lua_totensor(L, 2);
     if (k != NULL && k->dtype == TH_BYTE) {
       lua_settop(L, 2);
@@ -674,7 +718,7 @@ static int t_index(lua_State *L) {
     lua_pushnil(L);
     return 1;
   }
-  return luaL_error(L, "tensor index: a number, table, ByteTensor mask or LongTensor expected, got %s",
+  return luaL_error(L, "tensor index: a number, table, LongStorage, ByteTensor mask or LongTensor expected, got %s",
                     th_lua_typename(L, 2));
 }
 
@@ -719,6 +763,14 @@ static int t_newindex(lua_State *L) {
     return 0;
   }
   {
+    th_storage *ls = long_storage(L, 2);
+    if (ls != NULL) {
+      th_lua_setelement(L, 3, t->dtype, t->storage->data, storage_index(L, t, ls, "tensor index"),
+                        "__newindex");
+      return 0;
+    }
+  }
+  {
     th_tensor *k = th_lua_totensor(L, 2);
     if (k != NULL && k->dtype == TH_BYTE) {
       lua_settop(L, 3);
@@ -749,7 +801,7 @@ static const luaL_Reg tensor_methods[] = {
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
     {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata},
-    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_extentBytes", t_extentbytes}, {"_storageBytes", t_storagebytes},
+    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_storageBytes", t_storagebytes},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},
     {"narrow", t_narrow}, {"select", t_select}, {"sub", t_sub}, {"transpose", t_transpose},
