@@ -254,3 +254,29 @@ describe('reductions on integer types', function()
     errors(function() x:dist(x) end, 'dist: not available for LongTensor')
   end)
 end)
+
+-- GCC 12.2 at -O3 with AVX-512 once vectorized the integer sum wrongly:
+-- a LongTensor of 8 ones summed to 4 (src/tensor/generic/math_reduce.c).
+-- Every length up to past two vector widths, contiguous, strided and as
+-- rows, against the sum done in Lua.
+describe('integer sums of every length', function()
+  it('match the exact sum (Long and Byte, contiguous, strided, per row)', function()
+    for _, T in ipairs{'LongTensor', 'ByteTensor'} do
+      for n = 1, 70 do
+        local t = torch[T](n)
+        local want = 0
+        for i = 1, n do
+          t[i] = (i * 7) % 5 + 1
+          want = want + t[i]
+        end
+        assert.are.equal(want, t:sum(), T .. ' of ' .. n)
+        local wide = torch[T](n, 2):zero()
+        wide:select(2, 1):copy(t)
+        assert.are.equal(want, wide:select(2, 1):sum(), T .. ' strided, ' .. n)
+        local rows = t:view(1, n):expand(3, n):contiguous()
+        assert.are.same({want, want, want}, rows:sum(2):view(-1):totable(), T .. ' rows of ' .. n)
+        assert.are.equal(n, t:ne(0):sum(), T .. ' count of ' .. n)
+      end
+    end
+  end)
+end)
