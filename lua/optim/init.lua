@@ -10,11 +10,22 @@ optim = optim or {}   -- Torch7 scripts expect the global
 -- iteration that made them: they are taken out of it (docs/memory.md)
 function optim._keepState(state)
   if torch.currentDisposeScope() == nil then return end
-  for _, v in pairs(state) do
-    if torch.isTensor(v) and not v:isFreed() then v:detachFromDisposeScope() end
+  local seen = {}
+  local function keep(v)
+    if torch.isTensor(v) then
+      if not v:isFreed() then v:detachFromDisposeScope() end
+    elseif type(v) == 'table' and not torch.typename(v) and not seen[v] then
+      seen[v] = true   -- lists of buffers (lbfgs's history)
+      for _, x in pairs(v) do keep(x) end
+    end
   end
+  keep(state)
 end
-require 'optim.sgd'
-require 'optim.adam'
+for _, name in ipairs{'sgd', 'adam', 'adamax', 'adagrad', 'adadelta', 'rmsprop', 'nag', 'asgd', 'rprop',
+                      'cg', 'polyinterp', 'lswolfe', 'lbfgs', 'fista', 'cmaes', 'de'} do
+  require('optim.' .. name)
+end
+require 'optim.ConfusionMatrix'
+require 'optim.Logger'
 
 return optim

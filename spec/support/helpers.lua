@@ -81,6 +81,7 @@ end
 function M.each(v, f, path)
   path = path or 'output'
   if torch.isTensor(v) then return f(v, path) end
+  if type(v) ~= 'table' or torch.typename(v) then return end  -- numbers, strings, objects: no tensors here
   for k, x in pairs(v) do M.each(x, f, path .. '.' .. tostring(k)) end
 end
 
