@@ -69,6 +69,7 @@ for _, f in ipairs(volumetric) do load(f) end
 
 -- criterions and training helpers
 local criterions = {
+  'hessian',
 }
 for _, f in ipairs(criterions) do load(f) end
 
