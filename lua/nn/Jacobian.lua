@@ -370,21 +370,23 @@ end
 -- of the squared gradient in field 'gradParamName' (flat)
 function Jacobian.linearModuleDiagHessian(module, input, gradParamName)
   module:forward(input)
-  local n = module[gradParamName]:nElement()
-  local diag = torch.DoubleTensor(n):zero()
-  local g = torch.DoubleTensor(n)
   local gradOutput = module.output.new():resizeAs(module.output)
   local flatOut = gradOutput:view(gradOutput:nElement())
+  local diag, g
   for i = 1, gradOutput:nElement() do
     flatOut:zero()
     flatOut[i] = 1
     module:zeroGradParameters()
     module:updateGradInput(input, gradOutput)
     module:accGradParameters(input, gradOutput)
+    -- sized after the first pass: gradInput may be empty before it
+    local n = module[gradParamName]:nElement()
+    diag = diag or torch.DoubleTensor(n):zero()
+    g = g or torch.DoubleTensor(n)
     flatCopy(g, module[gradParamName])
     diag:addcmul(g, g)
   end
-  return diag
+  return diag or torch.DoubleTensor()
 end
 
 function Jacobian.testDiagHessian(module, input, gradParamName, diagHessianParamName, minval, maxval)
