@@ -123,6 +123,19 @@ describe('fixes to Torch7 behaviour', function()
     assert.are.equal(7, tw)
   end)
 
+  it('ConcatTable says "table size mismatch" as Torch7 when a gradInput table is short', function()
+    if not torch.getmetatable('nn.SpecShortGradTable') then
+      local M = torch.class('nn.SpecShortGradTable', 'nn.Module')
+      function M:updateOutput(x) self.output = x[1]; return self.output end
+      function M:updateGradInput(x, go) self.gradInput = {go}; return self.gradInput end
+    end
+    local c = nn.ConcatTable():add(nn.Identity()):add(nn.SpecShortGradTable())
+    local x = {torch.randn(2), torch.randn(2)}
+    c:forward(x)
+    local err = H.errmsg(function() c:backward(x, {{torch.randn(2), torch.randn(2)}, torch.randn(2)}) end)
+    H.has(err, 'nn.ConcatTable:backward: table size mismatch: 2 ~= 1 (the input has 2 elements, gradInput of module 2 has 1)')
+  end)
+
   it('getParameters refuses non-compact tensors that leave holes, as Torch7', function()
     local L = nn.Linear(10, 10)
     L.bias = torch.Tensor(10, 10):fill(2):select(2, 2)
