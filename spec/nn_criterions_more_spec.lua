@@ -122,6 +122,18 @@ end)
 describe('criterions: values from Torch7\'s formulas', function()
   before_each(function() torch.manualSeed(11) end)
 
+  it('labels may come in another tensor type', function()
+    local x, y = torch.randn(4), torch.Tensor{1, -1, 1, -1}
+    for _, c in ipairs{nn.SoftMarginCriterion(), nn.HingeEmbeddingCriterion(), nn.MultiLabelSoftMarginCriterion()} do
+      local t = torch.type(c) == 'nn.MultiLabelSoftMarginCriterion' and y:clone():clamp(0, 1) or y
+      assert.are.equal(c:forward(x, t), c:forward(x, t:long()))
+      assert.is_true(c:backward(x, t):clone():equal(c:backward(x, t:long())))
+    end
+    local m = nn.MarginRankingCriterion()
+    local xx = {torch.randn(4), torch.randn(4)}
+    assert.are.equal(m:forward(xx, y), m:forward(xx, y:long()))
+  end)
+
   it('L1Cost sums |x|, gradient sign(x)', function()
     local c, x = nn.L1Cost(), torch.Tensor{1, -2, 0, 3}
     assert.are.equal(6, c:forward(x))

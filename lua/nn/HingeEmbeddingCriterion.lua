@@ -27,7 +27,7 @@ local function labels(self, input, y, method)
     nn.utils.error(who, 'target must have one label (1 or -1) per input element (%s), got %s',
                    nn.utils.shapeString(input), nn.utils.shapeString(y))
   end
-  return y:viewAs(input)
+  return y:typeAs(input):contiguous():viewAs(input)
 end
 
 function HingeEmbeddingCriterion:updateOutput(input, y)

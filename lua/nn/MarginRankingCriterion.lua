@@ -41,7 +41,7 @@ function MarginRankingCriterion:updateOutput(input, y)
   else
     self._output = self._output or input[1].new()
     local o = self._output
-    o:resizeAs(input[1]):copy(input[1]):add(-1, input[2]):mul(-1):cmul(y:viewAs(o))
+    o:resizeAs(input[1]):copy(input[1]):add(-1, input[2]):mul(-1):cmul(y:typeAs(o):contiguous():viewAs(o))
     o:add(self.margin):cmax(0)
     self.output = o:sum()
     if self.sizeAverage then self.output = self.output / y:size(1) end
@@ -60,7 +60,7 @@ function MarginRankingCriterion:updateGradInput(input, y)
   else
     self.dist = self.dist or input[1].new()
     local d = self.dist
-    local yv = y:viewAs(input[1])
+    local yv = y:typeAs(input[1]):contiguous():viewAs(input[1])
     d:resizeAs(input[1]):copy(input[1]):add(-1, input[2]):mul(-1):cmul(yv):add(self.margin)
     self.mask = self.mask or input[1].new()
     self.mask:resizeAs(d):copy(torch.ge(d, 0))

@@ -41,7 +41,7 @@ local function operands(self, input, target, method)
     end
     w = input:dim() == 1 and w or w:view(1, n):expandAs(input)
   end
-  return target:viewAs(input), w
+  return target:typeAs(input):contiguous():viewAs(input), w
 end
 
 function MultiLabelSoftMarginCriterion:updateOutput(input, target)

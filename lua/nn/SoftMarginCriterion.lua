@@ -21,8 +21,9 @@ local function margins(self, input, target, method)
                    nn.utils.shapeString(input), nn.utils.shapeString(target))
   end
   self._z = self._z or input.new()
-  self._z:resizeAs(input):copy(target:viewAs(input)):cmul(input):mul(-1)
-  return self._z
+  local y = target:typeAs(input):contiguous():viewAs(input)
+  self._z:resizeAs(input):copy(y):cmul(input):mul(-1)
+  return self._z, y
 end
 
 function SoftMarginCriterion:updateOutput(input, target)
@@ -37,10 +38,10 @@ function SoftMarginCriterion:updateOutput(input, target)
 end
 
 function SoftMarginCriterion:updateGradInput(input, target)
-  local z = margins(self, input, target, 'updateGradInput')
+  local z, y = margins(self, input, target, 'updateGradInput')
   self.gradInput:resizeAs(input)
   torch.sigmoid(self.gradInput, z)
-  self.gradInput:cmul(target:viewAs(input)):mul(-1)
+  self.gradInput:cmul(y):mul(-1)
   if self.sizeAverage then self.gradInput:div(input:nElement()) end
   return self.gradInput
 end

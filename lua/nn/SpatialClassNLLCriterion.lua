@@ -3,6 +3,9 @@
 -- H x W class numbers (1-based). loss = -sum w[t] x[t] over every pixel,
 -- divided by the sum of the weights used when sizeAverage; as Torch7,
 -- updateOutput also returns that total weight (forward returns the loss).
+-- Targets equal to -100 are skipped (ClassNLLCriterion's ignoreIndex, which
+-- later Torch7 versions also give this criterion); others out of range are
+-- an error.
 -- Lua: the input is laid out as (batch*H*W) x nClasses in '_input' and
 -- handed to the ClassNLLCriterion kernel (src/nn/th_nn_criterion.c); the
 -- gradient comes back through '_gradInput'.
