@@ -55,8 +55,6 @@ describe('nn modules: input rank, size and type', function()
 
   it('batch normalization', function()
     local bn = nn.BatchNormalization(3)
-    fails('nn.BatchNormalization:updateOutput: training needs more than one value per feature, got input 1x3',
-          fwd, bn, T(1, 3))
     fails('nn.BatchNormalization:updateOutput: input must have 3 features (dimension 2), got 2D 4x5', fwd, bn, T(4, 5))
     fails('nn.SpatialBatchNormalization:updateOutput: input must be 4D (batch x 3 features x height x width) in training mode, got 2D 4x3',
           fwd, nn.SpatialBatchNormalization(3), T(4, 3))

@@ -174,6 +174,21 @@ describe('nn.BatchNormalization', function()
     end
   end)
 
+  it('normalizes a batch of one sample with the running estimates in training mode, as Torch7', function()
+    local m = nn.BatchNormalization(4)
+    m.running_mean:uniform(); m.running_var:uniform(0.5, 2)
+    local rm, rv = m.running_mean:clone(), m.running_var:clone()
+    local x = torch.Tensor(1, 4):uniform()
+    local y = m:forward(x):clone()
+    local e = m:clone():evaluate()
+    assert.is_true(y:equal(e:forward(x)))
+    assert.is_true(m.running_mean:equal(rm) and m.running_var:equal(rv))
+    local go = torch.Tensor(1, 4):uniform()
+    m:zeroGradParameters(); e:zeroGradParameters()
+    assert.is_true(m:backward(x, go):equal(e:backward(x, go)))
+    assert.is_true(m.gradWeight:equal(e.gradWeight) and m.gradBias:equal(e.gradBias))
+  end)
+
   it('gives clear errors', function()
     local m = nn.BatchNormalization(4)
     assert.are.equal('nn.BatchNormalization:updateOutput: input must be 2D (batch x 4 features) in training mode, got 3D 2x4x3',
@@ -182,8 +197,6 @@ describe('nn.BatchNormalization', function()
                      errorOf(function() m:forward(torch.Tensor(4)) end))
     assert.are.equal('nn.BatchNormalization:updateOutput: input must have 4 features (dimension 2), got 2D 3x5',
                      errorOf(function() m:forward(torch.Tensor(3, 5)) end))
-    assert.are.equal('nn.BatchNormalization:updateOutput: training needs more than one value per feature, got input 1x4',
-                     errorOf(function() m:forward(torch.Tensor(1, 4)) end))
     assert.are.equal('nn.SpatialBatchNormalization:updateOutput: input must be 4D (batch x 3 features x height x width) in training mode, got 3D 3x4x4',
                      errorOf(function() nn.SpatialBatchNormalization(3):forward(torch.Tensor(3, 4, 4)) end))
     assert.are.equal("nn.BatchNormalization:updateOutput: input must be a torch.FloatTensor or torch.DoubleTensor, got torch.LongTensor",

@@ -5,8 +5,9 @@
 -- deviation, as Torch7) for backward, and updates running_mean and
 -- running_var (unbiased) with 'momentum' (default 0.1); evaluate mode
 -- normalizes with the running estimates and also accepts one sample
--- (a 1D input). eps defaults to 1e-5; affine (default true) adds the
--- learnable weight and bias. Kernel: src/nn/th_nn_batchnorm.c.
+-- (a 1D input); so does training mode for a batch of one sample, as
+-- Torch7. eps defaults to 1e-5; affine (default true) adds the learnable
+-- weight and bias. Kernel: src/nn/th_nn_batchnorm.c.
 -- nn.SpatialBatchNormalization is this class with nDim = 4.
 
 local C = torch._C.nn
@@ -85,6 +86,14 @@ local function makeBatch(self, input)
   return input
 end
 
+-- whether the batch statistics are used: as Torch7, a batch of one sample
+-- is normalized with the running estimates (and leaves them alone) also in
+-- training mode, forward and backward, since one value per feature has no
+-- variance to speak of
+local function batchStats(self, input)
+  return self.train ~= false and input:size(1) > 1
+end
+
 -- files written by Torch7 before version 2 kept running_std = 1/sqrt(var + eps)
 local function backCompatibility(self)
   if self.running_var == nil and self.running_std ~= nil then
@@ -102,9 +111,10 @@ function BN:updateOutput(input)
   self:checkInputDim(input, 'updateOutput')
   self.save_mean = self.save_mean or self.running_mean.new()
   self.save_std = self.save_std or self.running_mean.new()
-  C.batchnorm_updateOutput(self, makeBatch(self, input), self.output, self.weight, self.bias,
+  local batch = makeBatch(self, input)
+  C.batchnorm_updateOutput(self, batch, self.output, self.weight, self.bias,
                            self.running_mean, self.running_var, self.save_mean, self.save_std,
-                           self.train ~= false, self.momentum, self.eps)
+                           batchStats(self, batch), self.momentum, self.eps)
   if input:dim() == self.nDim - 1 then self.output:resize(input:size()) end
   return self.output
 end
@@ -112,8 +122,8 @@ end
 -- the batch statistics backward reads in training mode: before any forward
 -- there are none, and an empty tensor makes the kernel say so (running_mean
 -- in their place would give a gradient computed from the wrong numbers)
-local function saved(self)
-  if self.train ~= false then
+local function saved(self, train)
+  if train then
     return self.save_mean or self.running_mean.new(), self.save_std or self.running_mean.new()
   end
   return self.save_mean or self.running_mean, self.save_std or self.running_mean
@@ -126,12 +136,14 @@ function BN:updateGradInput(input, gradOutput, fused)
   -- from backward(): keep the per-feature sums for accGradParameters
   local keep = fused == FUSED and (self.gradWeight ~= nil or self.gradBias ~= nil)
   if keep then self._gradStats = self._gradStats or self.running_mean.new() end
-  local saveMean, saveStd = saved(self)
-  C.batchnorm_backward(self, 'updateGradInput', makeBatch(self, input), makeBatch(self, gradOutput),
+  local batch = makeBatch(self, input)
+  local train = batchStats(self, batch)
+  local saveMean, saveStd = saved(self, train)
+  C.batchnorm_backward(self, 'updateGradInput', batch, makeBatch(self, gradOutput),
                        self.gradInput, nil, nil, self.weight, self.running_mean, self.running_var,
                        saveMean, saveStd,
                        keep and self._gradStats or nil, keep and STATS_STORE or STATS_NONE,
-                       self.train ~= false, 1, self.eps)
+                       train, 1, self.eps)
   if input:dim() == self.nDim - 1 then self.gradInput:resize(input:size()) end
   self._statsReady = keep
   return self.gradInput
@@ -143,11 +155,13 @@ function BN:accGradParameters(input, gradOutput, scale)
   if self.gradWeight == nil and self.gradBias == nil then return end
   self:checkInputDim(input, 'accGradParameters')
   self:checkInputDim(gradOutput, 'accGradParameters', 'gradOutput')
-  local saveMean, saveStd = saved(self)
-  C.batchnorm_backward(self, 'accGradParameters', makeBatch(self, input), makeBatch(self, gradOutput),
+  local batch = makeBatch(self, input)
+  local train = batchStats(self, batch)
+  local saveMean, saveStd = saved(self, train)
+  C.batchnorm_backward(self, 'accGradParameters', batch, makeBatch(self, gradOutput),
                        nil, self.gradWeight, self.gradBias, self.weight, self.running_mean,
                        self.running_var, saveMean, saveStd, reuse and self._gradStats or nil,
-                       reuse and STATS_REUSE or STATS_NONE, self.train ~= false, scale or 1, self.eps)
+                       reuse and STATS_REUSE or STATS_NONE, train, scale or 1, self.eps)
 end
 
 -- Module's backward, with one pass over the data serving both calls: the

@@ -55,9 +55,14 @@ local function backward(self, method, input, gradOutput, scale)
     local wasTable = utils.istable(self.gradInput)
     for i = 1, #self.modules do
       local gi = gis[i]
-      if not utils.istable(gi) or #gi ~= #input then
+      if not utils.istable(gi) then
         error(string.format('%s: gradInput of module %d must be a table of %d elements like the input, got %s',
                             who, i, #input, utils.shapeString(gi)), 0)
+      end
+      -- Torch7's wording ("table size mismatch: 3 ~= 2"), which scripts match on
+      if #gi ~= #input then
+        error(string.format('%s: table size mismatch: %d ~= %d (the input has %d elements, gradInput of module %d has %d)',
+                            who, #input, #gi, #input, i, #gi), 0)
       end
       if i == 1 then
         if not wasTable then self.gradInput = {} end

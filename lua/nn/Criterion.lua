@@ -22,9 +22,13 @@ function Criterion:__postinit()
   utils.own(self)
 end
 
+-- exactly one value, the loss, whatever updateOutput returns (Torch7's
+-- ClassNLLCriterion:updateOutput also returns the total weight), so that
+-- table.insert(losses, c:forward(x, y)) works
 function Criterion:forward(input, target)
   local _ <close> = utils.ownGuard(self, 'forward')
-  return self:updateOutput(input, target)
+  local loss = self:updateOutput(input, target)
+  return loss
 end
 
 function Criterion:backward(input, target)

@@ -92,9 +92,18 @@ local function zerosLike(x)
   return r
 end
 
+-- integer tensors (LookupTable's indices) get the uniform numbers cast,
+-- truncated toward zero, as Torch7's copy from a double tensor does
 local function fillUniform(x, minval, maxval)
   for _, t in ipairs(tensorsOf(x)) do
-    if t:nElement() > 0 then t:uniform(minval, maxval) end
+    if t:nElement() > 0 then
+      local tn = torch.type(t)
+      if tn == 'torch.DoubleTensor' or tn == 'torch.FloatTensor' then
+        t:uniform(minval, maxval)
+      else
+        t:copy(torch.DoubleTensor(t:size()):uniform(minval, maxval))
+      end
+    end
   end
 end
 
@@ -280,6 +289,129 @@ function Jacobian.testCriterion(criterion, input, target, perturbation)
     gf[i] = (b - a) / (2 * perturbation)
   end
   return maxAbsDiff(gf, gb)
+end
+
+-- Torch7's testAllUpdate: the four ways of updating 'weight' (the name of a
+-- parameter field, 'gradWeight' its gradient's) after one backward with a
+-- random gradOutput must agree: accGradParameters + updateParameters,
+-- accUpdateGradParameters, and both again on two clones sharing the field
+-- (each applies the step once, so the shared weight moves twice). Returns
+-- a table {name = error} over clones, leaving 'module' untouched.
+function Jacobian.testAllUpdate(module, input, weight, gradWeight)
+  local lr = torch.uniform(0.1, 1)
+  local errors = {}
+
+  local acc = module:clone()
+  local w0 = acc[weight]:clone()
+  acc:forward(input)
+  local gradOutput = torch.rand(acc.output:size())
+  acc:zeroGradParameters()
+  acc:updateGradInput(input, gradOutput)
+  acc:accGradParameters(input, gradOutput)
+  acc:updateParameters(lr)
+  errors.accGradParameters = (w0 - acc[gradWeight] * lr - acc[weight]):norm()
+
+  local upd = module:clone()
+  upd:forward(input)
+  upd:updateGradInput(input, gradOutput)
+  upd:accUpdateGradParameters(input, gradOutput, lr)
+  errors.accUpdateGradParameters = (upd[weight] - acc[weight]):norm()
+
+  -- expected weight once both shared clones have stepped
+  local twice = w0 - acc[gradWeight] * (lr * 2)
+
+  local sh1, sh2 = module:clone(), module:clone()
+  sh2:share(sh1, weight)
+  sh1:forward(input)
+  sh2:forward(input)
+  sh1:zeroGradParameters()
+  sh2:zeroGradParameters()
+  sh1:updateGradInput(input, gradOutput)
+  sh2:updateGradInput(input, gradOutput)
+  sh1:accGradParameters(input, gradOutput)
+  sh2:accGradParameters(input, gradOutput)
+  sh1:updateParameters(lr)
+  sh2:updateParameters(lr)
+  errors['accGradParameters [shared]'] = (twice - sh1[weight]):norm() + (twice - sh2[weight]):norm()
+
+  local su1, su2 = module:clone(), module:clone()
+  su2:share(su1, weight)
+  su1:forward(input)
+  su2:forward(input)
+  su1:updateGradInput(input, gradOutput)
+  su2:updateGradInput(input, gradOutput)
+  su1:accUpdateGradParameters(input, gradOutput, lr)
+  su2:accUpdateGradParameters(input, gradOutput, lr)
+  errors['accUpdateGradParameters [shared]'] = (twice - su1[weight]):norm() + (twice - su2[weight]):norm()
+
+  return errors
+end
+
+-- --- diagonal Hessian checks (nn.hessian) ----------------------------------
+-- Both sides compute the diagonal of the Hessian of F = sum_k y_k^2 / 2 (y
+-- the module's output): dF/dy = y and d2F/dy2 = 1, so backpropagating ones
+-- through updateDiagHessianInput/accDiagHessianParameters gives it, and for
+-- a module linear in its input and parameters it is also sum_k (dy_k/dx)^2
+-- from ordinary one-hot backprops.
+
+-- by the hessian methods (nn.hessian.enable()): the module's field
+-- 'diagHessianParamName' after one pass with diagHessianOutput = ones
+function Jacobian.backwardDiagHessian(module, input, diagHessianParamName)
+  module:forward(input)
+  local ones = module.output.new():resizeAs(module.output):fill(1)
+  if module.diagHessianWeight then module.diagHessianWeight:zero() end
+  if module.diagHessianBias then module.diagHessianBias:zero() end
+  module:updateDiagHessianInput(input, ones)
+  module:accDiagHessianParameters(input, ones)
+  return module[diagHessianParamName]
+end
+
+-- by first derivatives, for a linear module: sum over one-hot gradOutputs
+-- of the squared gradient in field 'gradParamName' (flat)
+function Jacobian.linearModuleDiagHessian(module, input, gradParamName)
+  module:forward(input)
+  local gradOutput = module.output.new():resizeAs(module.output)
+  local flatOut = gradOutput:view(gradOutput:nElement())
+  local diag, g
+  for i = 1, gradOutput:nElement() do
+    flatOut:zero()
+    flatOut[i] = 1
+    module:zeroGradParameters()
+    module:updateGradInput(input, gradOutput)
+    module:accGradParameters(input, gradOutput)
+    -- sized after the first pass: gradInput may be empty before it
+    local n = module[gradParamName]:nElement()
+    diag = diag or torch.DoubleTensor(n):zero()
+    g = g or torch.DoubleTensor(n)
+    flatCopy(g, module[gradParamName])
+    diag:addcmul(g, g)
+  end
+  return diag or torch.DoubleTensor()
+end
+
+function Jacobian.testDiagHessian(module, input, gradParamName, diagHessianParamName, minval, maxval)
+  minval, maxval = minval or -2, maxval or 2
+  fillUniform(input, minval, maxval)
+  module:initDiagHessianParameters()
+  local hb = flatValue(Jacobian.backwardDiagHessian(module, input, diagHessianParamName))
+  local hl = Jacobian.linearModuleDiagHessian(module, input, gradParamName)
+  if hb:nElement() ~= hl:nElement() then
+    error(string.format('nn.Jacobian.testDiagHessian: %s has %d elements, %s %d', diagHessianParamName,
+                        hb:nElement(), gradParamName, hl:nElement()), 2)
+  end
+  return maxAbsDiff(hb, hl)
+end
+
+function Jacobian.testDiagHessianInput(module, input, minval, maxval)
+  return Jacobian.testDiagHessian(module, input, 'gradInput', 'diagHessianInput', minval, maxval)
+end
+
+function Jacobian.testDiagHessianWeight(module, input, minval, maxval)
+  return Jacobian.testDiagHessian(module, input, 'gradWeight', 'diagHessianWeight', minval, maxval)
+end
+
+function Jacobian.testDiagHessianBias(module, input, minval, maxval)
+  return Jacobian.testDiagHessian(module, input, 'gradBias', 'diagHessianBias', minval, maxval)
 end
 
 return Jacobian

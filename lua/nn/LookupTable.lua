@@ -31,6 +31,13 @@ function LookupTable:__init(nIndex, nOutput, paddingValue, maxNorm, normType)
   self:reset()
 end
 
+-- Torch7's: drops gradWeight, for training by accUpdateGradParameters alone
+-- (which then adds straight into the weight)
+function LookupTable:accUpdateOnly()
+  self.gradWeight = nil
+  return self
+end
+
 function LookupTable:setPadding(paddingValue)
   self.paddingValue = paddingValue
   return self

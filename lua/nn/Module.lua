@@ -361,6 +361,56 @@ local function layout(parameters)
   return total, offsets, copies, order
 end
 
+-- whether the elements of t fill one block of its storage with no gaps, in
+-- some order of its dimensions (a transpose is compact, a column of a matrix
+-- is not); expanded dimensions (stride 0) do not count
+local function isCompact(t)
+  local dims = {}
+  for d = 1, t:dim() do
+    if t:stride(d) > 0 and t:size(d) > 1 then dims[#dims + 1] = {t:size(d), t:stride(d)} end
+  end
+  table.sort(dims, function(x, y) return x[2] < y[2] end)
+  local expect = 1
+  for _, d in ipairs(dims) do
+    if d[2] ~= expect then return false end
+    expect = expect * d[1]
+  end
+  return true
+end
+
+-- As Torch7: parameters that leave storage elements unused can be gathered
+-- (the holes are dropped) only when each tensor is compact; otherwise the
+-- flat tensor could not give each of them a view. Only checked when some
+-- tensor is not compact (rare), as it marks every element.
+local function checkGatherable(parameters, who)
+  local k0
+  for k = 1, #parameters do
+    if parameters[k]:nElement() > 0 and not isCompact(parameters[k]) then k0 = k break end
+  end
+  if not k0 then return end
+  local masks, total = {}, 0
+  for k = 1, #parameters do
+    local p = parameters[k]
+    local s = p:storage()
+    if s then
+      if not masks[s] then
+        masks[s] = torch.ByteTensor(#s):zero()
+        total = total + #s
+      end
+      if p:nElement() > 0 then
+        torch.ByteTensor():set(masks[s]:storage(), p:storageOffset(), p:size(), p:stride()):fill(1)
+      end
+    end
+  end
+  local used = 0
+  for _, m in pairs(masks) do used = used + m:sum() end
+  if used ~= total then
+    error(string.format('%s: cannot gather tensors that are not compact (parameter %d, size %s, stride %s, '
+                        .. 'leaves holes in its storage)', who, k0, utils.sizeString(parameters[k0]),
+                        table.concat(parameters[k0]:stride():totable(), 'x')), 3)
+  end
+end
+
 -- Torch7's Module.flatten: copies the tensors of 'parameters' into one
 -- contiguous tensor and re-points each of them at its part of it; tensors
 -- that shared storage share the flat one. When the tensors already cover one
@@ -369,6 +419,7 @@ end
 function Module.flatten(parameters)
   if not parameters or #parameters == 0 then return torch.Tensor() end
   checkSameType(parameters, 'nn.Module.flatten')
+  checkGatherable(parameters, 'nn.Module.flatten')
   local total, offsets, copies, order = layout(parameters)
   local Tensor = parameters[1].new
   if #order == 1 and #copies == 1 and copies[1].start == 0 and copies[1].len == #order[1].storage then

@@ -69,6 +69,12 @@ for _, f in ipairs(volumetric) do load(f) end
 
 -- criterions and training helpers
 local criterions = {
+  'L1Cost', 'SoftMarginCriterion', 'HingeEmbeddingCriterion', 'L1HingeEmbeddingCriterion',
+  'MarginRankingCriterion', 'CosineEmbeddingCriterion', 'DistanceRatioCriterion',
+  'WeightedMSECriterion', 'ClassSimplexCriterion', 'SpatialAutoCropMSECriterion',
+  'MultiMarginCriterion', 'MultiLabelMarginCriterion', 'MultiLabelSoftMarginCriterion',
+  'SpatialClassNLLCriterion', 'CriterionTable', 'ModuleCriterion', 'MultiCriterion',
+  'ParallelCriterion', 'StochasticGradient', 'hessian',
 }
 for _, f in ipairs(criterions) do load(f) end
 
