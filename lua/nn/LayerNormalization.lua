@@ -5,7 +5,8 @@
 -- multiply by sqrt(nOutput) (so: divide by the standard deviation), then,
 -- when affine (default true), a learnable gain (CMul, initialised to 1) and
 -- bias (Add, initialised to 'bias', default 0). A Sequential, as in Torch7,
--- of existing modules.
+-- of existing modules. Unlike Torch7's, a batch is normalised per sample
+-- (see below).
 
 local LayerNormalization, parent = torch.class('nn.LayerNormalization', 'nn.Sequential')
 
@@ -18,10 +19,16 @@ function LayerNormalization:__init(nOutput, bias, eps, affine)
   eps = eps or 1e-10
   if affine == nil then affine = true end
   bias = bias or 0
+  -- the mean keeps its dimension (batch x 1), so that Replicate spreads
+  -- each sample's mean over that sample's features; Torch7's squeezed mean
+  -- is replicated across the batch instead, which is right for one sample
+  -- only (the same numbers there)
+  local mean = nn.Mean(1, 1)
+  mean.squeeze = false
   self:add(nn.ConcatTable()
              :add(nn.Identity())
              :add(nn.Sequential()
-                    :add(nn.Mean(1, 1))
+                    :add(mean)
                     :add(nn.Replicate(nOutput, 1, 1))))
     :add(nn.CSubTable())
     :add(nn.Normalize(2, eps))

@@ -1,7 +1,8 @@
 -- The harness of spec/support/modcheck.lua on every module of the simple
 -- family (simple layers and activations): one case per module and per
 -- distinct code path (batch and single sample, options, in place), with an
--- input of another batch size wherever the module takes batches.
+-- input of another batch size wherever the module takes batches. Values
+-- against hand-computed numbers and error messages: nn_simple_values_spec.
 require 'torch'
 require 'nn'
 local mc = require 'spec.support.modcheck'
