@@ -332,6 +332,8 @@ describe('simple layers: errors', function()
              'nn.PReLU:updateOutput: input must have 3 planes in dimension 2, got 2x4')
     H.errors(function() nn.PReLU(3):forward(torch.randn(4)) end,
              'nn.PReLU:updateOutput: input must have 3 planes in dimension 1, got 4')
+    H.errors(function() nn.PReLU(3):float():forward(torch.randn(2, 3)) end,
+             'nn.PReLU:updateOutput: input must be a torch.FloatTensor (the module\'s type), got torch.DoubleTensor')
     local p = nn.PReLU(3)
     p:forward(torch.randn(2, 3))
     H.errors(function() p:backward(torch.randn(2, 3), torch.randn(7)) end,

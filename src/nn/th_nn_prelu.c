@@ -23,10 +23,11 @@ static int check_args(const th_tensor *input, const th_tensor *weight, int64_t n
                       planes *pl) {
   char a[128];
   int64_t numel = th_tensor_numel(input);
-  if (!TH_IS_FLOATING(input->dtype))
-    return th_error_set("input must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
-                        th_dtype_name[input->dtype]);
-  if (th_nn_check_type(weight, input->dtype, "weight") != TH_OK) return TH_ERR;
+  if (!TH_IS_FLOATING(weight->dtype))
+    return th_error_set("weight must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
+                        th_dtype_name[weight->dtype]);
+  /* the weight carries the module's type: the input is measured against it */
+  if (th_nn_check_type(input, weight->dtype, "input") != TH_OK) return TH_ERR;
   if (nOutputPlane < 0) return th_error_set("nOutputPlane must be >= 0, got %lld", (long long)nOutputPlane);
   if (th_tensor_numel(weight) != (nOutputPlane > 0 ? nOutputPlane : 1))
     return th_error_set("weight must have %lld elements, got %lld",
