@@ -22,9 +22,23 @@ _Static_assert(sizeof th_nn_pw_name / sizeof th_nn_pw_name[0] == TH_NN_NPW,
                "one name per pointwise map");
 
 /* contiguous operands of at least this many elements are split over
-   threads (each element costs about an exp; the memory-bound ones are not
-   worth waking threads for on a shared machine below this) */
-#define OMP_MIN 65536
+   threads: OMP_MIN where each element costs a transcendental function,
+   OMP_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
+   (th_nn_activation.c's policy, for the reason given at TH_NN_PAR_MIN_ELEMS) */
+#define OMP_MIN 32768
+#define OMP_MIN_CHEAP 2097152
+
+/* forward (backward) of these costs an exp, log, pow or sqrt per element */
+static int pw_costly(th_nn_pw op, int backward) {
+  switch (op) {
+    case TH_NN_PW_LOGSIGMOID:
+    case TH_NN_PW_POWER: return 1;
+    case TH_NN_PW_SQRT:
+    case TH_NN_PW_EXP:
+    case TH_NN_PW_LOG: return !backward;
+    default: return 0;
+  }
+}
 
 #define TH_GENERIC_FILE "../nn/generic/pointwise.c"
 #include "../tensor/th_generic_floating.h"

@@ -4,14 +4,14 @@
 
 /* y = f(x) over two tensors of equal numel; y may be x (in place), so CODE
    reads *x into a local before it writes *y. Contiguous operands run as one
-   flat loop, split over threads past OMP_MIN elements. */
+   flat loop, split over threads past the caller's omp_min_ elements. */
 #define PW_LOOP2(DST, SRC, CODE)                                         \
   do {                                                                   \
     if (th_tensor_is_contiguous(DST) && th_tensor_is_contiguous(SRC)) {  \
       real *y0_ = th_tensor_data(DST);                                   \
       const real *x0_ = th_tensor_data(SRC);                             \
       int64_t n_ = th_tensor_numel(DST), i_;                             \
-      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                      \
+      _Pragma("omp parallel for if (n_ >= omp_min_)")                      \
       for (i_ = 0; i_ < n_; i_++) {                                      \
         real *y = y0_ + i_;                                              \
         const real *x = x0_ + i_;                                        \
@@ -30,7 +30,7 @@
       real *g0_ = th_tensor_data(GI);                                    \
       const real *go0_ = th_tensor_data(GO), *r0_ = th_tensor_data(REF); \
       int64_t n_ = th_tensor_numel(GI), i_;                              \
-      _Pragma("omp parallel for if (n_ >= OMP_MIN)")                      \
+      _Pragma("omp parallel for if (n_ >= omp_min_)")                      \
       for (i_ = 0; i_ < n_; i_++) {                                      \
         real *g = g0_ + i_;                                              \
         const real *go = go0_ + i_, *r = r0_ + i_;                       \
@@ -42,6 +42,7 @@
   } while (0)
 
 static int TH_R(pw_forward)(th_nn_pw op, const double *p, th_tensor *dst, const th_tensor *src) {
+  const int64_t omp_min_ = pw_costly(op, 0) ? OMP_MIN : OMP_MIN_CHEAP;
   switch (op) {
     case TH_NN_PW_ABS: PW_LOOP2(dst, src, { *y = (real)fabs((double)*x); }); break;
     case TH_NN_PW_HARDTANH: {
@@ -87,6 +88,7 @@ static int TH_R(pw_forward)(th_nn_pw op, const double *p, th_tensor *dst, const 
 
 static int TH_R(pw_backward)(th_nn_pw op, const double *p, th_tensor *gi, const th_tensor *go_t,
                              const th_tensor *ref) {
+  const int64_t omp_min_ = pw_costly(op, 1) ? OMP_MIN : OMP_MIN_CHEAP;
   switch (op) {
     case TH_NN_PW_ABS: PW_LOOP3(gi, go_t, ref, { real d = *go; *g = *r >= 0 ? d : -d; }); break;
     case TH_NN_PW_HARDTANH: {
