@@ -86,6 +86,30 @@ describe('simple layers: values', function()
     end
   end)
 
+  it('strided and empty inputs: the contiguous numbers, no error', function()
+    local makers = {
+      function() return nn.Abs() end, function() return nn.Sqrt() end, function() return nn.Power(2) end,
+      function() return nn.HardTanh() end, function() return nn.PReLU(4) end,
+      function() return nn.RReLU():evaluate() end, function() return nn.LogSigmoid() end,
+      function() return nn.SoftShrink() end, function() return nn.CReLU(2) end,
+      function() return nn.GatedLinearUnit() end, function() return nn.Normalize(3) end,
+    }
+    for _, make in ipairs(makers) do
+      local x = torch.rand(4, 3):add(0.1):t()   -- 3 x 4, strided
+      local a, b = make(), make()
+      local ya = a:forward(x):clone()
+      local go = torch.randn(ya:size())
+      local ga = a:backward(x, go):clone()
+      near(b:forward(x:contiguous()), ya, 0)
+      near(b:backward(x:contiguous(), go), ga, 0)
+    end
+    for _, m in ipairs{nn.Abs(), nn.HardTanh(), nn.PReLU(), nn.RReLU(), nn.Exp()} do
+      local e = torch.Tensor()
+      assert.are.equal(0, m:forward(e):nElement())
+      assert.are.equal(0, m:backward(e, torch.Tensor()):nElement())
+    end
+  end)
+
   it('SoftShrink, HardShrink, TanhShrink, SoftSign, LogSigmoid', function()
     local x = T{-1, -0.2, 0.7}
     near(nn.SoftShrink(0.5):forward(x), {-0.5, 0, 0.2})
