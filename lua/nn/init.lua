@@ -39,6 +39,10 @@ for _, f in ipairs(files) do load(f) end
 
 -- simple layers and activations
 local simple = {
+  'Abs', 'Exp', 'Log', 'Sqrt', 'Square', 'Power', 'HardTanh', 'Clamp', 'ReLU6', 'PReLU', 'RReLU',
+  'LogSigmoid', 'SoftMin', 'SoftSign', 'SoftShrink', 'HardShrink', 'TanhShrink', 'CReLU',
+  'GatedLinearUnit', 'Maxout', 'Normalize', 'LayerNormalization', 'WhiteNoise', 'NaN',
+  'L1Penalty', 'GradientReversal', 'ZeroGrad',
 }
 for _, f in ipairs(simple) do load(f) end
 
