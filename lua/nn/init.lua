@@ -44,6 +44,7 @@ for _, f in ipairs(simple) do load(f) end
 
 -- structural and table modules
 local structural = {
+  'Contiguous', 'Unsqueeze', 'Collapse', 'Padding', 'Constant',
 }
 for _, f in ipairs(structural) do load(f) end
 
