@@ -45,6 +45,8 @@ for _, f in ipairs(simple) do load(f) end
 -- structural and table modules
 local structural = {
   'Contiguous', 'Unsqueeze', 'Collapse', 'Padding', 'Constant',
+  'CMaxTable', 'CMinTable', 'CDivTable', 'CAddTensorTable', 'ZipTable', 'ZipTableOneToMany',
+  'Index', 'MaskedSelect', 'OneHot', 'MixtureTable',
 }
 for _, f in ipairs(structural) do load(f) end
 
