@@ -46,7 +46,8 @@ for _, f in ipairs(simple) do load(f) end
 local structural = {
   'Contiguous', 'Unsqueeze', 'Collapse', 'Padding', 'Constant',
   'CMaxTable', 'CMinTable', 'CDivTable', 'CAddTensorTable', 'ZipTable', 'ZipTableOneToMany',
-  'Index', 'MaskedSelect', 'OneHot', 'MixtureTable',
+  'Index', 'MaskedSelect', 'OneHot', 'MixtureTable', 'PrintSize',
+  'Decorator', 'Bottle', 'DontCast', 'Profile', 'MapTable', 'Convert',
 }
 for _, f in ipairs(structural) do load(f) end
 
