@@ -49,7 +49,7 @@ function DontCast:__init(module, castin, castout, moduleType)
   self.castin = castin
   self.castout = (castout == nil) and castin or castout
   self.moduleType = moduleType
-  if moduleType ~= nil and not torch._tensortypes[moduleType] then
+  if moduleType ~= nil and not (type(moduleType) == 'string' and torch._tensortypes[moduleType]) then
     error(string.format("nn.DontCast: moduleType must be a tensor type name, got %s", tostring(moduleType)), 2)
   end
   if (self.castin or self.castout) and not self.moduleType then

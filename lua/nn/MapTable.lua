@@ -2,7 +2,9 @@
 -- its input table: output[i] = module_i(input[i]), where module_1 is
 -- 'module' and the others are clones made when a longer table arrives,
 -- sharing weight, bias, gradWeight and gradBias with it (shared, the
--- default; 'sharedparams' names the fields) or with their own copies.
+-- default) or with their own copies. A 'sharedparams' field (a list of
+-- field names, as Torch7 keeps) chooses other fields to share; absent, the
+-- four above.
 -- resize(n) makes or drops clones; clearState drops all clones.
 
 require 'nn.Container'
@@ -15,20 +17,21 @@ local MapTable, parent = torch.class('nn.MapTable', 'nn.Container')
 function MapTable:__init(module, shared)
   parent.__init(self)
   self.shared = (shared == nil) and true or shared
-  self.sharedparams = {'weight', 'bias', 'gradWeight', 'gradBias'}
   self.output = {}
   self.gradInput = {}
   if module ~= nil then self:add(module) end
 end
 
 -- modules 1..n exist: module 1 is self.module, the others its clones
+local SHARED = {'weight', 'bias', 'gradWeight', 'gradBias'}
+
 function MapTable:_extend(n)
-  self.sharedparams = self.sharedparams or {'weight', 'bias', 'gradWeight', 'gradBias'}
+  local names = rawget(self, 'sharedparams') or SHARED
   self.modules[1] = self.module
   for i = 2, n do
     if not self.modules[i] then
       if self.shared then
-        self.modules[i] = self.module:clone(table.unpack(self.sharedparams))
+        self.modules[i] = self.module:clone(table.unpack(names))
       else
         self.modules[i] = self.module:clone()
       end
