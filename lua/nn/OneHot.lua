@@ -49,6 +49,7 @@ function OneHot:updateOutput(input)
   end
   size[#size + 1] = self.outputSize
   self.output:resize(torch.LongStorage(size)):zero()
+  if input:nElement() == 0 then return self.output end
   size[#size] = 1
   local index = input
   if torch.type(input) ~= 'torch.LongTensor' then
