@@ -40,7 +40,9 @@ end
 -- ('gt' for max, 'lt' for min); idx records the winner. (Torch7 moved the
 -- winning values through maskedSelect/maskedCopy buffers, whose size
 -- depends on the data; 'cmax'/'cmin' give the same numbers and every
--- buffer here has the input's size, which the memory planner needs.)
+-- buffer here has the input's size, which the memory planner needs. They
+-- differ only on NaN: a NaN in a later input is taken where Torch7 kept
+-- the earlier value.)
 function CMaxTable._forward(self, input, who, compare, idxField, pick)
   utils.checkTensorTable(self, input, who)
   if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
