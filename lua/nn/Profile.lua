@@ -25,10 +25,17 @@ function Profile:__init(module, print_interval, name)
   self.timer = torch.Timer()
 end
 
+-- the module's timer (made anew when a saved module brought none: Torch7
+-- wrote its timer as nothing)
+local function timer(self)
+  if torch.typename(self.timer) ~= 'torch.Timer' then self.timer = torch.Timer() end
+  return self.timer
+end
+
 -- adds the time since the timer's reset to the 'sum' field, counts one call
 -- in 'count', and prints and starts over every print_interval calls
 local function record(self, sum, count, what)
-  self[sum] = self[sum] + self.timer:time().real
+  self[sum] = self[sum] + timer(self):time().real
   self[count] = self[count] + 1
   if self[count] % self.print_interval == 0 then
     print(string.format('%s took %.3f seconds for %d %s passes', self.name, self[sum], self.print_interval, what))
@@ -38,14 +45,14 @@ local function record(self, sum, count, what)
 end
 
 function Profile:updateOutput(input)
-  self.timer:reset()
+  timer(self):reset()
   self.output = self:rethrowErrors(self.modules[1], 1, 'updateOutput', input)
   record(self, 'summedFwdTime', 'numFwds', 'forward')
   return self.output
 end
 
 function Profile:updateGradInput(input, gradOutput)
-  self.timer:reset()
+  timer(self):reset()
   self.gradInput = self:rethrowErrors(self.modules[1], 1, 'updateGradInput', input, gradOutput)
   record(self, 'summedBwdTime', 'numBwds', 'backward')
   return self.gradInput
