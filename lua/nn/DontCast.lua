@@ -130,6 +130,11 @@ function DontCast:type(tname)
   return utils.own(self)
 end
 
+function DontCast:clearState()
+  nn.utils.clear(self, '_input', '_gradOutput')
+  return parent.clearState(self)
+end
+
 -- copies made at the borders are buffers ('_input' is read again in
 -- backward); what the flags copy is all the container reads of its child
 function DontCast:memoryTraits()
