@@ -22,9 +22,9 @@ function MapTable:__init(module, shared)
   if module ~= nil then self:add(module) end
 end
 
--- modules 1..n exist: module 1 is self.module, the others its clones
 local SHARED = {'weight', 'bias', 'gradWeight', 'gradBias'}
 
+-- modules 1..n exist: module 1 is self.module, the others its clones
 function MapTable:_extend(n)
   local names = rawget(self, 'sharedparams') or SHARED
   self.modules[1] = self.module
@@ -66,7 +66,7 @@ local function check(self, x, who, what)
   if not utils.istable(x) then utils.error(who, '%s must be a table, got %s', what, torch.type(x)) end
 end
 
--- list[i] = results of f over the children, for i <= n; the rest dropped
+-- list without its entries after n
 local function collect(list, n)
   for i = #list, n + 1, -1 do list[i] = nil end
   return list
