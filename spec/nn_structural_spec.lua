@@ -172,3 +172,33 @@ describe('nn.Constant', function()
       :find('nn.Constant: value must be a number or a tensor, got string', 1, true))
   end)
 end)
+
+describe('the view modules under optnet with in-place neighbours', function()
+  local optnet = require 'optnet'
+  local function build()
+    return nn.Sequential():add(nn.Linear(4, 6)):add(nn.Unsqueeze(2, 1)):add(nn.ReLU()):add(nn.Collapse(2))
+      :add(nn.Contiguous()):add(nn.ReLU()):add(nn.Padding(1, -1, 1)):add(nn.ELU())
+      :add(nn.ConcatTable():add(nn.Identity()):add(nn.Constant(torch.ones(7), 1))):add(nn.CAddTable())
+      :add(nn.ReLU()):add(nn.Linear(7, 2))
+  end
+  for _, mode in ipairs{'training', 'inference'} do
+    it('gives the unoptimized numbers (' .. mode .. '), ReLUs switched in place', function()
+      torch.manualSeed(5)
+      local net = build()
+      local ref = net:clone()
+      if mode == 'inference' then net:evaluate(); ref:evaluate() end
+      local x = torch.randn(3, 4)
+      optnet.optimizeMemory(net, x, {mode = mode, verify = true})
+      local switched = 0
+      net:apply(function(m) if m.inplace then switched = switched + 1 end end)
+      assert(switched >= 2, 'modules switched in place: ' .. switched)
+      for _, xx in ipairs{x, torch.randn(5, 4), x} do
+        near(net:forward(xx), ref:forward(xx), 0)
+        if mode == 'training' then
+          local go = torch.randn(xx:size(1), 2)
+          near(net:backward(xx, go), ref:backward(xx, go), 0)
+        end
+      end
+    end)
+  end
+end)
