@@ -48,6 +48,10 @@ for _, f in ipairs(simple) do load(f) end
 
 -- structural and table modules
 local structural = {
+  'Contiguous', 'Unsqueeze', 'Collapse', 'Padding', 'Constant',
+  'CMaxTable', 'CMinTable', 'CDivTable', 'CAddTensorTable', 'ZipTable', 'ZipTableOneToMany',
+  'Index', 'MaskedSelect', 'OneHot', 'MixtureTable', 'PrintSize',
+  'Decorator', 'Bottle', 'DontCast', 'Profile', 'MapTable', 'Convert',
 }
 for _, f in ipairs(structural) do load(f) end
 
