@@ -49,6 +49,8 @@ for _, f in ipairs(structural) do load(f) end
 
 -- linear family, distances and products
 local products = {
+  'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
+  'Euclidean', 'WeightedEuclidean',
 }
 for _, f in ipairs(products) do load(f) end
 
