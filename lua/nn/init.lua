@@ -50,7 +50,8 @@ for _, f in ipairs(structural) do load(f) end
 -- linear family, distances and products
 local products = {
   'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
-  'Euclidean', 'WeightedEuclidean',
+  'Euclidean', 'WeightedEuclidean', 'Bilinear', 'PartialLinear',
+  'LinearWeightNorm', 'WeightNorm', 'Kmeans',
 }
 for _, f in ipairs(products) do load(f) end
 
