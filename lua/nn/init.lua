@@ -51,7 +51,7 @@ for _, f in ipairs(structural) do load(f) end
 local products = {
   'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
   'Euclidean', 'WeightedEuclidean', 'Bilinear', 'PartialLinear',
-  'LinearWeightNorm', 'WeightNorm', 'Kmeans',
+  'LinearWeightNorm', 'WeightNorm', 'Kmeans', 'SparseLinear',
 }
 for _, f in ipairs(products) do load(f) end
 
