@@ -3,8 +3,8 @@
 -- shape with as many elements), of the bias's dimension count with size-1
 -- bias dimensions broadcast, or a batch of the bias (first dimension the
 -- batch). Initialised uniform(-1/sqrt(n), 1/sqrt(n)), n = bias elements.
--- Lua over tensor ops; '_sum' and '_sum2' are scratch of accGradParameters
--- when the bias is broadcast (gradBias sums over the broadcast dimensions).
+-- Lua over tensor ops; with a broadcast bias, gradBias sums gradOutput over
+-- the broadcast dimensions.
 
 local CAdd, parent = torch.class('nn.CAdd', 'nn.Module')
 
@@ -96,27 +96,22 @@ function CAdd:accGradParameters(input, gradOutput, scale)
     self.gradBias:view(-1):add(scale, go:view(-1))
     return
   end
-  self._sum = self._sum or self.bias.new()
-  self._sum2 = self._sum2 or self.bias.new()
+  local s
   if m == 'batch' then
     local b, n = input:size(1), self.bias:nElement()
-    self._sum:sum(go:view(b, n), 1)
+    s = go:view(b, n):sum(1)
   else
-    -- sum over every broadcast dimension, ping-ponging between the buffers
-    local from, into = go:viewAs(input), self._sum
-    local other = self._sum2
+    -- sum over every broadcast dimension (fresh temporaries: their sizes
+    -- change from one dimension to the next)
+    s = go:viewAs(input)
     for i = 1, self.bias:dim() do
-      if self.bias:size(i) ~= input:size(i) then
-        into:sum(from, i)
-        from, into = into, (into == self._sum and other or self._sum)
-      end
+      if self.bias:size(i) ~= input:size(i) then s = s:sum(i) end
     end
-    if from ~= self._sum then self._sum:resizeAs(from):copy(from) end
   end
-  self.gradBias:view(-1):add(scale, self._sum:view(-1))
+  self.gradBias:view(-1):add(scale, s:contiguous():view(-1))
 end
 
 -- backward reads neither the input's values nor the output
 function CAdd:memoryTraits()
-  return {buffers = {_sum = 'backward', _sum2 = 'backward'}, needsInput = false, needsOutput = false}
+  return {buffers = {}, needsInput = false, needsOutput = false}
 end

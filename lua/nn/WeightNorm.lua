@@ -7,9 +7,9 @@
 -- the module's weight from v and g, with ||v|| = sqrt(|v|^2 + 1e-4)
 -- ('_norm', and g/||v|| in '_scale'), as Torch7. resetInit draws v from
 -- N(0, 2/fanIn), sets g = |v| and zeroes the bias.
--- accGradParameters lets the module accumulate dE/dW into a scratch
--- tensor and maps it to dE/dg = dE/dW . v/||v|| and
--- dE/dv = scale (dE/dW - dE/dg v/||v||); module.gradWeight gets dE/dW too.
+-- accGradParameters lets the module put dE/dW of the call in its
+-- gradWeight (zeroed first) and adds dE/dg = dE/dW . v/||v|| and
+-- dE/dv = scale (dE/dW - dE/dg v/||v||) to gradG and gradV.
 -- Unlike Torch7, gradients accumulate over calls (Torch7 rebuilt them from
 -- the module's gradWeight, which it overwrote) and accUpdateGradParameters
 -- moves v, g and the bias. A Decorator: its output and gradInput are the
@@ -87,14 +87,18 @@ local function buf(self, k, like)
   return t
 end
 
--- module.weight = g v/||v||, laid out back in the weight's own order
+-- module.weight = g v/||v||, written through a view of the weight in the
+-- viewOut order (no scratch: a container's buffer would be live before the
+-- module's own step, where the memory optimizer does not see it)
 function WeightNorm:updateWeight()
-  local n, m = self.viewIn[1], self.viewIn[2]
+  local n = self.viewIn[1]
   self._norm:resize(n):norm(self.v, 2, 2):pow(2):add(10e-5):sqrt()
   self._scale:resize(n):copy(self.g):cdiv(self._norm)
-  local w = buf(self, '_weight', self.v):resize(n, m)
-  w:cmul(self.v, self._scale:view(n, 1):expand(n, m))
-  self.weight:copy(self:permuteOut(w:view(self.viewOut)))
+  local w = self:permuteIn(self.weight)
+  w:copy(self.v:view(self.viewOut))
+  local shape = {n}
+  for i = 2, w:dim() do shape[i] = 1 end
+  w:cmul(self._scale:view(table.unpack(shape)):expandAs(w))
 end
 
 function WeightNorm:updateOutput(input)
@@ -112,14 +116,10 @@ function WeightNorm:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
   local m = self.modules[1]
   local n, k = self.viewIn[1], self.viewIn[2]
-  -- dE/dW of this call alone, in a scratch gradWeight
-  local dW = buf(self, '_gradWeight', self.v):resize(self.weightSize):zero()
-  local gw = m.gradWeight
-  m.gradWeight = dW
-  local ok, err = pcall(m.accGradParameters, m, input, gradOutput, scale)
-  m.gradWeight = gw
-  if not ok then error(err, 0) end
-  if torch.isTensor(gw) and gw:nElement() == dW:nElement() then gw:add(dW) end
+  -- the module's gradWeight holds dE/dW of this call alone
+  m.gradWeight:resize(self.weightSize):zero()
+  m:accGradParameters(input, gradOutput, scale)
+  local dW = m.gradWeight
   local dv = buf(self, '_gradV', self.v):resize(n, k):copy(self:permuteIn(dW))
   local norm = self._norm:view(n, 1):expand(n, k)
   local t = buf(self, '_buffer', self.v):resize(n, k):cmul(dv, self.v):cdiv(norm)
@@ -183,14 +183,13 @@ end
 
 function WeightNorm:memoryTraits()
   local tr = nn.Container.memoryTraits(self)
-  tr.buffers = {_weight = 'forward', _gradWeight = 'backward', _gradV = 'backward', _buffer = 'backward',
-                _gradG = 'backward'}
+  tr.buffers = {_gradV = 'backward', _buffer = 'backward', _gradG = 'backward'}
   tr.state = {weight = true, gradWeight = true, _norm = true, _scale = true}
   return tr
 end
 
 function WeightNorm:clearState()
-  nn.utils.clear(self, '_weight', '_gradWeight', '_gradV', '_buffer', '_gradG')
+  nn.utils.clear(self, '_gradV', '_buffer', '_gradG')
   return nn.Container.clearState(self)
 end
 
