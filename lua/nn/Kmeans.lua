@@ -7,7 +7,7 @@
 -- criterion). accGradParameters applies Torch7's update rule as a
 -- gradient: gradWeight_c += -scale * sum_{x in c} (x - c) / (n_c + 1e-7),
 -- n_c (the count of samples in c) in 'clusterSampleCount'; 'scale' is the
--- constructor's when given. Lua over tensor ops; '_minIndx' (the
+-- constructor's when given (Torch7 refused scale 0; here it adds nothing). Lua over tensor ops; '_minIndx' (the
 -- assignment) is kept from forward for backward.
 
 local Kmeans, parent = torch.class('nn.Kmeans', 'nn.Module')
@@ -119,10 +119,12 @@ function Kmeans:updateGradInput(input, gradOutput)
 end
 
 function Kmeans:accGradParameters(input, gradOutput, scale)
-  scale = self.scale or scale or 1
+  -- the constructor's scale wins, as Torch7; a call's scale 0 (a gradient
+  -- that must not move, as optnet's trace asks) still adds nothing
+  scale = (scale == 0 and 0) or self.scale or scale or 1
   checkInput(self, input, 'nn.Kmeans:accGradParameters')
-  if type(scale) ~= 'number' or scale <= 0 then
-    error(string.format('nn.Kmeans:accGradParameters: scale must be positive, got %s', tostring(scale)), 0)
+  if type(scale) ~= 'number' or scale < 0 then
+    error(string.format('nn.Kmeans:accGradParameters: scale must not be negative, got %s', tostring(scale)), 0)
   end
   local b = input:size(1)
   if not torch.isTensor(self._minIndx) or self._minIndx:nElement() ~= b then

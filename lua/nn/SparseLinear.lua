@@ -193,7 +193,6 @@ function SparseLinear:updateGradInput(input, gradOutput)
     self.gradInput:resizeAs(input)
   else
     if not nn.utils.istable(self.gradInput) then self.gradInput = {} end
-    for i = #self.gradInput, 1, -1 do self.gradInput[i] = nil end
   end
   if self.doGradInput and b > 0 then
     local go = checkGradOutput(self, b, batchMode, gradOutput, who)
@@ -205,12 +204,21 @@ function SparseLinear:updateGradInput(input, gradOutput)
       self.gradInput:select(3, 2):copy(gi)
     else
       for i = 1, b do
-        local t = self.weight.new(inDim, 2)
+        local t = self.gradInput[i]
+        if not torch.isTensor(t) or torch.type(t) ~= torch.type(self.weight) then
+          t = self.weight.new()
+          self.gradInput[i] = t
+        end
+        t:resize(inDim, 2)
         t:select(2, 1):copy(idx)
         t:select(2, 2):copy(gi[i])
-        self.gradInput[i] = t
       end
     end
+  end
+  -- entries past this batch go (the table itself stays)
+  if not legacy then
+    local keep = (self.doGradInput and b) or 0
+    for i = #self.gradInput, keep + 1, -1 do self.gradInput[i] = nil end
   end
   return self.gradInput
 end
