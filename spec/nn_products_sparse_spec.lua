@@ -186,3 +186,96 @@ describe('nn.Kmeans', function()
     H.errors(function() nn.Kmeans(0, 2) end, 'nn.Kmeans: k (the number of clusters) must be a positive integer, got 0')
   end)
 end)
+
+describe('nn.IndexLinear', function()
+  local why = 'keys are indices; the sparse gradients live in running, checked against Linear below'
+  local function keys(n, k) return torch.randperm(n):narrow(1, 1, k):long() end
+  local function make()
+    local m = nn.IndexLinear(10, 3, true)
+    m:reset()
+    return m
+  end
+  mc.module(it, {name = 'IndexLinear single', make = make, tostring = 'nn.IndexLinear',
+                 input = function() return {keys(10, 4), torch.randn(4)} end,
+                 jacobian = false, params = false, why = why})
+  mc.module(it, {name = 'IndexLinear batch', make = make,
+                 input = function() return {{keys(10, 4), keys(10, 2)}, {torch.randn(4), torch.randn(2)}} end,
+                 input2 = function() return {{keys(10, 3)}, {torch.randn(3)}} end,
+                 jacobian = false, params = false, why = why})
+  mc.module(it, {name = 'IndexLinear flat', make = make,
+                 input = function() return {keys(10, 5), torch.randn(5), torch.LongTensor{2, 3}} end,
+                 jacobian = false, params = false, why = why})
+  mc.module(it, {name = 'IndexLinear normalized', make = function()
+                   local m = nn.IndexLinear(10, 3, false, nil, nil, nil, true)
+                   m:reset()
+                   return m
+                 end,
+                 input = function() return {{keys(10, 4), keys(10, 2)}, {torch.randn(4), torch.randn(2)}} end,
+                 jacobian = false, params = false, why = why})
+
+  -- Torch7's own check: the dense Linear layer with the transposed weight
+  it('trains as the dense Linear layer', function()
+    local ni, no = 12, 3
+    local m = nn.IndexLinear(ni, no, true)
+    local l = nn.Linear(ni, no)
+    m.weight:copy(l.weight:t())
+    m.bias:copy(l.bias)
+    local ks = {keys(ni, 4), keys(ni, 5)}
+    local vs = {torch.randn(4), torch.randn(5)}
+    local xd = torch.zeros(2, ni)
+    for i = 1, 2 do xd[i]:scatter(1, ks[i], vs[i]) end
+    local g = torch.randn(2, no)
+    for round = 1, 3 do
+      m:zeroGradParameters()
+      l:zeroGradParameters()
+      for _ = 1, round do
+        close(m:forward{ks, vs}, l:forward(xd), 1e-12)
+        local gi = m:backward({ks, vs}, g)
+        l:backward(xd, g)
+        close(gi[2][2], l.gradInput[2], 1e-12)
+      end
+      m:updateParameters(0.1)
+      l:updateParameters(0.1)
+      close(m.weight:t(), l.weight, 1e-12)
+      close(m.bias, l.bias, 1e-12)
+    end
+  end)
+
+  it('normalises each feature by the largest |value| seen in training', function()
+    local m = nn.IndexLinear(5, 2, false, nil, nil, nil, true)
+    m.weight:narrow(2, 5, 2):copy(torch.Tensor{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}})
+    m.bias:copy(torch.Tensor{0.5, -0.5})
+    -- key 2: max 3, value -3 -> -1; key 4: max 0.5, value 0.5 -> 1
+    close(m:forward{torch.LongTensor{2, 4}, torch.Tensor{-3, 0.5}}, torch.Tensor{4.5, 3.5}, 1e-12)
+    close(m:forward{torch.LongTensor{2}, torch.Tensor{1.5}}, torch.Tensor{2, 1.5}, 1e-12)
+    m:evaluate()                                     -- beyond the max: clamped to 1
+    close(m:forward{torch.LongTensor{2}, torch.Tensor{6}}, torch.Tensor{3.5, 3.5}, 1e-12)
+    assert.are.equal(3, m.weight[2][1])
+    m:training()
+    m:zeroGradParameters()
+    local x = {{torch.LongTensor{2}}, {torch.Tensor{1.5}}}
+    m:forward(x)
+    m:backward(x, torch.Tensor{{1, 2}})
+    m:updateParameters(0.1)
+    -- offset -= lr (g . w); weights -= lr value' g; bias -= lr g
+    close(m.weight[2], torch.Tensor{3, 1 / 3, 1, -1.1, 2.95, 3.9}, 1e-12)
+    close(m.bias, torch.Tensor{0.4, -0.7}, 1e-12)
+  end)
+
+  it('says what it expected of a bad input', function()
+    local m = nn.IndexLinear(5, 2)
+    H.errors(function() m:forward{torch.LongTensor{6}, torch.Tensor{1}} end,
+             'nn.IndexLinear:updateOutput: key 6 at position 1 out of range (expected 1..5)')
+    H.errors(function() m:forward{torch.LongTensor{1, 2}, torch.Tensor{1}} end,
+             'nn.IndexLinear:updateOutput: keys and values of sample 1 must be 1D of the same size, got 1D 2 and 1D 1')
+    H.errors(function() m:forward{torch.LongTensor{1, 2}, torch.Tensor{1, 2}, torch.LongTensor{3}} end,
+             'nn.IndexLinear:updateOutput: sizes must be non-negative and sum to the 2 keys, got 3 at sample 1')
+    H.errors(function() m:forward(torch.randn(3)) end, 'nn.IndexLinear:updateOutput: input must be {keys, values}')
+    H.errors(function() m:updateParameters() end, 'nn.IndexLinear:updateParameters: a learning rate is needed')
+    local n = nn.IndexLinear(5, 2, true, nil, nil, nil, true)
+    local x = {torch.LongTensor{1}, torch.Tensor{1}}
+    n:forward(x)
+    H.errors(function() n:backward(x, torch.randn(2)) end,
+             'nn.IndexLinear:updateGradInput: gradInput is not available in max-normalize mode')
+  end)
+end)

@@ -51,7 +51,7 @@ for _, f in ipairs(structural) do load(f) end
 local products = {
   'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
   'Euclidean', 'WeightedEuclidean', 'Bilinear', 'PartialLinear',
-  'LinearWeightNorm', 'WeightNorm', 'Kmeans', 'SparseLinear',
+  'LinearWeightNorm', 'WeightNorm', 'Kmeans', 'SparseLinear', 'IndexLinear',
 }
 for _, f in ipairs(products) do load(f) end
 
