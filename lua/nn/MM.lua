@@ -54,9 +54,9 @@ end
 function MM:updateGradInput(input, gradOutput)
   local a, b, ta, tb, h = operands(self, input, 'nn.MM:updateGradInput')
   local want = h == 1 and {ta:size(1), tb:size(2)} or {ta:size(1), ta:size(2), tb:size(3)}
-  if not torch.isTensor(gradOutput) or gradOutput:dim() ~= #want
-     or gradOutput:nElement() ~= want[1] * want[2] * (want[3] or 1)
-     or gradOutput:size(h) ~= want[h] then
+  local ok = torch.isTensor(gradOutput) and gradOutput:dim() == #want
+  for i = 1, #want do ok = ok and gradOutput:size(i) == want[i] end
+  if not ok then
     error(string.format('nn.MM:updateGradInput: gradOutput must be %s, got %s', table.concat(want, 'x'),
                         nn.utils.shapeString(gradOutput)), 0)
   end
