@@ -279,3 +279,36 @@ describe('nn.IndexLinear', function()
              'nn.IndexLinear:updateGradInput: gradInput is not available in max-normalize mode')
   end)
 end)
+
+describe('nn.SparseJacobian', function()
+  it('checks a sparse-input module through its parameters', function()
+    local m = nn.SparseLinear(10, 3)
+    local x = sample(10, 4)
+    assert(nn.SparseJacobian.testJacobianParameters(m, x, m.weight, m.gradWeight) < 1e-5)
+    assert(nn.SparseJacobian.testJacobianParameters(m, x, m.bias, m.gradBias) < 1e-5)
+    assert(nn.SparseJacobian.testJacobianUpdateParameters(m, x, m.weight) < 1e-5)
+    local ferr, berr = nn.SparseJacobian.testIO(m, x)
+    assert.are.equal(0, ferr)
+    assert.are.equal(0, berr)
+    -- only the values were drawn: the indices are the sample's
+    local idx = x:select(2, 1):clone()
+    nn.SparseJacobian.testJacobianParameters(m, x, m.weight, m.gradWeight)
+    close(x:select(2, 1), idx)
+  end)
+
+  it('checks the value column of the input gradient', function()
+    local m = nn.PartialLinear(5, 4)
+    local x = torch.randn(6, 5)
+    assert(nn.SparseJacobian.testJacobian(m, x) < 1e-5)
+    -- a wrong gradient is seen
+    local wrong = nn.Linear(5, 4)
+    wrong.updateGradInput = function(self, input, go)
+      nn.Linear.updateGradInput(self, input, go)
+      self.gradInput:mul(2)
+      return self.gradInput
+    end
+    assert(nn.SparseJacobian.testJacobian(wrong, x) > 1e-3)
+    H.errors(function() nn.SparseJacobian.testJacobian(m, torch.randn(5)) end,
+             'nn.SparseJacobian.testJacobian: input must be an nnz x 2 tensor of {index, value} rows, got 1D 5')
+  end)
+end)

@@ -52,6 +52,7 @@ local products = {
   'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
   'Euclidean', 'WeightedEuclidean', 'Bilinear', 'PartialLinear',
   'LinearWeightNorm', 'WeightNorm', 'Kmeans', 'SparseLinear', 'IndexLinear',
+  'SparseJacobian',
 }
 for _, f in ipairs(products) do load(f) end
 
