@@ -354,3 +354,18 @@ describe('nn.WeightNorm', function()
              'nn.WeightNorm: outputDim must be a dimension of the weight (1..2), got 3')
   end)
 end)
+
+describe('backward before forward', function()
+  it('is refused with a message, not a wrong number', function()
+    H.errors(function() nn.Euclidean(3, 2):backward(torch.randn(4, 3), torch.randn(4, 2)) end,
+             'nn.Euclidean:updateGradInput: forward the same 4 samples first')
+    H.errors(function() nn.Cosine(3, 2):backward(torch.randn(3), torch.randn(2)) end,
+             'nn.Cosine:updateGradInput: forward the same 1 samples first')
+    H.errors(function() nn.CosineDistance():backward({torch.randn(3), torch.randn(3)}, torch.randn(1)) end,
+             'nn.CosineDistance:updateGradInput: forward the same 1 samples first')
+    local m = nn.Euclidean(3, 2)
+    m:forward(torch.randn(4, 3))
+    H.errors(function() m:backward(torch.randn(5, 3), torch.randn(5, 2)) end,
+             'nn.Euclidean:updateGradInput: forward the same 5 samples first')
+  end)
+end)

@@ -60,6 +60,10 @@ end
 
 local function checkGradOutput(self, input, gradOutput, who)
   local want = self.output
+  local b = input:dim() == 1 and 1 or input:size(1)
+  if not torch.isTensor(self._inputNorm) or self._inputNorm:nElement() ~= b or want:nElement() ~= b * self.weight:size(1) then
+    error(string.format('%s: forward the same %d samples first', who, b), 0)
+  end
   if not torch.isTensor(gradOutput) or gradOutput:nElement() ~= want:nElement() then
     error(string.format('%s: gradOutput must be %s (the output), got %s', who, nn.utils.sizeString(want),
                         nn.utils.shapeString(gradOutput)), 0)

@@ -59,6 +59,9 @@ function CosineDistance:updateGradInput(input, gradOutput)
     error(string.format('nn.CosineDistance:updateGradInput: gradOutput must have %d elements, got %s', n,
                         nn.utils.shapeString(gradOutput)), 0)
   end
+  if not torch.isTensor(self.w) or self.w:nElement() ~= n then
+    error(string.format('nn.CosineDistance:updateGradInput: forward the same %d samples first', n), 0)
+  end
   local g = nn.utils.gradTable(self, 2, a)
   local coef = buf(self, 'coef', a):resize(n, 1)
   local go = gradOutput:contiguous():view(n, 1)

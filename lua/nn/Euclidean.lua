@@ -88,6 +88,9 @@ local function scaled(self, x, gradOutput, who)
     error(string.format('%s: gradOutput must be %s (the output), got %s', who, nn.utils.sizeString(self.output),
                         nn.utils.shapeString(gradOutput)), 0)
   end
+  if not torch.isTensor(self._repeat) or self._repeat:nElement() ~= b * inSize * outSize then
+    error(string.format('%s: forward the same %d samples first', who, b), 0)
+  end
   local y = buf(self, '_output', self.weight):resize(b, 1, outSize)
   y:copy(self.output:view(b, 1, outSize)):add(1e-7)
   local div = buf(self, '_div', self.weight):resize(b, 1, outSize)
