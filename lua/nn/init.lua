@@ -57,6 +57,10 @@ for _, f in ipairs(structural) do load(f) end
 
 -- linear family, distances and products
 local products = {
+  'CAdd', 'MM', 'MV', 'DotProduct', 'CosineDistance', 'Cosine',
+  'Euclidean', 'WeightedEuclidean', 'Bilinear', 'PartialLinear',
+  'LinearWeightNorm', 'WeightNorm', 'Kmeans', 'SparseLinear', 'IndexLinear',
+  'SparseJacobian',
 }
 for _, f in ipairs(products) do load(f) end
 
