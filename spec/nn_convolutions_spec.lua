@@ -1,0 +1,82 @@
+-- temporal and spatial convolutions of Torch7's wider module set: the
+-- modcheck harness per module and code path, values against Torch7's
+-- formulas computed by hand, and error messages for bad input
+require 'torch'
+require 'nn'
+local mc = require 'spec.support.modcheck'
+
+-- a by-definition 1D convolution: out[t][o] = b[o] + sum_k,i w[o][k*F+i] x[(t-1)*dW+k][i]
+local function temporalRef(x, w, b, kW, dW)
+  local T, F = x:size(1), x:size(2)
+  local nOut = (T - kW) // dW + 1
+  local y = torch.Tensor(nOut, w:size(1))
+  for t = 1, nOut do
+    for o = 1, w:size(1) do
+      local s = b[o]
+      for k = 1, kW do
+        for i = 1, F do s = s + w[o][(k - 1) * F + i] * x[(t - 1) * dW + k][i] end
+      end
+      y[t][o] = s
+    end
+  end
+  return y
+end
+
+local function errorOf(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok)
+  return tostring(err)
+end
+
+describe('nn.TemporalConvolution', function()
+  mc.module(it, {name = 'TemporalConvolution 2D',
+                 make = function() return nn.TemporalConvolution(3, 4, 3, 2) end,
+                 input = function() return torch.randn(9, 3) end,
+                 tostring = 'nn.TemporalConvolution'})
+  mc.module(it, {name = 'TemporalConvolution batch',
+                 make = function() return nn.TemporalConvolution(2, 3, 2) end,
+                 input = function() return torch.randn(2, 6, 2) end,
+                 input2 = function() return torch.randn(3, 6, 2) end})
+
+  it('matches the definition, single and batch', function()
+    torch.manualSeed(1)
+    local m = nn.TemporalConvolution(3, 2, 3, 2)
+    local x = torch.randn(4, 8, 3)
+    local y = m:forward(x)
+    assert.are.same({4, 3, 2}, y:size():totable())
+    for b = 1, 4 do
+      local r = temporalRef(x[b], m.weight, m.bias, 3, 2)
+      assert.is_true((y[b] - r):abs():max() < 1e-12)
+    end
+    local y1 = m:forward(x[2]):clone()
+    assert.is_true((y1 - temporalRef(x[2], m.weight, m.bias, 3, 2)):abs():max() < 1e-12)
+  end)
+
+  it('computes a small case by hand', function()
+    local m = nn.TemporalConvolution(1, 1, 2, 1)
+    m.weight:copy(torch.Tensor({{1, 10}}))
+    m.bias:fill(0.5)
+    local y = m:forward(torch.Tensor({{1}, {2}, {3}}))
+    assert.are.same({{21.5}, {32.5}}, y:totable())
+    m:zeroGradParameters()
+    local gi = m:backward(torch.Tensor({{1}, {2}, {3}}), torch.Tensor({{1}, {1}}))
+    assert.are.same({{1}, {11}, {10}}, gi:totable())
+    assert.are.same({{3, 5}}, m.gradWeight:totable())
+    assert.are.same({2}, m.gradBias:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.TemporalConvolution(3, 2, 3)
+    local e = errorOf(function() m:forward(torch.randn(5)) end)
+    assert.truthy(e:find('nn.TemporalConvolution:updateOutput: input must be 2D', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(5, 4)) end)
+    assert.truthy(e:find('3 features per frame (inputFrameSize), got 2D 5x4', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(2, 3)) end)
+    assert.truthy(e:find('input has 2 frames, fewer than kW = 3', 1, true), e)
+    m:forward(torch.randn(5, 3))
+    e = errorOf(function() m:backward(torch.randn(5, 3), torch.randn(2, 2)) end)
+    assert.truthy(e:find('nn.TemporalConvolution:updateGradInput: gradOutput must be 3x2', 1, true), e)
+    e = errorOf(function() nn.TemporalConvolution(3, 0, 2) end)
+    assert.truthy(e:find('nn.TemporalConvolution: outputFrameSize must be an integer >= 1, got 0', 1, true), e)
+  end)
+end)
