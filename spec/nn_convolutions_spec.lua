@@ -80,3 +80,40 @@ describe('nn.TemporalConvolution', function()
     assert.truthy(e:find('nn.TemporalConvolution: outputFrameSize must be an integer >= 1, got 0', 1, true), e)
   end)
 end)
+
+describe('nn.SpatialSubSampling', function()
+  mc.module(it, {name = 'SpatialSubSampling 3D',
+                 make = function() return nn.SpatialSubSampling(2, 3, 2, 2, 1) end,
+                 input = function() return torch.randn(2, 5, 7) end,
+                 tostring = 'nn.SpatialSubSampling'})
+  mc.module(it, {name = 'SpatialSubSampling batch',
+                 make = function() return nn.SpatialSubSampling(3, 2, 2) end,
+                 input = function() return torch.randn(2, 3, 4, 5) end,
+                 input2 = function() return torch.randn(4, 3, 4, 5) end})
+
+  it('sums each window times the plane weight plus bias (by hand)', function()
+    local m = nn.SpatialSubSampling(2, 2, 2, 2, 2)
+    m.weight:copy(torch.Tensor({1, -2}))
+    m.bias:copy(torch.Tensor({0.5, 1}))
+    local x = torch.range(1, 32):view(2, 4, 4)
+    local y = m:forward(x)
+    -- plane 1 windows: 1+2+5+6 = 14, 3+4+7+8 = 22, 9+10+13+14 = 46, 54
+    assert.are.same({{{14.5, 22.5}, {46.5, 54.5}}, {{-155, -171}, {-219, -235}}}, y:totable())
+    m:zeroGradParameters()
+    local gi = m:backward(x, torch.ones(2, 2, 2))
+    assert.are.same(torch.Tensor(2, 4, 4):fill(1):narrow(1, 2, 1):fill(-2):totable()[1],
+                    gi[2]:totable())
+    assert.are.same({136, 392}, m.gradWeight:totable())  -- all of plane 1: 1..16, plane 2: 17..32
+    assert.are.same({4, 4}, m.gradBias:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.SpatialSubSampling(3, 2, 2)
+    local e = errorOf(function() m:forward(torch.randn(3, 4)) end)
+    assert.truthy(e:find('nn.SpatialSubSampling:updateOutput: input must be 3D (nInputPlane x H x W) or 4D (batch), got 2D 3x4', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(2, 4, 4)) end)
+    assert.truthy(e:find('input must have 3 planes (nInputPlane) in dimension 1, got 3D 2x4x4', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(3, 1, 4)) end)
+    assert.truthy(e:find('smaller than the 2x2 window', 1, true), e)
+  end)
+end)
