@@ -117,3 +117,36 @@ describe('nn.SpatialSubSampling', function()
     assert.truthy(e:find('smaller than the 2x2 window', 1, true), e)
   end)
 end)
+
+describe('nn.TemporalMaxPooling', function()
+  mc.module(it, {name = 'TemporalMaxPooling 2D, windows apart',
+                 make = function() return nn.TemporalMaxPooling(2) end,
+                 input = function() return torch.randn(7, 3) end,
+                 tostring = 'nn.TemporalMaxPooling'})
+  mc.module(it, {name = 'TemporalMaxPooling batch, overlapping windows',
+                 make = function() return nn.TemporalMaxPooling(3, 1) end,
+                 input = function() return torch.randn(2, 6, 3) end,
+                 input2 = function() return torch.randn(3, 6, 3) end})
+
+  it('takes the first maximum of each window; indices 0-based offsets (by hand)', function()
+    local m = nn.TemporalMaxPooling(3, 2)
+    local x = torch.Tensor({{1, 5}, {4, 5}, {2, 0}, {4, 9}, {3, 1}})
+    local y = m:forward(x)
+    assert.are.same({{4, 5}, {4, 9}}, y:totable())
+    assert.are.same({{1, 0}, {1, 1}}, m.indices:totable())
+    assert.are.equal('torch.LongTensor', torch.type(m.indices))
+    local gi = m:backward(x, torch.Tensor({{1, 2}, {10, 20}}))
+    assert.are.same({{0, 2}, {1, 0}, {0, 0}, {10, 20}, {0, 0}}, gi:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.TemporalMaxPooling(3)
+    local e = errorOf(function() m:forward(torch.randn(2, 2, 2, 2)) end)
+    assert.truthy(e:find('nn.TemporalMaxPooling:updateOutput: input must be 2D (nInputFrame x frameSize) or 3D (batch), got 4D 2x2x2x2', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(2, 4)) end)
+    assert.truthy(e:find('input has 2 frames, fewer than kW = 3', 1, true), e)
+    m:forward(torch.randn(6, 2))
+    e = errorOf(function() m:backward(torch.randn(6, 2), torch.randn(3, 2)) end)
+    assert.truthy(e:find('nn.TemporalMaxPooling:updateGradInput: gradOutput must be 2x2 (the output size), got 2D 3x2', 1, true), e)
+  end)
+end)
