@@ -150,3 +150,35 @@ describe('nn.TemporalMaxPooling', function()
     assert.truthy(e:find('nn.TemporalMaxPooling:updateGradInput: gradOutput must be 2x2 (the output size), got 2D 3x2', 1, true), e)
   end)
 end)
+
+describe('nn.TemporalSubSampling', function()
+  mc.module(it, {name = 'TemporalSubSampling 2D',
+                 make = function() return nn.TemporalSubSampling(3, 3, 2) end,
+                 input = function() return torch.randn(8, 3) end,
+                 tostring = 'nn.TemporalSubSampling'})
+  mc.module(it, {name = 'TemporalSubSampling batch',
+                 make = function() return nn.TemporalSubSampling(2, 2) end,
+                 input = function() return torch.randn(2, 5, 2) end,
+                 input2 = function() return torch.randn(3, 5, 2) end})
+
+  it('sums each window times the feature weight plus bias (by hand)', function()
+    local m = nn.TemporalSubSampling(2, 2, 1)
+    m.weight:copy(torch.Tensor({1, 10}))
+    m.bias:copy(torch.Tensor({0, 1}))
+    local x = torch.Tensor({{1, 2}, {3, 4}, {5, 6}})
+    assert.are.same({{4, 61}, {8, 101}}, m:forward(x):totable())
+    m:zeroGradParameters()
+    local gi = m:backward(x, torch.Tensor({{1, 1}, {1, 2}}))
+    assert.are.same({{1, 10}, {2, 30}, {1, 20}}, gi:totable())
+    assert.are.same({4 + 8, 6 + 2 * 10}, m.gradWeight:totable())
+    assert.are.same({2, 3}, m.gradBias:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.TemporalSubSampling(2, 3)
+    local e = errorOf(function() m:forward(torch.randn(4, 3)) end)
+    assert.truthy(e:find('nn.TemporalSubSampling:updateOutput: input must have 2 features per frame (inputFrameSize), got 2D 4x3', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(2, 2)) end)
+    assert.truthy(e:find('input has 2 frames, fewer than kW = 3', 1, true), e)
+  end)
+end)

@@ -54,7 +54,7 @@ for _, f in ipairs(products) do load(f) end
 
 -- temporal and spatial convolutions
 local convolutions = {
-  'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling',
+  'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling', 'TemporalSubSampling',
 }
 for _, f in ipairs(convolutions) do load(f) end
 
