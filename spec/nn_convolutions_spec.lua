@@ -182,3 +182,68 @@ describe('nn.TemporalSubSampling', function()
     assert.truthy(e:find('input has 2 frames, fewer than kW = 3', 1, true), e)
   end)
 end)
+
+-- by-definition 2D correlation of one image (nIn x H x W) with weight
+-- nOut x nIn x kH x kW, stride, zero padding and dilation
+local function spatialRef(x, w, b, dW, dH, padW, padH, dilW, dilH)
+  local nOut, nIn, kH, kW = w:size(1), w:size(2), w:size(3), w:size(4)
+  local H, W = x:size(2), x:size(3)
+  local oH = (H + 2 * padH - (dilH * (kH - 1) + 1)) // dH + 1
+  local oW = (W + 2 * padW - (dilW * (kW - 1) + 1)) // dW + 1
+  local y = torch.Tensor(nOut, oH, oW)
+  for o = 1, nOut do
+    for r = 1, oH do
+      for c = 1, oW do
+        local s = b and b[o] or 0
+        for p = 1, nIn do
+          for i = 1, kH do
+            for j = 1, kW do
+              local yy = (r - 1) * dH - padH + (i - 1) * dilH + 1
+              local xx = (c - 1) * dW - padW + (j - 1) * dilW + 1
+              if yy >= 1 and yy <= H and xx >= 1 and xx <= W then
+                s = s + w[o][p][i][j] * x[p][yy][xx]
+              end
+            end
+          end
+        end
+        y[o][r][c] = s
+      end
+    end
+  end
+  return y
+end
+
+describe('nn.SpatialDilatedConvolution', function()
+  mc.module(it, {name = 'SpatialDilatedConvolution 3D',
+                 make = function() return nn.SpatialDilatedConvolution(2, 3, 3, 2, 1, 2, 1, 0, 2, 1) end,
+                 input = function() return torch.randn(2, 6, 7) end,
+                 tostring = 'nn.SpatialDilatedConvolution(2 -> 3, 3x2, 1,2, 1,0, 2,1)'})
+  mc.module(it, {name = 'SpatialDilatedConvolution batch, no bias',
+                 make = function() return nn.SpatialDilatedConvolution(2, 2, 2, 2, 1, 1, 0, 0, 2, 2):noBias() end,
+                 input = function() return torch.randn(2, 2, 5, 5) end,
+                 input2 = function() return torch.randn(3, 2, 5, 5) end,
+                 tostring = 'nn.SpatialDilatedConvolution(2 -> 2, 2x2, 2,2) without bias'})
+
+  it('matches the definition (dilation, stride, padding)', function()
+    torch.manualSeed(2)
+    local m = nn.SpatialDilatedConvolution(2, 3, 3, 2, 2, 1, 1, 2, 2, 3)
+    local x = torch.randn(2, 2, 9, 8)
+    local y = m:forward(x)
+    assert.are.same({2, 3, 10, 3}, y:size():totable())
+    for b = 1, 2 do
+      local r = spatialRef(x[b], m.weight, m.bias, 2, 1, 1, 2, 2, 3)
+      assert.is_true((y[b] - r):abs():max() < 1e-12)
+    end
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.SpatialDilatedConvolution(2, 3, 3, 3, 1, 1, 0, 0, 2, 2)
+    local e = errorOf(function() m:forward(torch.randn(2, 4, 4)) end)
+    assert.truthy(e:find('nn.SpatialDilatedConvolution:updateOutput: input 3D 2x4x4 is smaller than the dilated kernel (3x3 taps 2,2 apart, 5x5 with padding 0,0)', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(3, 6, 6)) end)
+    assert.truthy(e:find('input must have 2 planes (nInputPlane) in dimension 1, got 3D 3x6x6', 1, true), e)
+    m:forward(torch.randn(2, 6, 6))
+    e = errorOf(function() m:backward(torch.randn(2, 6, 6), torch.randn(3, 3, 3)) end)
+    assert.truthy(e:find('nn.SpatialDilatedConvolution:updateGradInput: gradOutput', 1, true), e)
+  end)
+end)
