@@ -247,3 +247,92 @@ describe('nn.SpatialDilatedConvolution', function()
     assert.truthy(e:find('nn.SpatialDilatedConvolution:updateGradInput: gradOutput', 1, true), e)
   end)
 end)
+
+describe('nn.tables', function()
+  it('builds full, oneToOne and random connection tables as Torch7', function()
+    assert.are.same({{1, 1}, {2, 1}, {1, 2}, {2, 2}, {1, 3}, {2, 3}}, nn.tables.full(2, 3):totable())
+    assert.are.same({{1, 1}, {2, 2}, {3, 3}}, nn.tables.oneToOne(3):totable())
+    torch.manualSeed(5)
+    local t = nn.tables.random(5, 4, 2)
+    assert.are.same({8, 2}, t:size():totable())
+    for j = 1, 4 do
+      local a, b = t[2 * j - 1], t[2 * j]
+      assert.are.equal(j, a[2]); assert.are.equal(j, b[2])
+      assert.are_not.equal(a[1], b[1])
+      assert.is_true(a[1] >= 1 and a[1] <= 5 and b[1] >= 1 and b[1] <= 5)
+    end
+  end)
+end)
+
+describe('nn.SpatialConvolutionMap', function()
+  local tbl = torch.Tensor({{1, 1}, {3, 1}, {2, 2}, {3, 2}, {1, 3}})
+  mc.module(it, {name = 'SpatialConvolutionMap 3D',
+                 make = function() return nn.SpatialConvolutionMap(tbl, 3, 2, 1, 2) end,
+                 input = function() return torch.randn(3, 6, 5) end,
+                 tostring = 'nn.SpatialConvolutionMap'})
+  mc.module(it, {name = 'SpatialConvolutionMap batch, extra input planes',
+                 make = function() return nn.SpatialConvolutionMap(torch.Tensor({{2, 1}, {1, 2}}), 2, 2) end,
+                 input = function() return torch.randn(2, 3, 4, 4) end,
+                 input2 = function() return torch.randn(3, 3, 4, 4) end})
+
+  it('equals a SpatialConvolution whose unconnected kernels are zero', function()
+    torch.manualSeed(3)
+    local m = nn.SpatialConvolutionMap(tbl, 3, 2, 1, 2)
+    local ref = nn.SpatialConvolution(3, 3, 3, 2, 1, 2)
+    ref.weight:zero()
+    for k = 1, tbl:size(1) do ref.weight[tbl[k][2]][tbl[k][1]]:copy(m.weight[k]) end
+    ref.bias:copy(m.bias)
+    local x = torch.randn(2, 3, 7, 6)
+    assert.is_true((m:forward(x) - ref:forward(x)):abs():max() < 1e-12)
+    local go = torch.randn(ref.output:size())
+    m:zeroGradParameters(); ref:zeroGradParameters()
+    assert.is_true((m:backward(x, go) - ref:backward(x, go)):abs():max() < 1e-12)
+    for k = 1, tbl:size(1) do
+      assert.is_true((m.gradWeight[k] - ref.gradWeight[tbl[k][2]][tbl[k][1]]):abs():max() < 1e-12)
+    end
+    assert.is_true((m.gradBias - ref.gradBias):abs():max() < 1e-12)
+  end)
+
+  it('gives zero gradient to input planes the table does not use', function()
+    local m = nn.SpatialConvolutionMap(torch.Tensor({{1, 1}}), 2, 2)
+    local gi = m:backward(torch.randn(3, 4, 4), torch.ones(1, 3, 3))
+    assert.are.same({3, 4, 4}, gi:size():totable())
+    assert.are.equal(0, gi:narrow(1, 2, 2):abs():max())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local e = errorOf(function() nn.SpatialConvolutionMap(torch.Tensor(3, 3), 2, 2) end)
+    assert.truthy(e:find('nn.SpatialConvolutionMap: connTable must be a nConnections x 2 tensor, got 2D 3x3', 1, true), e)
+    local m = nn.SpatialConvolutionMap(tbl, 3, 3)
+    e = errorOf(function() m:forward(torch.randn(2, 5, 5)) end)
+    assert.truthy(e:find('nn.SpatialConvolutionMap:updateOutput: input must have at least 3 planes (nInputPlane) in dimension 1, got 3D 2x5x5', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(3, 2, 5)) end)
+    assert.truthy(e:find('smaller than the 3x3 kernel', 1, true), e)
+  end)
+end)
+
+describe('nn.SpatialFullConvolutionMap', function()
+  local tbl = torch.Tensor({{1, 1}, {2, 1}, {2, 2}})
+  mc.module(it, {name = 'SpatialFullConvolutionMap 3D',
+                 make = function() return nn.SpatialFullConvolutionMap(tbl, 3, 2, 2, 1) end,
+                 input = function() return torch.randn(2, 3, 4) end,
+                 tostring = 'nn.SpatialFullConvolutionMap'})
+  mc.module(it, {name = 'SpatialFullConvolutionMap batch',
+                 make = function() return nn.SpatialFullConvolutionMap(tbl, 2, 2, 2, 2) end,
+                 input = function() return torch.randn(2, 2, 3, 3) end,
+                 input2 = function() return torch.randn(1, 2, 3, 3) end})
+
+  it('spreads each input pixel through its kernel (by hand)', function()
+    local m = nn.SpatialFullConvolutionMap(torch.Tensor({{1, 1}}), 2, 2, 2, 2)
+    m.weight[1]:copy(torch.Tensor({{1, 2}, {3, 4}}))
+    m.bias:fill(0)
+    local y = m:forward(torch.Tensor({{{1, 10}}}))
+    assert.are.same({{{1, 2, 10, 20}, {3, 4, 30, 40}}}, y:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.SpatialFullConvolutionMap(tbl, 2, 2)
+    local e = errorOf(function() m:forward(torch.randn(4, 4)) end)
+    assert.truthy(e:find('nn.SpatialFullConvolutionMap:updateOutput: input must be 3D (nInputPlane x H x W) or 4D (batch), got 2D 4x4', 1, true), e)
+  end)
+end)

@@ -55,7 +55,7 @@ for _, f in ipairs(products) do load(f) end
 -- temporal and spatial convolutions
 local convolutions = {
   'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling', 'TemporalSubSampling',
-  'SpatialDilatedConvolution',
+  'SpatialDilatedConvolution', 'SpatialConvolutionMap', 'SpatialFullConvolutionMap',
 }
 for _, f in ipairs(convolutions) do load(f) end
 
