@@ -336,3 +336,40 @@ describe('nn.SpatialFullConvolutionMap', function()
     assert.truthy(e:find('nn.SpatialFullConvolutionMap:updateOutput: input must be 3D (nInputPlane x H x W) or 4D (batch), got 2D 4x4', 1, true), e)
   end)
 end)
+
+describe('nn.SpatialFullConvolution with {input, target}', function()
+  mc.module(it, {name = 'SpatialFullConvolution table input 3D',
+                 make = function() return nn.SpatialFullConvolution(2, 3, 3, 2, 2, 2, 1, 0) end,
+                 input = function() return {torch.randn(2, 3, 4), torch.zeros(6, 8)} end,
+                 tostring = 'nn.SpatialFullConvolution(2 -> 3, 3x2, 2,2, 1,0)'})
+  mc.module(it, {name = 'SpatialFullConvolution table input batch',
+                 make = function() return nn.SpatialFullConvolution(2, 2, 3, 3, 2, 2) end,
+                 input = function() return {torch.randn(2, 2, 3, 3), torch.zeros(2, 2, 8, 7)} end,
+                 input2 = function() return {torch.randn(3, 2, 3, 3), torch.zeros(3, 2, 8, 7)} end})
+
+  it('takes the output size from the target, as the same module with adj', function()
+    torch.manualSeed(4)
+    local m = nn.SpatialFullConvolution(2, 3, 3, 3, 2, 2, 1, 1)
+    local ref = nn.SpatialFullConvolution(2, 3, 3, 3, 2, 2, 1, 1, 1, 0)
+    ref.weight:copy(m.weight); ref.bias:copy(m.bias)
+    local x = torch.randn(2, 4, 4)
+    local y = m:forward({x, torch.zeros(7, 8)})
+    assert.are.same({3, 7, 8}, y:size():totable())
+    assert.are.equal(0, (y - ref:forward(x)):abs():max())
+    local go = torch.randn(3, 7, 8)
+    local gi = m:backward({x, torch.zeros(7, 8)}, go)
+    assert.are.equal(0, (gi[1] - ref:backward(x, go)):abs():max())
+    assert.are.same({7, 8}, gi[2]:size():totable())
+    assert.are.equal(0, gi[2]:abs():max())
+    -- back to a tensor input: gradInput is the same tensor object again
+    local t = gi[1]
+    assert.are.equal(t, m:backward(x, torch.randn(3, 7, 7)))
+    assert.are.equal(0, m.adjW); assert.are.equal(0, m.adjH)
+  end)
+
+  it('names the class, method, expected and got on a bad table', function()
+    local m = nn.SpatialFullConvolution(2, 3, 3, 3)
+    local e = errorOf(function() m:forward({torch.randn(2, 4, 4), torch.zeros(3)}) end)
+    assert.truthy(e:find('nn.SpatialFullConvolution:updateOutput: table input must be {input, target} with a target of at least 2D, got {3D 2x4x4, 1D 3}', 1, true), e)
+  end)
+end)
