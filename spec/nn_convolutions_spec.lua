@@ -373,3 +373,31 @@ describe('nn.SpatialFullConvolution with {input, target}', function()
     assert.truthy(e:find('nn.SpatialFullConvolution:updateOutput: table input must be {input, target} with a target of at least 2D, got {3D 2x4x4, 1D 3}', 1, true), e)
   end)
 end)
+
+describe('nn.TemporalDynamicKMaxPooling', function()
+  mc.module(it, {name = 'TemporalDynamicKMaxPooling 2D',
+                 make = function() return nn.TemporalDynamicKMaxPooling(2, 0.5) end,
+                 input = function() return torch.randn(7, 3) end,
+                 tostring = 'nn.TemporalDynamicKMaxPooling'})
+  mc.module(it, {name = 'TemporalDynamicKMaxPooling batch',
+                 make = function() return nn.TemporalDynamicKMaxPooling(3) end,
+                 input = function() return torch.randn(2, 5, 3) end,
+                 input2 = function() return torch.randn(4, 5, 3) end})
+
+  it('keeps the k largest per feature in sequence order (by hand)', function()
+    local m = nn.TemporalDynamicKMaxPooling(2, 0.5)  -- k = max(2, ceil(0.5 * 5)) = 3
+    local x = torch.Tensor({{5, 0}, {1, 9}, {4, 8}, {2, 7}, {3, 1}})
+    assert.are.same({{5, 9}, {4, 8}, {3, 7}}, m:forward(x):totable())
+    assert.are.same({{1, 2}, {3, 3}, {5, 4}}, m.indices:totable())
+    local gi = m:backward(x, torch.Tensor({{1, 2}, {3, 4}, {5, 6}}))
+    assert.are.same({{1, 0}, {0, 2}, {3, 4}, {0, 6}, {5, 0}}, gi:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.TemporalDynamicKMaxPooling(4)
+    local e = errorOf(function() m:forward(torch.randn(3, 2)) end)
+    assert.truthy(e:find('nn.TemporalDynamicKMaxPooling:updateOutput: input sequence length (3) too small for k = 4', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(5)) end)
+    assert.truthy(e:find('input must be 2D (seqLen x features) or 3D (batch), got 1D 5', 1, true), e)
+  end)
+end)
