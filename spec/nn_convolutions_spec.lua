@@ -401,3 +401,59 @@ describe('nn.TemporalDynamicKMaxPooling', function()
     assert.truthy(e:find('input must be 2D (seqLen x features) or 3D (batch), got 1D 5', 1, true), e)
   end)
 end)
+
+describe('nn.SpatialDepthWiseConvolution', function()
+  mc.module(it, {name = 'SpatialDepthWiseConvolution 3D',
+                 make = function() return nn.SpatialDepthWiseConvolution(2, 3, 3, 2, 1, 2, 1, 0) end,
+                 input = function() return torch.randn(2, 5, 6) end,
+                 tostring = 'nn.SpatialDepthWiseConvolution(2 -> 3, 3x2, 1,2, 1,0)'})
+  mc.module(it, {name = 'SpatialDepthWiseConvolution batch, no bias',
+                 make = function() return nn.SpatialDepthWiseConvolution(3, 2, 2, 2):noBias() end,
+                 input = function() return torch.randn(2, 3, 4, 5) end,
+                 input2 = function() return torch.randn(3, 3, 4, 5) end,
+                 tostring = 'nn.SpatialDepthWiseConvolution(3 -> 2, 2x2) without bias'})
+
+  it('equals one SpatialConvolution per input plane (Torch7 test.lua\'s reference)', function()
+    torch.manualSeed(6)
+    local n, mult, k = 3, 4, 3
+    local m = nn.SpatialDepthWiseConvolution(n, mult, k, k, 2, 1, 1, 2)
+    local x = torch.randn(2, n, 9, 8)
+    local y = m:forward(x)
+    local go = torch.randn(y:size())
+    m:zeroGradParameters()
+    local gi = m:backward(x, go)
+    local w4 = m.weight:view(mult, n, k, k)
+    local gw4 = m.gradWeight:view(mult, n, k, k)
+    for i = 1, n do
+      local c = nn.SpatialConvolution(1, mult, k, k, 2, 1, 1, 2)
+      c.weight:copy(w4:narrow(2, i, 1)); c.bias:copy(m.bias:select(2, i))
+      c:zeroGradParameters()
+      local xi = x:narrow(2, i, 1):contiguous()
+      local yi = c:forward(xi)
+      assert.is_true((y:narrow(2, (i - 1) * mult + 1, mult) - yi):abs():max() < 1e-12)
+      local goi = go:narrow(2, (i - 1) * mult + 1, mult):contiguous()
+      local gii = c:backward(xi, goi)
+      assert.is_true((gi:narrow(2, i, 1) - gii):abs():max() < 1e-12)
+      assert.is_true((gw4:narrow(2, i, 1) - c.gradWeight):abs():max() < 1e-12)
+      assert.is_true((m.gradBias:select(2, i) - c.gradBias):abs():max() < 1e-12)
+    end
+  end)
+
+  it('reads a 4D weight as Torch7 does', function()
+    local m = nn.SpatialDepthWiseConvolution(2, 3, 2, 2)
+    local y1 = m:forward(torch.ones(2, 3, 3)):clone()
+    m.weight = m.weight:view(3, 2, 2, 2):clone()
+    assert.are.equal(0, (m:forward(torch.ones(2, 3, 3)) - y1):abs():max())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.SpatialDepthWiseConvolution(2, 3, 3, 3)
+    local e = errorOf(function() m:forward(torch.randn(3, 5, 5)) end)
+    assert.truthy(e:find('nn.SpatialDepthWiseConvolution:updateOutput: input must have 2 planes (nInputPlane) in dimension 1, got 3D 3x5x5', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(2, 2, 5)) end)
+    assert.truthy(e:find('is smaller than the 3x3 kernel (with padding 0,0)', 1, true), e)
+    m:forward(torch.randn(2, 5, 5))
+    e = errorOf(function() m:backward(torch.randn(2, 5, 5), torch.randn(3, 3, 3)) end)
+    assert.truthy(e:find('nn.SpatialDepthWiseConvolution:updateGradInput: gradOutput must be 6x3x3 (the output size), got 3D 3x3x3', 1, true), e)
+  end)
+end)
