@@ -457,3 +457,45 @@ describe('nn.SpatialDepthWiseConvolution', function()
     assert.truthy(e:find('nn.SpatialDepthWiseConvolution:updateGradInput: gradOutput must be 6x3x3 (the output size), got 3D 3x3x3', 1, true), e)
   end)
 end)
+
+describe('nn.SpatialConvolutionLocal', function()
+  mc.module(it, {name = 'SpatialConvolutionLocal 3D, padded',
+                 make = function() return nn.SpatialConvolutionLocal(2, 3, 5, 4, 3, 2, 2, 1, 1, 1) end,
+                 input = function() return torch.randn(2, 4, 5) end,
+                 tostring = 'nn.SpatialConvolutionLocal(2 -> 3, 5x4, 3x2, 2,1, 1,1)'})
+  mc.module(it, {name = 'SpatialConvolutionLocal batch',
+                 make = function() return nn.SpatialConvolutionLocal(2, 2, 4, 4, 2, 2) end,
+                 input = function() return torch.randn(2, 2, 4, 4) end,
+                 input2 = function() return torch.randn(3, 2, 4, 4) end,
+                 tostring = 'nn.SpatialConvolutionLocal(2 -> 2, 4x4, 2x2)'})
+
+  it('uses its own kernel and bias at each output position (definition)', function()
+    torch.manualSeed(7)
+    local m = nn.SpatialConvolutionLocal(2, 3, 6, 5, 3, 2, 2, 1, 1, 0)
+    local x = torch.randn(2, 2, 5, 6)
+    local y = m:forward(x)
+    assert.are.same({2, 3, m.oH, m.oW}, y:size():totable())
+    for b = 1, 2 do
+      for r = 1, m.oH do
+        for c = 1, m.oW do
+          -- the position's kernel as a 1-position convolution of the window
+          local w = m.weight[r][c]
+          local ref = spatialRef(x[b], w, m.bias:select(2, r):select(2, c), 2, 1, 1, 0, 1, 1)
+          for o = 1, 3 do
+            assert.is_true(math.abs(y[b][o][r][c] - ref[o][r][c]) < 1e-12)
+          end
+        end
+      end
+    end
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local e = errorOf(function() nn.SpatialConvolutionLocal(1, 1, 2, 2, 3, 3) end)
+    assert.truthy(e:find('nn.SpatialConvolutionLocal: illegal configuration: output width or height less than 1', 1, true), e)
+    local m = nn.SpatialConvolutionLocal(2, 3, 5, 4, 3, 3)
+    e = errorOf(function() m:forward(torch.randn(2, 5, 5)) end)
+    assert.truthy(e:find('nn.SpatialConvolutionLocal:updateOutput: input must be 2x4x5 (nInputPlane x iH x iW), got 3D 2x5x5', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(3, 2, 5, 5)) end)
+    assert.truthy(e:find('input must be 2x4x5 (nInputPlane x iH x iW) per sample, got 4D 3x2x5x5', 1, true), e)
+  end)
+end)

@@ -56,7 +56,7 @@ for _, f in ipairs(products) do load(f) end
 local convolutions = {
   'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling', 'TemporalSubSampling',
   'SpatialDilatedConvolution', 'SpatialConvolutionMap', 'SpatialFullConvolutionMap',
-  'TemporalDynamicKMaxPooling', 'SpatialDepthWiseConvolution',
+  'TemporalDynamicKMaxPooling', 'SpatialDepthWiseConvolution', 'SpatialConvolutionLocal',
 }
 for _, f in ipairs(convolutions) do load(f) end
 
