@@ -499,3 +499,43 @@ describe('nn.SpatialConvolutionLocal', function()
     assert.truthy(e:find('input must be 2x4x5 (nInputPlane x iH x iW) per sample, got 4D 3x2x5x5', 1, true), e)
   end)
 end)
+
+describe('nn.TemporalRowConvolution', function()
+  mc.module(it, {name = 'TemporalRowConvolution 2D',
+                 make = function() return nn.TemporalRowConvolution(3, 3, 2) end,
+                 input = function() return torch.randn(8, 3) end,
+                 tostring = 'nn.TemporalRowConvolution(3, 3, 2)'})
+  mc.module(it, {name = 'TemporalRowConvolution batch, featFirst, no bias',
+                 make = function() return nn.TemporalRowConvolution(2, 2, 1, true):noBias() end,
+                 input = function() return torch.randn(2, 2, 5) end,
+                 input2 = function() return torch.randn(3, 2, 5) end,
+                 tostring = 'nn.TemporalRowConvolution(2, 2) without bias'})
+  mc.module(it, {name = 'TemporalRowConvolution batch',
+                 make = function() return nn.TemporalRowConvolution(2, 3) end,
+                 input = function() return torch.randn(2, 6, 2) end,
+                 input2 = function() return torch.randn(1, 6, 2) end})
+
+  it('convolves each feature row with its own kernel (by hand)', function()
+    local m = nn.TemporalRowConvolution(2, 2)
+    m.weight:copy(torch.Tensor({{{1, 10}}, {{2, -1}}}))
+    m.bias:copy(torch.Tensor({0, 100}))
+    local x = torch.Tensor({{1, 4}, {2, 5}, {3, 6}})
+    assert.are.same({{21, 103}, {32, 104}}, m:forward(x):totable())
+    local mf = nn.TemporalRowConvolution(2, 2, 1, true)
+    mf.weight:copy(m.weight); mf.bias:copy(m.bias)
+    assert.are.same({{21, 32}, {103, 104}}, mf:forward(x:t()):totable())
+    m:zeroGradParameters()
+    local gi = m:backward(x, torch.Tensor({{1, 1}, {1, 0}}))
+    assert.are.same({{1, 2}, {11, -1}, {10, 0}}, gi:totable())
+    assert.are.same({{{3, 5}}, {{4, 5}}}, m.gradWeight:totable())
+    assert.are.same({2, 1}, m.gradBias:totable())
+  end)
+
+  it('names the class, method, expected and got on bad input', function()
+    local m = nn.TemporalRowConvolution(3, 2)
+    local e = errorOf(function() m:forward(torch.randn(4, 2)) end)
+    assert.truthy(e:find('nn.TemporalRowConvolution:updateOutput: input must have 3 features (inputFrameSize) in dimension 2, got 2D 4x2', 1, true), e)
+    e = errorOf(function() m:forward(torch.randn(1, 3)) end)
+    assert.truthy(e:find('input has 1 frames, fewer than kW = 2', 1, true), e)
+  end)
+end)

@@ -57,6 +57,7 @@ local convolutions = {
   'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling', 'TemporalSubSampling',
   'SpatialDilatedConvolution', 'SpatialConvolutionMap', 'SpatialFullConvolutionMap',
   'TemporalDynamicKMaxPooling', 'SpatialDepthWiseConvolution', 'SpatialConvolutionLocal',
+  'TemporalRowConvolution',
 }
 for _, f in ipairs(convolutions) do load(f) end
 
