@@ -7,11 +7,11 @@
 -- (nInputPlane*kH*kW) (Torch7's shape; a 4D nOutputPlane x nInputPlane x kH
 -- x kW weight is read the same), bias nOutputPlane x nInputPlane,
 -- initialised uniform(-s, s), s = 1/sqrt(kW*kH*nInputPlane), as Torch7.
--- Composition: per input plane, SpatialConvolution's im2col + gemm kernel
--- with that plane's nOutputPlane kernels; the planes' results go through
--- '_planeOutput' (forward scratch) and '_planeGradInput' (backward
--- scratch) into their place in the output and gradInput. Gradients of the
--- weight and bias are accumulated by the kernel straight into their views.
+-- Kernel: src/nn/th_nn_dilconv.c in its depthwise mode: per image and
+-- input plane, that plane's im2col (th_nn_im2col) and one gemm with its
+-- nOutputPlane kernels, written in place into the output; images of a
+-- batch in parallel. 'finput' is forward-only and 'fgradInput'
+-- backward-only per-thread scratch, as nn.SpatialConvolution's.
 -- Torch7 reads the input's width as its height here (its kernel swaps
 -- them); this module uses each where it belongs (the same numbers on
 -- square inputs).
@@ -56,97 +56,43 @@ function SpatialDepthWiseConvolution:reset(stdv)
   return self
 end
 
--- plane i's kernels (nOutputPlane x 1 x kH x kW views of w)
-local function planeKernels(self, w, i)
-  return w:view(self.nOutputPlane, self.nInputPlane, self.kH, self.kW):narrow(2, i, 1)
-end
-
--- checks the input; returns its plane dimension
-local function check(self, input, who)
+local function backCompatibility(self)
   if self.padding then  -- files of older Torch7 versions
     self.padW, self.padH, self.padding = self.padding, self.padding, nil
   end
-  cc.input(input, who, {3, 4}, '3D (nInputPlane x H x W) or 4D (batch)')
-  local d = input:dim()
-  if input:size(d - 2) ~= self.nInputPlane then
-    nn.utils.error(who, 'input must have %d planes (nInputPlane) in dimension %d, got %s',
-                   self.nInputPlane, d - 2, nn.utils.shapeString(input))
-  end
-  if input:size(d - 1) + 2 * self.padH < self.kH or input:size(d) + 2 * self.padW < self.kW then
-    nn.utils.error(who, 'input %s is smaller than the %dx%d kernel (with padding %d,%d)',
-                   nn.utils.shapeString(input), self.kW, self.kH, self.padW, self.padH)
-  end
-  return d - 2
 end
 
 function SpatialDepthWiseConvolution:updateOutput(input)
-  local p = check(self, input, cc.who(self, 'updateOutput'))
-  self.finput = self.finput or input.new()
-  self._planeOutput = self._planeOutput or input.new()
-  local tmp = self._planeOutput
-  local nOut = self.nOutputPlane
-  for i = 1, self.nInputPlane do
-    C.conv_updateOutput(self, input:narrow(p, i, 1), tmp, planeKernels(self, self.weight, i),
-                        self.bias and self.bias:select(2, i), self.finput)
-    if i == 1 then
-      local size = tmp:size():totable()
-      size[p] = self.nInputPlane * nOut
-      self.output:resize(table.unpack(size))
-    end
-    self.output:narrow(p, (i - 1) * nOut + 1, nOut):copy(tmp)
-  end
+  backCompatibility(self)
+  self.finput = self.finput or self.weight.new()
+  C.dilconv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput, true)
   return self.output
-end
-
-local function checkGradOutput(self, input, gradOutput, who)
-  local p = input:dim() - 2
-  local oH = (input:size(p + 1) + 2 * self.padH - self.kH) // self.dH + 1
-  local oW = (input:size(p + 2) + 2 * self.padW - self.kW) // self.dW + 1
-  local s = {self.nInputPlane * self.nOutputPlane, oH, oW}
-  if p == 2 then table.insert(s, 1, input:size(1)) end
-  cc.gradOutput(gradOutput, who, s)
 end
 
 function SpatialDepthWiseConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
-  local who = cc.who(self, 'updateGradInput')
-  local p = check(self, input, who)
-  checkGradOutput(self, input, gradOutput, who)
-  self.fgradInput = self.fgradInput or input.new()
-  self._planeGradInput = self._planeGradInput or input.new()
-  local tmp, nOut = self._planeGradInput, self.nOutputPlane
-  self.gradInput:resizeAs(input)
-  for i = 1, self.nInputPlane do
-    C.conv_updateGradInput(self, input:narrow(p, i, 1), gradOutput:narrow(p, (i - 1) * nOut + 1, nOut),
-                           tmp, planeKernels(self, self.weight, i), self.fgradInput)
-    self.gradInput:narrow(p, i, 1):copy(tmp)
-  end
+  backCompatibility(self)
+  self.fgradInput = self.fgradInput or self.weight.new()
+  C.dilconv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput,
+                            true)
   return self.gradInput
 end
 
 function SpatialDepthWiseConvolution:accGradParameters(input, gradOutput, scale)
-  local who = cc.who(self, 'accGradParameters')
-  local p = check(self, input, who)
-  checkGradOutput(self, input, gradOutput, who)
-  self.fgradInput = self.fgradInput or input.new()
-  local nOut = self.nOutputPlane
-  for i = 1, self.nInputPlane do
-    C.conv_accGradParameters(self, input:narrow(p, i, 1), gradOutput:narrow(p, (i - 1) * nOut + 1, nOut),
-                             planeKernels(self, self.gradWeight, i),
-                             self.gradBias and self.gradBias:select(2, i), self.fgradInput, scale or 1)
-  end
+  backCompatibility(self)
+  self.fgradInput = self.fgradInput or self.weight.new()
+  C.dilconv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
+                              self.fgradInput, scale or 1, true)
 end
 
 function SpatialDepthWiseConvolution:type(type, tensorCache)
-  for _, k in ipairs({'finput', 'fgradInput', '_planeOutput', '_planeGradInput'}) do
-    self[k] = self[k] and torch.Tensor()
-  end
+  self.finput = self.finput and torch.Tensor()
+  self.fgradInput = self.fgradInput and torch.Tensor()
   return parent.type(self, type, tensorCache)
 end
 
 function SpatialDepthWiseConvolution:memoryTraits()
-  return {buffers = {finput = 'forward', fgradInput = 'backward', _planeOutput = 'forward',
-                     _planeGradInput = 'backward'},
+  return {buffers = {finput = 'forward', fgradInput = 'backward'},
           needsInput = true, needsOutput = false}
 end
 
