@@ -59,7 +59,7 @@ end
 
 -- checks the input; returns it as a batch (a 4D view)
 local function batched(self, input, who)
-  cc.input(input, who, {3, 4}, '3D (nInputPlane x iH x iW) or 4D (batch)')
+  cc.input(input, who, {3, 4}, '3D (nInputPlane x iH x iW) or 4D (batch)', self.weight)
   local d = input:dim()
   if input:size(d - 2) ~= self.nInputPlane or input:size(d - 1) ~= self.iH or input:size(d) ~= self.iW then
     nn.utils.error(who, 'input must be %dx%dx%d (nInputPlane x iH x iW)%s, got %s', self.nInputPlane,
@@ -127,7 +127,7 @@ function SpatialConvolutionLocal:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
   local x = batched(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input))
+  cc.gradOutput(gradOutput, who, outSizes(self, input), input)
   local B = x:size(1)
   local go = goCols(self, gradOutput:contiguous(), B)
   self.fgradInput = self.fgradInput or input.new()
@@ -161,7 +161,7 @@ end
 function SpatialConvolutionLocal:accGradParameters(input, gradOutput, scale)
   local who = cc.who(self, 'accGradParameters')
   local x = batched(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input))
+  cc.gradOutput(gradOutput, who, outSizes(self, input), input)
   scale = scale or 1
   local B = x:size(1)
   self.fgradInput = self.fgradInput or input.new()

@@ -147,7 +147,7 @@ SpatialConvolutionMap._gather = gather
 -- checks the input; returns the planes the kernel reads (a narrowed view
 -- when the input has more planes than the table uses)
 local function planes(self, input, who)
-  cc.input(input, who, {3, 4}, '3D (nInputPlane x H x W) or 4D (batch)')
+  cc.input(input, who, {3, 4}, '3D (nInputPlane x H x W) or 4D (batch)', self.weight)
   local d = input:dim()
   if input:size(d - 2) < self.nInputPlane then
     nn.utils.error(who, 'input must have at least %d planes (nInputPlane) in dimension %d, got %s',

@@ -42,7 +42,7 @@ end
 
 -- checks the input; returns the output sizes
 local function outSizes(self, input, who)
-  cc.input(input, who, {3, 4}, '3D (nInputPlane x H x W) or 4D (batch)')
+  cc.input(input, who, {3, 4}, '3D (nInputPlane x H x W) or 4D (batch)', self.weight)
   local d = input:dim()
   if input:size(d - 2) ~= self.nInputPlane then
     nn.utils.error(who, 'input must have %d planes (nInputPlane) in dimension %d, got %s',
@@ -82,7 +82,7 @@ end
 function SpatialSubSampling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
-  cc.gradOutput(gradOutput, who, outSizes(self, input, who))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, who), input)
   self._gradScaled = self._gradScaled or input.new()
   local g = self._gradScaled:resizeAs(gradOutput):copy(gradOutput)
   g:cmul(perPlane(self.weight, g)):mul(self.kW * self.kH)
@@ -92,7 +92,7 @@ end
 
 function SpatialSubSampling:accGradParameters(input, gradOutput, scale)
   local who = cc.who(self, 'accGradParameters')
-  cc.gradOutput(gradOutput, who, outSizes(self, input, who))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, who), input)
   scale = scale or 1
   self._sums = self._sums or input.new()
   C.avgpool_updateOutput(self, input, self._sums)

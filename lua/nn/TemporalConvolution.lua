@@ -42,7 +42,7 @@ end
 
 -- checks the input; returns the number of output frames
 local function frames(self, input, who)
-  cc.input(input, who, {2, 3}, '2D (nInputFrame x inputFrameSize) or 3D (batch)')
+  cc.input(input, who, {2, 3}, '2D (nInputFrame x inputFrameSize) or 3D (batch)', self.weight)
   local d = input:dim()
   if input:size(d) ~= self.inputFrameSize then
     nn.utils.error(who, 'input must have %d features per frame (inputFrameSize), got %s',
@@ -82,7 +82,7 @@ function TemporalConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
   local nOut = frames(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut), input)
   self.fgradInput = self.fgradInput or input.new()
   local go2 = gradOutput:contiguous():view(-1, self.outputFrameSize)
   local gcols = self.fgradInput:resize(go2:size(1), self.kW * self.inputFrameSize)
@@ -103,7 +103,7 @@ end
 function TemporalConvolution:accGradParameters(input, gradOutput, scale)
   local who = cc.who(self, 'accGradParameters')
   local nOut = frames(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut), input)
   scale = scale or 1
   self.fgradInput = self.fgradInput or input.new()
   local cols = windows(self, input, self.fgradInput)

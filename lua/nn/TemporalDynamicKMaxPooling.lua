@@ -50,7 +50,7 @@ function TemporalDynamicKMaxPooling:updateGradInput(input, gradOutput)
     nn.utils.error(who, 'no indices for this input: call updateOutput first')
   end
   local sizes = self.indices:size():totable()
-  cc.gradOutput(gradOutput, who, sizes)
+  cc.gradOutput(gradOutput, who, sizes, input)
   -- positions are distinct along the sequence: a scatter adds nothing twice
   self.gradInput:resizeAs(input):zero():scatter(input:dim() - 1, self.indices, gradOutput)
   return self.gradInput

@@ -50,7 +50,7 @@ function TemporalMaxPooling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
   local sizes = outSizes(self, input, who)
-  cc.gradOutput(gradOutput, who, sizes)
+  cc.gradOutput(gradOutput, who, sizes, input)
   if not self.indices or not self.indices:isSameSizeAs(gradOutput) then
     nn.utils.error(who, 'no indices for this input: call updateOutput first')
   end

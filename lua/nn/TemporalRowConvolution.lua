@@ -52,7 +52,7 @@ end
 -- batch x inputFrameSize x frames (a view), and the number of output frames
 local function featureMajor(self, t, who)
   cc.input(t, who, {2, 3}, self.featFirst and '2D (inputFrameSize x nInputFrame) or 3D (batch)'
-                                          or '2D (nInputFrame x inputFrameSize) or 3D (batch)')
+                                          or '2D (nInputFrame x inputFrameSize) or 3D (batch)', self.weight)
   local d = t:dim()
   local fdim, tdim = d, d - 1
   if self.featFirst then fdim, tdim = d - 1, d end
@@ -114,7 +114,7 @@ function TemporalRowConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
   local x, nOut = featureMajor(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut), input)
   local B, F = x:size(1), self.inputFrameSize
   local go = goCols(self, gradOutput, B):view(F, B * nOut, 1)
   self.fgradInput = self.fgradInput or input.new()
@@ -133,7 +133,7 @@ end
 function TemporalRowConvolution:accGradParameters(input, gradOutput, scale)
   local who = cc.who(self, 'accGradParameters')
   local x, nOut = featureMajor(self, input, who)
-  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, nOut), input)
   scale = scale or 1
   local B, F = x:size(1), self.inputFrameSize
   self.fgradInput = self.fgradInput or input.new()

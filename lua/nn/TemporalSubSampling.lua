@@ -39,7 +39,7 @@ end
 
 -- checks the input; returns the output sizes
 local function outSizes(self, input, who)
-  cc.input(input, who, {2, 3}, '2D (nInputFrame x inputFrameSize) or 3D (batch)')
+  cc.input(input, who, {2, 3}, '2D (nInputFrame x inputFrameSize) or 3D (batch)', self.weight)
   local d = input:dim()
   if input:size(d) ~= self.inputFrameSize then
     nn.utils.error(who, 'input must have %d features per frame (inputFrameSize), got %s',
@@ -75,7 +75,7 @@ end
 function TemporalSubSampling:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local who = cc.who(self, 'updateGradInput')
-  cc.gradOutput(gradOutput, who, outSizes(self, input, who))
+  cc.gradOutput(gradOutput, who, outSizes(self, input, who), input)
   self._gradScaled = self._gradScaled or input.new()
   local g = self._gradScaled:resizeAs(gradOutput):copy(gradOutput)
   local g2 = g:view(-1, self.inputFrameSize)
@@ -90,7 +90,7 @@ end
 function TemporalSubSampling:accGradParameters(input, gradOutput, scale)
   local who = cc.who(self, 'accGradParameters')
   local sizes = outSizes(self, input, who)
-  cc.gradOutput(gradOutput, who, sizes)
+  cc.gradOutput(gradOutput, who, sizes, input)
   scale = scale or 1
   self._sums = self._sums or input.new()
   local s = windowSums(self, input, self._sums, sizes):cmul(gradOutput)

@@ -23,8 +23,9 @@ function M.count(v, what, cls, min)
 end
 
 -- a floating tensor with one of the dimension counts in 'dims' ({2, 3});
--- 'want' describes them for the message
-function M.input(x, who, dims, want)
+-- 'want' describes them for the message; with 'like' (the module's
+-- weight), of its type
+function M.input(x, who, dims, want, like)
   if not torch.isTensor(x) then
     utils.error(who, 'input must be a tensor, got %s', torch.type(x))
   end
@@ -32,16 +33,24 @@ function M.input(x, who, dims, want)
   if t ~= 'torch.DoubleTensor' and t ~= 'torch.FloatTensor' then
     utils.error(who, 'input must be a torch.FloatTensor or torch.DoubleTensor, got %s', t)
   end
+  if like and torch.type(like) ~= t then
+    utils.error(who, 'input must be a %s (the module\'s type), got %s', torch.type(like), t)
+  end
   for _, d in ipairs(dims) do
     if x:dim() == d then return x end
   end
   utils.error(who, 'input must be %s, got %s', want, utils.shapeString(x))
 end
 
--- gradOutput must have exactly the sizes 'sizes' (a table)
-function M.gradOutput(g, who, sizes)
+-- gradOutput must have exactly the sizes 'sizes' (a table), and with
+-- 'like' (the input) its type
+function M.gradOutput(g, who, sizes, like)
   if not torch.isTensor(g) then
     utils.error(who, 'gradOutput must be a tensor, got %s', torch.type(g))
+  end
+  if like and torch.type(like) ~= torch.type(g) then
+    utils.error(who, 'gradOutput must be a %s (the input\'s type), got %s', torch.type(like),
+                torch.type(g))
   end
   local ok = g:dim() == #sizes
   for i = 1, #sizes do ok = ok and g:size(i) == sizes[i] end
