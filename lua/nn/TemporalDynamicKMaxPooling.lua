@@ -26,7 +26,7 @@ end
 
 function TemporalDynamicKMaxPooling:updateOutput(input)
   local who = cc.who(self, 'updateOutput')
-  cc.input(input, who, {2, 3}, '2D (seqLen x features) or 3D (batch)')
+  cc.input(input, who, {2, 3}, '2D (seqLen x features) or 3D (batch)', self.output)
   local seqDim = input:dim() - 1
   local len = input:size(seqDim)
   local k = math.max(self.minK, math.ceil(self.factor * len))

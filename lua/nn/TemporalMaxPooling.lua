@@ -23,7 +23,7 @@ end
 
 -- checks the input; returns the output sizes
 local function outSizes(self, input, who)
-  cc.input(input, who, {2, 3}, '2D (nInputFrame x frameSize) or 3D (batch)')
+  cc.input(input, who, {2, 3}, '2D (nInputFrame x frameSize) or 3D (batch)', self.output)
   local d = input:dim()
   if input:size(d - 1) < self.kW then
     nn.utils.error(who, 'input has %d frames, fewer than kW = %d', input:size(d - 1), self.kW)

@@ -24,7 +24,7 @@ end
 
 -- a floating tensor with one of the dimension counts in 'dims' ({2, 3});
 -- 'want' describes them for the message; with 'like' (the module's
--- weight), of its type
+-- weight, or its output when it has none), of its type
 function M.input(x, who, dims, want, like)
   if not torch.isTensor(x) then
     utils.error(who, 'input must be a tensor, got %s', torch.type(x))
