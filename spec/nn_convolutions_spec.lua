@@ -33,6 +33,9 @@ describe('nn.TemporalConvolution', function()
                  make = function() return nn.TemporalConvolution(3, 4, 3, 2) end,
                  input = function() return torch.randn(9, 3) end,
                  tostring = 'nn.TemporalConvolution'})
+  mc.module(it, {name = 'TemporalConvolution 2D, stride over kW (frames skipped)',
+                 make = function() return nn.TemporalConvolution(2, 2, 2, 3) end,
+                 input = function() return torch.randn(9, 2) end})
   mc.module(it, {name = 'TemporalConvolution batch',
                  make = function() return nn.TemporalConvolution(2, 3, 2) end,
                  input = function() return torch.randn(2, 6, 2) end,
@@ -127,6 +130,9 @@ describe('nn.TemporalMaxPooling', function()
                  make = function() return nn.TemporalMaxPooling(2) end,
                  input = function() return torch.randn(7, 3) end,
                  tostring = 'nn.TemporalMaxPooling'})
+  mc.module(it, {name = 'TemporalMaxPooling 2D, stride over kW (frames skipped)',
+                 make = function() return nn.TemporalMaxPooling(2, 3) end,
+                 input = function() return torch.randn(9, 2) end})
   mc.module(it, {name = 'TemporalMaxPooling batch, overlapping windows',
                  make = function() return nn.TemporalMaxPooling(3, 1) end,
                  input = function() return torch.randn(2, 6, 3) end,
