@@ -50,6 +50,21 @@ local cases = {
   {'nn.Concat', function()
      return nn.Concat(2):add(nn.Linear(4, 2)):add(nn.Sequential():add(nn.Add(4)):add(nn.Mul()))
    end, function() return randn{3, 4} end, 'of Linear and Add, Mul'},
+  -- temporal and spatial convolutions (Torch7's wider module set)
+  {'nn.TemporalConvolution', function() return nn.TemporalConvolution(3, 2, 2, 1) end, function() return randn{2, 6, 3} end},
+  {'nn.TemporalSubSampling', function() return nn.TemporalSubSampling(3, 2) end, function() return randn{6, 3} end},
+  {'nn.TemporalRowConvolution', function() return nn.TemporalRowConvolution(3, 2) end, function() return randn{2, 6, 3} end},
+  {'nn.SpatialSubSampling', function() return nn.SpatialSubSampling(2, 2, 2) end, function() return randn{2, 2, 4, 4} end},
+  {'nn.SpatialConvolutionMap', function() return nn.SpatialConvolutionMap(nn.tables.full(3, 2), 2, 2) end,
+   function() return randn{2, 3, 4, 4} end},
+  {'nn.SpatialFullConvolutionMap', function() return nn.SpatialFullConvolutionMap(nn.tables.full(2, 2), 2, 2) end,
+   function() return randn{2, 3, 3} end},
+  {'nn.SpatialConvolutionLocal', function() return nn.SpatialConvolutionLocal(2, 2, 4, 4, 2, 2) end,
+   function() return randn{2, 2, 4, 4} end},
+  {'nn.SpatialDepthWiseConvolution', function() return nn.SpatialDepthWiseConvolution(2, 2, 2, 2) end,
+   function() return randn{2, 2, 4, 4} end},
+  {'nn.SpatialDilatedConvolution', function() return nn.SpatialDilatedConvolution(2, 2, 2, 2, 1, 1, 0, 0, 2, 2) end,
+   function() return randn{2, 2, 5, 5} end},
 }
 
 -- runs f(...) and fails when it has not returned within 'budget' Lua VM

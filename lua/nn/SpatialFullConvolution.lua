@@ -4,9 +4,14 @@
 -- output size oH = (H - 1) * dH - 2*padH + kH + adjH (adjH < dH), likewise oW.
 -- Kernel: gemm + col2im per image (src/nn/th_nn_fullconv.c); 'finput' is
 -- forward-only scratch, 'fgradInput' backward-only scratch.
--- Not supported: Torch7's table input {input, targetSizeTensor}.
+-- Table input {input, target} (Torch7): the output takes the target's last
+-- two sizes, adj being computed per call as (target + 2*pad - k) % d
+-- (the fields adjW, adjH stay as they are); gradInput is then {gradient,
+-- zeros expanded to the target's size} (a view of 'zeroScalar'), its first
+-- element the same tensor object gradInput is in tensor mode.
 
 local C = torch._C.nn
+local cc = require 'nn.convcheck'
 local SpatialFullConvolution, parent = torch.class('nn.SpatialFullConvolution', 'nn.Module')
 
 local function count(v, what, cls, min)
@@ -65,23 +70,53 @@ local function buffers(self)
   self.fgradInput = self.fgradInput or self.weight.new()
 end
 
+-- the input tensor and the module, or for a table input {input, target}
+-- a stand-in for it whose adj gives the target's output size
+local function split(self, input, who)
+  if torch.type(input) ~= 'table' then return input, self end
+  local x, target = input[1], input[2]
+  if not torch.isTensor(x) or not torch.isTensor(target) or target:dim() < 2 then
+    nn.utils.error(who, 'table input must be {input, target} with a target of at least 2D, got {%s, %s}',
+                   nn.utils.shapeString(x), nn.utils.shapeString(target))
+  end
+  local tH, tW = target:size(target:dim() - 1), target:size(target:dim())
+  return x, cc.window(self, {kW = self.kW, kH = self.kH, dW = self.dW, dH = self.dH,
+                             padW = self.padW, padH = self.padH,
+                             adjW = (tW + 2 * self.padW - self.kW) % self.dW,
+                             adjH = (tH + 2 * self.padH - self.kH) % self.dH})
+end
+
 function SpatialFullConvolution:updateOutput(input)
   buffers(self)
-  C.fullconv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput)
+  local x, win = split(self, input, cc.who(self, 'updateOutput'))
+  C.fullconv_updateOutput(win, x, self.output, self.weight, self.bias, self.finput)
   return self.output
 end
 
 function SpatialFullConvolution:updateGradInput(input, gradOutput)
   if self.gradInput then
     buffers(self)
-    C.fullconv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput)
+    local x, win = split(self, input, cc.who(self, 'updateGradInput'))
+    -- the gradient tensor object stays the same in both forms
+    if torch.type(self.gradInput) == 'table' then self.gradInput = self.gradInput[1] or x.new() end
+    C.fullconv_updateGradInput(win, x, gradOutput, self.gradInput, self.weight, self.fgradInput)
+    if torch.type(input) == 'table' then
+      local target = input[2]
+      if not self.zeroScalar or torch.type(self.zeroScalar) ~= torch.type(target) then
+        self.zeroScalar = target.new(1):zero()
+      end
+      local ones = {}
+      for i = 1, target:dim() do ones[i] = 1 end
+      self.gradInput = {self.gradInput, self.zeroScalar:view(table.unpack(ones)):expandAs(target)}
+    end
     return self.gradInput
   end
 end
 
 function SpatialFullConvolution:accGradParameters(input, gradOutput, scale)
   buffers(self)
-  C.fullconv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
+  local x, win = split(self, input, cc.who(self, 'accGradParameters'))
+  C.fullconv_accGradParameters(win, x, gradOutput, self.gradWeight, self.gradBias,
                                self.fgradInput, scale or 1)
 end
 
@@ -93,7 +128,7 @@ end
 
 function SpatialFullConvolution:memoryTraits()
   return {buffers = {finput = 'forward', fgradInput = 'backward'},
-          needsInput = true, needsOutput = false}
+          needsInput = true, needsOutput = false, state = {zeroScalar = true, ones = true}}
 end
 
 function SpatialFullConvolution:__tostring__()

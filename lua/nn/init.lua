@@ -66,6 +66,10 @@ for _, f in ipairs(products) do load(f) end
 
 -- temporal and spatial convolutions
 local convolutions = {
+  'TemporalConvolution', 'SpatialSubSampling', 'TemporalMaxPooling', 'TemporalSubSampling',
+  'SpatialDilatedConvolution', 'SpatialConvolutionMap', 'SpatialFullConvolutionMap',
+  'TemporalDynamicKMaxPooling', 'SpatialDepthWiseConvolution', 'SpatialConvolutionLocal',
+  'TemporalRowConvolution',
 }
 for _, f in ipairs(convolutions) do load(f) end
 
