@@ -705,6 +705,20 @@ local BUDGET_TRIES = 5
 
 local install, settle
 
+-- the modules the trace saw run, in net order: a module made during the
+-- trace (nn.Convert builds its converter at its first forward) was not
+-- counted in the steps, so the verifier must not count it either
+local function tracedModules(rec)
+  local seen, list = {}, {}
+  for _, st in ipairs(rec.steps) do
+    if st.module and not seen[st.module] then
+      seen[st.module] = true
+      list[#list + 1] = st.module
+    end
+  end
+  return list
+end
+
 local function optimize(net, input, o)
   local modules = walk.modules(net)
   local restoreState = snapshotState(modules)
@@ -813,7 +827,7 @@ local function optimize(net, input, o)
   local arenas, bindings = apply.rebind(modules, p, result)
   local state = {opts = o, modules = modules, arenas = arenas, bindings = bindings, plan = p,
                  result = result, signature = signature(input), nSteps = rec.nSteps, recompute = undoRc,
-                 nForward = rec.nForward}
+                 nForward = rec.nForward, traced = tracedModules(rec)}
   for _, s in ipairs(inplaced) do rawset(s.module, '_optnetInplace', s.flag) end
   record.writeRoot(net, state)
   install(net, state)
@@ -836,7 +850,7 @@ install = function(net, state)
   state.rawUpdateOutput = rawget(net, 'updateOutput')
   state.rawClearState = rawget(net, 'clearState')
   if o.verify and not pending then
-    state.verify = apply.verifier(state.modules, state.plan, state.arenas, state.nSteps)
+    state.verify = apply.verifier(state.traced or state.modules, state.plan, state.arenas, state.nSteps)
   end
   if o.mode == 'training' and not pending then state.guarded = guardTraining(net) end
   local classUpdateOutput = net.updateOutput
