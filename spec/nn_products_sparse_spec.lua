@@ -28,8 +28,8 @@ end
 
 describe('nn.SparseLinear', function()
   local why = 'the input holds indices: the gradient is checked on the values through the parameters'
-  mc.module(it, {name = 'SparseLinear single', make = function() return nn.SparseLinear(10, 3, true) end, prefix = false,  -- its input holds indices, and its gradInput is not a tensor
-                
+  -- prefix = false: the input holds indices, so no x * 1 in front of it
+  mc.module(it, {name = 'SparseLinear single', make = function() return nn.SparseLinear(10, 3, true) end, prefix = false,
                  input = function() return sample(10, 4) end, minval = 'keep', jacobian = false, why = why,
                  tostring = 'nn.SparseLinear'})
   mc.module(it, {name = 'SparseLinear batch', make = function() return nn.SparseLinear(10, 3) end,
