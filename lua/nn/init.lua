@@ -62,7 +62,9 @@ local spatial = {
   'SpatialSoftMax', 'SpatialLogSoftMax', 'SpatialDropout', 'SpatialReflectionPadding',
   'SpatialReplicationPadding', 'SpatialUpSamplingNearest', 'SpatialUpSamplingBilinear', 'UpSampling',
   'PixelShuffle', 'SpatialDilatedMaxPooling', 'SpatialAdaptiveMaxPooling',
-  'SpatialAdaptiveAveragePooling', 'SpatialFractionalMaxPooling',
+  'SpatialAdaptiveAveragePooling', 'SpatialFractionalMaxPooling', 'FeatureLPPooling',
+  'SpatialSubtractiveNormalization', 'SpatialDivisiveNormalization', 'SpatialContrastiveNormalization',
+  'SpatialLPPooling',
 }
 for _, f in ipairs(spatial) do load(f) end
 
