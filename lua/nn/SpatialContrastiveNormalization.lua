@@ -43,7 +43,7 @@ end
 
 -- the normalizer keeps what backward needs (the input, in its divisive part)
 function SpatialContrastiveNormalization:memoryTraits()
-  return {buffers = {}, needsInput = true, needsOutput = false}
+  return {buffers = {}, needsInput = true, needsOutput = false, state = {kernel = true}}
 end
 
 function SpatialContrastiveNormalization:clearState()

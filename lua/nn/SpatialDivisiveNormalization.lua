@@ -105,5 +105,5 @@ function SpatialDivisiveNormalization:memoryTraits()
   return {buffers = {coef = 'both', _kernel2d = 'both', _ones = 'forward', _sum = 'both',
                      _sq = 'both', localstds = 'both', adjustedstds = 'both',
                      thresholdedstds = 'both', _gsum = 'backward'},
-          needsInput = true, needsOutput = false}
+          needsInput = true, needsOutput = false, state = {kernel = true}}
 end

@@ -132,7 +132,10 @@ function SpatialFractionalMaxPooling:clearState()
   return parent.clearState(self)
 end
 
+-- Torch7 prints ratios with %d too (as 0 under LuaJIT; an error in Lua
+-- 5.4): here they print with %g
 function SpatialFractionalMaxPooling:__tostring__()
-  return string.format('%s(%dx%d, %d,%d)', torch.type(self), self.outW and self.outW or self.ratioW,
-                       self.outH and self.outH or self.ratioH, self.poolSizeW, self.poolSizeH)
+  local w = self.outW and string.format('%d', self.outW) or string.format('%g', self.ratioW)
+  local h = self.outH and string.format('%d', self.outH) or string.format('%g', self.ratioH)
+  return string.format('%s(%sx%s, %d,%d)', torch.type(self), w, h, self.poolSizeW, self.poolSizeH)
 end

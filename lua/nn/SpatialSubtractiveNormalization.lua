@@ -124,6 +124,6 @@ end
 function SpatialSubtractiveNormalization:memoryTraits()
   return {buffers = {coef = 'both', _kernel2d = 'both', _ones = 'forward', _sum = 'both',
                      localsums = 'forward', _gsum = 'backward'},
-          needsInput = false, needsOutput = false}
+          needsInput = false, needsOutput = false, state = {kernel = true}}
 end
 
