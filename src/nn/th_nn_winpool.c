@@ -282,8 +282,8 @@ int th_nn_indexmax_update_grad_input(const th_tensor *input, const th_tensor *gr
   if (indices->dtype != TH_LONG)
     return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
                         th_dtype_name[indices->dtype]);
-  if (th_nn_check_same_size(indices, gradOutput, "indices", "the output size; run forward first") !=
-      TH_OK)
+  if (th_nn_check_same_size(gradOutput, indices, "gradOutput",
+                            "the size of the last output; run forward first") != TH_OK)
     return TH_ERR;
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&ind, TH_LONG);
