@@ -46,7 +46,7 @@ static int out_size(const th_tensor *input, const geom *g, int64_t *size) {
 static int check_grad(const th_tensor *input, const th_tensor *gradOutput, geom *g, int fix) {
   th_tensor like;
   char a[128], b[128];
-  int d, k;
+  int k;
   if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
   if (!fix) {
     if (gradOutput->ndim != input->ndim)
@@ -62,7 +62,6 @@ static int check_grad(const th_tensor *input, const th_tensor *gradOutput, geom 
   }
   th_tensor_init(&like, input->dtype);
   like.ndim = out_size(input, g, like.size);
-  (void)d;
   return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
 }
 

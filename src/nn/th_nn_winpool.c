@@ -10,7 +10,6 @@
 ** positions in 'indices' (0: an empty window), and one scatter serves
 ** every backward.
 */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
