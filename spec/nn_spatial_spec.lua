@@ -441,4 +441,83 @@ describe('nn spatial family: errors', function()
     fails(function() nn.SpatialContrastiveNormalization(1, torch.ones(3, 3, 3)) end,
           'nn.SpatialContrastiveNormalization: averaging kernel must be 2D or 1D, got 3D')
   end)
+
+  it('bad inputs, sizes, indices and samples give errors, never a crash', function()
+    local inputs = {
+      torch.randn(0), torch.randn(1, 1, 1), torch.randn(2, 1, 1, 1), torch.randn(3, 5, 4),
+      torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4):transpose(3, 4), torch.LongTensor(2, 3, 4):fill(1),
+      torch.randn(1, 2, 2, 3, 3), torch.FloatTensor(2, 4, 4):fill(0/0), torch.randn(4),
+    }
+    local mods = {
+      function() return nn.SpatialDilatedMaxPooling(2, 2, 1, 1, 1, 1, 3, 3):ceil() end,
+      function() return nn.SpatialDilatedMaxPooling(3, 3, 2, 2, 1, 1, 2, 2) end,
+      function() return nn.SpatialAdaptiveMaxPooling(7, 3) end,
+      function() return nn.SpatialAdaptiveAveragePooling(1, 9) end,
+      function() return nn.SpatialFractionalMaxPooling(2, 2, 2, 2) end,
+      function() return nn.SpatialFractionalMaxPooling(2, 2, 0.7, 0.7) end,
+      function() return nn.SpatialLPPooling(1, 2, 2, 2) end,
+      function() return nn.FeatureLPPooling(2, 2, 2, true) end,
+      function() return nn.FeatureLPPooling(3, 1, 1, false) end,
+      function() return nn.SpatialUpSamplingNearest(3) end,
+      function() return nn.SpatialUpSamplingBilinear({oheight = 1, owidth = 1}) end,
+      function() return nn.SpatialUpSamplingBilinear(3) end,
+      function() return nn.UpSampling(2, 'linear') end,
+      function() return nn.UpSampling({odepth = 1, oheight = 7, owidth = 2}, 'linear') end,
+      function() return nn.PixelShuffle(1) end,
+      function() return nn.SpatialReflectionPadding(3, -2, 2, -1) end,
+      function() return nn.SpatialReplicationPadding(-3, 5, 0, 2) end,
+      function() return nn.SpatialSoftMax() end,
+      function() return nn.SpatialDropout(0.3) end,
+      function() return nn.SpatialSubtractiveNormalization(3, torch.ones(5, 5)) end,
+      function() return nn.SpatialDivisiveNormalization(3, torch.ones(3)) end,
+      function() return nn.SpatialContrastiveNormalization(1, torch.ones(3)) end,
+    }
+    for _, mk in ipairs(mods) do
+      for _, x in ipairs(inputs) do
+        local m = mk()
+        local ok, out = pcall(m.forward, m, x)
+        if ok then
+          pcall(m.backward, m, x, out:clone():fill(1))
+          pcall(m.backward, m, x, torch.randn(3, 3))
+          local y = x:clone()
+          pcall(m.backward, m, y:resize(1, 1, 1), out:clone())
+        end
+        pcall(m.backward, mk(), x, x)
+      end
+    end
+    -- bad indices, samples, sizes
+    local m = nn.SpatialAdaptiveMaxPooling(2, 2)
+    local x = torch.randn(1, 4, 4)
+    m:forward(x)
+    m.indices:fill(1000)
+    assert.is_false(pcall(m.backward, m, x, torch.ones(1, 2, 2)))
+    m.indices:fill(-5)
+    assert.is_false(pcall(m.backward, m, x, torch.ones(1, 2, 2)))
+    local f = nn.SpatialFractionalMaxPooling(2, 2, 2, 2):fixPoolingRegions()
+    f.randomSamples = torch.Tensor(1, 1, 2):fill(0/0)
+    assert.is_false(pcall(f.forward, f, x))
+    local u = nn.SpatialUpSamplingNearest(2^40)
+    assert.is_false(pcall(u.forward, u, x))
+    local p = nn.SpatialReplicationPadding(2^50)
+    assert.is_false(pcall(p.forward, p, x))
+    local a = nn.SpatialAdaptiveAveragePooling(2^40, 2)
+    assert.is_false(pcall(a.forward, a, x))
+  end)
+
+  it('runs modules laid out as Torch7 files hold them', function()
+    -- Torch7's normalization keeps expanded views in coef and localsums
+    local x = torch.rand(2, 3, 5, 6)
+    local a = nn.SpatialSubtractiveNormalization(3, torch.ones(3, 3))
+    local want = a:forward(x):clone()
+    local b = nn.SpatialSubtractiveNormalization(3, torch.ones(3, 3))
+    b.coef = torch.Tensor(1, 5, 6):zero():expand(2, 5, 6)
+    b.localsums = torch.Tensor(1, 1, 6):zero():expand(2, 5, 6)
+    close(b:forward(x), want, 0)
+    -- Torch7's SpatialLPPooling gives p through its first child
+    local p3 = nn.SpatialLPPooling(3, 3, 2, 2)
+    local t7 = nn.SpatialLPPooling(3, 3, 2, 2)
+    t7.pnorm, t7.modules = nil, {{pow = 3}}
+    local z = torch.rand(3, 4, 4)
+    close(t7:forward(z), p3:forward(z), 0)
+  end)
 end)

@@ -56,7 +56,7 @@ function SpatialDivisiveNormalization:updateOutput(input)
   local P = self.nInputPlane
   self._sq = self._sq or input.new()
   self._sq:resize(B, P, H, W):copy(x4):cmul(x4)
-  self.localstds = self.localstds or input.new()
+  self.localstds = Sub._own(self.localstds or input.new())
   C.localsum(self, 'updateOutput', Sub._planeSum(self, self._sq, B, H, W), k, self.localstds, false)
   self.localstds:sqrt()
   self.adjustedstds = self.adjustedstds or input.new()

@@ -59,6 +59,14 @@ end
 -- explicit self), shared with nn.SpatialDivisiveNormalization
 SpatialSubtractiveNormalization._as4D = as4D
 
+-- a buffer the local sums write: a Torch7 file holds expanded views in
+-- 'coef' and 'localsums', which get memory of their own
+local function own(t)
+  if not t:isContiguous() then t:set() end
+  return t
+end
+SpatialSubtractiveNormalization._own = own
+
 -- the 2D kernel the sums use (a 1D kernel k: k[i] * k[j])
 function SpatialSubtractiveNormalization:_kernel2D()
   self._kernel2d = self._kernel2d or self.kernel.new()
@@ -75,7 +83,7 @@ function SpatialSubtractiveNormalization:_coef(H, W, method)
   local k = M._kernel2D(self)
   self._ones = self._ones or self.coef.new()
   self._ones:resize(1, H, W):fill(self.nInputPlane)
-  C.localsum(self, method, self._ones, k, self.coef, false)
+  C.localsum(self, method, self._ones, k, own(self.coef), false)
   return k
 end
 
@@ -89,7 +97,7 @@ end
 function SpatialSubtractiveNormalization:updateOutput(input)
   local x4, B, H, W = as4D(self, input, 'updateOutput')
   local k = M._coef(self, H, W, 'updateOutput')
-  self.localsums = self.localsums or input.new()
+  self.localsums = own(self.localsums or input.new())
   C.localsum(self, 'updateOutput', M._planeSum(self, x4, B, H, W), k, self.localsums, false)
   self.localsums:cdiv(self.coef:expandAs(self.localsums))   -- the local means
   self.output:resizeAs(input):copy(input)

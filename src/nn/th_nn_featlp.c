@@ -55,7 +55,7 @@ int th_nn_featlp_update_output(const th_tensor *input, th_tensor *output, double
   memcpy(size, input->size, sizeof(int64_t) * (size_t)input->ndim);
   size[batch ? 1 : 0] = g.oF;
   th_tensor_init(&in, input->dtype);
-  if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, input->ndim, size) == TH_OK)
+  if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, input->ndim, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, featlp_forward, (&in, output, &g, power, width, stride),
                               "FeatureLPPooling");
   th_tensor_clear(&in);
@@ -85,7 +85,7 @@ int th_nn_featlp_update_grad_input(const th_tensor *gradOutput, const th_tensor 
   th_tensor_init(&out, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_nn_contiguous(&out, output) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, featlp_backward,
                               (&go, &in, &out, gradInput, &g, power, width, stride),
                               "FeatureLPPooling");

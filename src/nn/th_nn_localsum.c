@@ -33,7 +33,7 @@ int th_nn_localsum(const th_tensor *input, const th_tensor *kernel, th_tensor *o
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&k, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&k, kernel) == TH_OK &&
-      th_tensor_resize(output, 3, input->size) == TH_OK)
+      th_nn_resize_out(output, 3, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, localsum_run, (&in, &k, output, transpose),
                               "local sums");
   th_tensor_clear(&in);

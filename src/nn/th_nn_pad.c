@@ -80,7 +80,7 @@ int th_nn_pad_update_output(const th_tensor *input, th_tensor *output, th_nn_pad
   size[d++] = g.oH;
   size[d++] = g.oW;
   th_tensor_init(&in, input->dtype);
-  if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, d, size) == TH_OK)
+  if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, d, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, pad_forward, (&in, output, &g), "padding");
   th_tensor_clear(&in);
   free(g.mx);
@@ -107,7 +107,7 @@ int th_nn_pad_update_grad_input(const th_tensor *input, const th_tensor *gradOut
   }
   th_tensor_init(&go, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, pad_backward, (&go, gradInput, &g), "padding");
   th_tensor_clear(&go);
   free(g.mx);

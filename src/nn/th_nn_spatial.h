@@ -18,6 +18,10 @@
 
 #include "th_nn.h"
 
+/* resizes a result tensor; TH_ERR when it stays a non-contiguous view
+   (same size, other strides), which the kernels could not fill in order */
+int th_nn_resize_out(th_tensor *t, int ndim, const int64_t *size);
+
 /* --- max pooling over per-output windows ------------------------------------
    'indices' (a LongTensor shaped like the output) holds the 1-based
    position y * iW + x + 1 of each maximum in its plane, 0 for a window that

@@ -90,7 +90,7 @@ int th_nn_upnearest_update_output(const th_tensor *input, th_tensor *output, int
   if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
   nd = out_size(input, &g, size);
   th_tensor_init(&in, input->dtype);
-  if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK)
+  if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, nd, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, upnearest_forward, (&in, output, &g, scale),
                               "nearest up-sampling");
   th_tensor_clear(&in);
@@ -107,7 +107,7 @@ int th_nn_upnearest_update_grad_input(const th_tensor *input, const th_tensor *g
   if (check_grad(input, gradOutput, &g, 1) != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, upnearest_backward, (&go, gradInput, &g, scale),
                               "nearest up-sampling");
   th_tensor_clear(&go);
@@ -130,7 +130,7 @@ int th_nn_uplinear_update_output(const th_tensor *input, th_tensor *output, int 
   }
   nd = out_size(input, &g, size);
   th_tensor_init(&in, input->dtype);
-  if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK)
+  if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, nd, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, uplinear_run, (&in, output, &g, 0),
                               "linear up-sampling");
   th_tensor_clear(&in);
@@ -147,7 +147,7 @@ int th_nn_uplinear_update_grad_input(const th_tensor *input, const th_tensor *gr
   if (check_grad(input, gradOutput, &g, 0) != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, uplinear_run, (gradInput, &go, &g, 1),
                               "linear up-sampling");
   th_tensor_clear(&go);

@@ -89,6 +89,18 @@ static int spans_check(const spans *s, int64_t ny, int64_t nx, int64_t iH, int64
   return TH_OK;
 }
 
+/* the kernels of this family write results in order: a result tensor
+   that keeps a strided view of the right size (a Torch7 file's expanded
+   buffer) is refused rather than written through its strides */
+int th_nn_resize_out(th_tensor *t, int ndim, const int64_t *size) {
+  char a[128];
+  if (th_tensor_resize(t, ndim, size) != TH_OK) return TH_ERR;
+  if (!th_tensor_is_contiguous(t))
+    return th_error_set("result tensor %s is a non-contiguous view; give it its own memory (t:set())",
+                        th_tensor_sizestr(t, a, sizeof a));
+  return TH_OK;
+}
+
 #define TH_GENERIC_FILE "../nn/generic/winpool.c"
 #include "../tensor/th_generic_floating.h"
 
@@ -104,8 +116,8 @@ static int run_max(const th_tensor *input, th_tensor *output, th_tensor *indices
                         th_dtype_name[indices->dtype]);
   nd = output_like(input, g, size);
   th_tensor_init(&in, input->dtype);
-  if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK &&
-      th_tensor_resize(indices, nd, size) == TH_OK)
+  if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, nd, size) == TH_OK &&
+      th_nn_resize_out(indices, nd, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, winmax_forward, (&in, output, indices, g, sp), name);
   th_tensor_clear(&in);
   return rc;
@@ -287,7 +299,7 @@ int th_nn_indexmax_update_grad_input(const th_tensor *input, const th_tensor *gr
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&ind, TH_LONG);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK && th_nn_contiguous(&ind, indices) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, indexmax_backward, (&go, gradInput, &ind, &g),
                               "max pooling");
   th_tensor_clear(&go);
@@ -312,7 +324,7 @@ int th_nn_adaavgpool_update_output(const th_tensor *input, th_tensor *output, in
   nd = output_like(input, &g, size);
   th_tensor_init(&in, input->dtype);
   if (spans_check(&sp, oH, oW, g.iH, g.iW) == TH_OK && th_nn_contiguous(&in, input) == TH_OK &&
-      th_tensor_resize(output, nd, size) == TH_OK)
+      th_nn_resize_out(output, nd, size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, winavg_forward, (&in, output, &g, &sp),
                               "SpatialAdaptiveAveragePooling");
   th_tensor_clear(&in);
@@ -333,7 +345,7 @@ int th_nn_adaavgpool_update_grad_input(const th_tensor *input, const th_tensor *
   ada_spans(sp.x0, sp.x1, g.oW, g.iW, 1);
   th_tensor_init(&go, input->dtype);
   if (spans_check(&sp, g.oH, g.oW, g.iH, g.iW) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
-      th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK)
+      th_nn_resize_out(gradInput, input->ndim, input->size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, winavg_backward, (&go, gradInput, &g, &sp),
                               "SpatialAdaptiveAveragePooling");
   th_tensor_clear(&go);
