@@ -75,6 +75,12 @@ for _, f in ipairs(convolutions) do load(f) end
 
 -- spatial pooling, sampling, padding and normalization
 local spatial = {
+  'SpatialSoftMax', 'SpatialLogSoftMax', 'SpatialDropout', 'SpatialReflectionPadding',
+  'SpatialReplicationPadding', 'SpatialUpSamplingNearest', 'SpatialUpSamplingBilinear', 'UpSampling',
+  'PixelShuffle', 'SpatialDilatedMaxPooling', 'SpatialAdaptiveMaxPooling',
+  'SpatialAdaptiveAveragePooling', 'SpatialFractionalMaxPooling', 'FeatureLPPooling',
+  'SpatialSubtractiveNormalization', 'SpatialDivisiveNormalization', 'SpatialContrastiveNormalization',
+  'SpatialLPPooling',
 }
 for _, f in ipairs(spatial) do load(f) end
 
