@@ -18,8 +18,8 @@ describe('nn modules: input rank, size and type', function()
     local m = nn.Linear(4, 3)
     fails('nn.Linear:updateOutput: input must be a tensor, got string', fwd, m, 'x')
     fails('nn.Linear:updateOutput: input must be a tensor, got nil', fwd, m, nil)
-    fails('nn.Linear:updateOutput: input must be 1D or 2D with 4 columns, got 3D 2x2x4', fwd, m, T(2, 2, 4))
-    fails('nn.Linear:updateOutput: input must be 1D or 2D with 4 columns, got 0D empty', fwd, m, T())
+    fails('nn.Linear:updateOutput: size mismatch: input must be 1D or 2D with 4 columns, got 3D 2x2x4', fwd, m, T(2, 2, 4))
+    fails('nn.Linear:updateOutput: size mismatch: input must be 1D or 2D with 4 columns, got 0D empty', fwd, m, T())
     fails('nn.Linear:updateOutput: input must be a torch.DoubleTensor like the weight, got torch.FloatTensor',
           fwd, m, F(2, 4))
     m:forward(T(2, 4))
@@ -80,10 +80,10 @@ describe('nn modules: input rank, size and type', function()
 
   it('containers say which module failed', function()
     local s = nn.Sequential():add(nn.Linear(4, 3)):add(nn.Linear(5, 2))
-    fails({'in module 2 of nn.Sequential', 'nn.Linear:updateOutput: input must be 1D or 2D with 5 columns, got 2D 2x3'},
+    fails({'In 2 module of nn.Sequential', 'nn.Linear:updateOutput: size mismatch: input must be 1D or 2D with 5 columns, got 2D 2x3'},
           fwd, s, T(2, 4))
     local c = nn.Concat(2):add(nn.Linear(4, 3)):add(nn.Linear(4, 2))
-    fails({'in module 1 of nn.Concat', 'input must be a tensor, got string'}, fwd, c, 'x')
+    fails({'In 1 module of nn.Concat', 'input must be a tensor, got string'}, fwd, c, 'x')
   end)
 
   it('constructors', function()

@@ -47,7 +47,7 @@ describe('optnet.optimizeMemory argument checks', function()
 
   it('an input the net cannot take fails in the module and leaves the net unoptimized and working', function()
     local want = net:forward(x):clone()
-    fails({'in module 1 of nn.Sequential', 'nn.Linear:updateOutput: input must be 1D or 2D with 4 columns, got 2D 2x5'},
+    fails({'In 1 module of nn.Sequential', 'nn.Linear:updateOutput: size mismatch: input must be 1D or 2D with 4 columns, got 2D 2x5'},
           optnet.optimizeMemory, net, T(2, 5))
     fails('nn.Linear:updateOutput: input must be a torch.DoubleTensor like the weight, got torch.FloatTensor',
           optnet.optimizeMemory, net, torch.FloatTensor(2, 4))

@@ -120,11 +120,11 @@ describe('nn.Sequential', function()
   it('adds the module position to errors, nested containers outermost first', function()
     local s = nn.Sequential():add(nn.Identity()):add(nn.Sequential():add(nn.Identity()):add(nn.View(6)))
     assert.are.equal(
-      'in module 2 of nn.Sequential: in module 2 of nn.Sequential: ' ..
+      'In 2 module of nn.Sequential:\nIn 2 module of nn.Sequential:\n' ..
       'nn.View:updateOutput: input view (5) and desired view (6) do not match',
       errorMessage(s.forward, s, torch.randn(5)))
     local t = nn.Sequential():add(affine(2)):add(affine(3))
-    assert.are.equal('in module 2 of nn.Sequential: nn.SpecCAffine:updateOutput: input must be 1D with 3 elements, got 1D 2',
+    assert.are.equal('In 2 module of nn.Sequential:\nnn.SpecCAffine:updateOutput: input must be 1D with 3 elements, got 1D 2',
                      errorMessage(t.forward, t, T{1, 2}))
   end)
 
@@ -132,7 +132,7 @@ describe('nn.Sequential', function()
     local s = nn.Sequential():add(nn.Identity()):add(nn.View(2, 2))
     s:forward(torch.randn(4))
     assert.are.equal(
-      'in module 2 of nn.Sequential: nn.View:updateGradInput: gradOutput must have 4 elements like the input, got 1D 3',
+      'In 2 module of nn.Sequential:\nnn.View:updateGradInput: gradOutput must have 4 elements like the input, got 1D 3',
       errorMessage(s.backward, s, torch.randn(4), torch.randn(3)))
   end)
 
@@ -254,7 +254,7 @@ describe('nn.ParallelTable', function()
 
   it('names the module that failed and checks the table', function()
     local p = nn.ParallelTable():add(nn.Identity()):add(nn.View(4))
-    assert.are.equal('in module 2 of nn.ParallelTable: nn.View:updateOutput: input view (3) and desired view (4) do not match',
+    assert.are.equal('In 2 module of nn.ParallelTable:\nnn.View:updateOutput: input view (3) and desired view (4) do not match',
                      errorMessage(p.forward, p, {torch.randn(2), torch.randn(3)}))
     assert.are.equal('nn.ParallelTable:updateOutput: input must be a table of 2 elements (one per module), got table of 1 elements',
                      errorMessage(p.forward, p, {torch.randn(2)}))

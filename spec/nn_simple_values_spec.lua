@@ -374,6 +374,6 @@ describe('simple layers: errors', function()
              'nn.Normalize:updateOutput: input must be 1D or 2D (a vector or a batch of rows), got 3D')
     H.errors(function() nn.SoftMin():forward(torch.randn(2, 2, 2, 2, 2)) end, 'nn.SoftMin:updateOutput')
     H.errors(function() nn.Sequential():add(nn.Linear(3, 2)):add(nn.ReLU6()):forward(torch.randn(4)) end,
-             'in module 1 of nn.Sequential')
+             'In 1 module of nn.Sequential')
   end)
 end)

@@ -1,6 +1,6 @@
 -- nn.Container: the base of modules holding children in self.modules.
 -- Children's errors are re-raised with the position of the child in front
--- ("in module 3 of nn.Sequential: <message>"); nested containers stack
+-- ("In 3 module of nn.Sequential:\n<message>", Torch7's words); nested containers stack
 -- their prefixes, outermost first.
 
 require 'nn.Module'
@@ -42,7 +42,8 @@ function Container:rethrowErrors(module, moduleIndex, funcName, ...)
   local ok, ret = pcall(module[funcName], module, ...)
   if not ok then
     if type(ret) == 'string' then
-      error(string.format('in module %d of %s: %s', moduleIndex, torch.type(self), ret), 0)
+      -- Torch7's wording, which scripts match on
+      error(string.format('In %d module of %s:\n%s', moduleIndex, torch.type(self), ret), 0)
     end
     error(ret, 0)
   end

@@ -44,7 +44,7 @@ static int geometry(const th_tensor *input, const th_tensor *weight, lgeom *g) {
   } else if (input->ndim == 2 && input->size[1] == g->in && input->size[0] > 0) {
     g->batch = 1, g->B = input->size[0];
   } else {
-    return th_error_set("input must be 1D or 2D with %lld columns, got %dD %s", (long long)g->in,
+    return th_error_set("size mismatch: input must be 1D or 2D with %lld columns, got %dD %s", (long long)g->in,
                         input->ndim, th_tensor_sizestr(input, a, sizeof a));
   }
   if (g->B > INT_MAX || g->in > INT_MAX || g->out > INT_MAX)
