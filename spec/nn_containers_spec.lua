@@ -281,10 +281,17 @@ describe('nn.Parallel', function()
     jacobianOK(p, torch.randn(2, 3))
   end)
 
-  it('checks that there is one module per slice', function()
+  it('checks that there is a module per slice; extra modules do not run (Torch7)', function()
     local p = nn.Parallel(1, 1):add(nn.Identity())
-    assert.are.equal('nn.Parallel:updateOutput: input has 2 slices in dimension 1 but the container has 1 modules',
+    assert.are.equal('nn.Parallel:updateOutput: input has 2 slices in dimension 1 but the container has only 1 modules',
                      errorMessage(p.forward, p, torch.randn(2, 3)))
+    local q = nn.Parallel(1, 1):add(nn.MulConstant(2)):add(nn.MulConstant(3)):add(nn.Linear(7, 7))
+    local x = torch.randn(2, 3)
+    local y = q:forward(x)
+    assert.are.equal('6', sizes(y))
+    assert.is_true(same(y, torch.cat(x[1] * 2, x[2] * 3)))
+    local gi = q:backward(x, torch.ones(6))
+    assert.is_true(same(gi, torch.Tensor{{2, 2, 2}, {3, 3, 3}}))
   end)
 end)
 

@@ -27,23 +27,35 @@ local function checkInput(self, input, who)
     error(string.format('%s: input must be a tensor with at least %d dimensions, got %s', who,
                         self.inputDimension, utils.shapeString(input)), 0)
   end
-  if input:size(self.inputDimension) ~= #self.modules then
-    error(string.format('%s: input has %d slices in dimension %d but the container has %d modules', who,
-                        input:size(self.inputDimension), self.inputDimension, #self.modules), 0)
+  -- as Torch7: slice i goes to module i; modules past the last slice do not run
+  local n = input:size(self.inputDimension)
+  if n > #self.modules then
+    error(string.format('%s: input has %d slices in dimension %d but the container has only %d modules', who,
+                        n, self.inputDimension, #self.modules), 0)
   end
+  return n
+end
+
+-- the run order of the first n children
+local function order(self, n)
+  local list = {}
+  for _, i in ipairs(self:_runOrder()) do
+    if i <= n then list[#list + 1] = i end
+  end
+  return list
 end
 
 -- children run in self:_runOrder() (module order unless optnet reorder
 -- planned another); their outputs are checked and placed in module order
 function Parallel:updateOutput(input)
   local who = 'nn.Parallel:updateOutput'
-  checkInput(self, input, who)
+  local n = checkInput(self, input, who)
   local d = self.outputDimension
   local outs, size = {}, nil
-  for _, i in ipairs(self:_runOrder()) do
+  for _, i in ipairs(order(self, n)) do
     outs[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input:select(self.inputDimension, i))
   end
-  for i = 1, #self.modules do
+  for i = 1, n do
     local o = outs[i]
     if not torch.isTensor(o) or o:dim() < d then
       error(string.format('%s: output of module %d must have at least %d dimensions, got %s', who, i, d,
@@ -76,7 +88,7 @@ end
 
 local function backward(self, method, input, gradOutput, scale)
   local who = 'nn.Parallel:' .. method
-  checkInput(self, input, who)
+  local n = checkInput(self, input, who)
   if not torch.isTensor(gradOutput) or not gradOutput:isSameSizeAs(self.output) then
     error(string.format('%s: gradOutput must have the size of the output (%s), got %s', who,
                         utils.shapeString(self.output), utils.shapeString(gradOutput)), 0)
@@ -88,18 +100,18 @@ local function backward(self, method, input, gradOutput, scale)
   -- all children run first, then their gradInputs are copied (the
   -- container reads its children's results at its own step)
   local at, offset = {}, 1
-  for i, module in ipairs(self.modules) do
+  for i = 1, n do
     at[i] = offset
-    offset = offset + module.output:size(d)
+    offset = offset + self.modules[i].output:size(d)
   end
   local gis = {}
-  for _, i in ipairs(self:_runOrder()) do
+  for _, i in ipairs(order(self, n)) do
     local module = self.modules[i]
     gis[i] = self:rethrowErrors(module, i, method, input:select(self.inputDimension, i),
                                 gradOutput:narrow(d, at[i], module.output:size(d)), scale)
   end
   if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
-    for i = 1, #self.modules do self.gradInput:select(self.inputDimension, i):copy(gis[i]) end
+    for i = 1, n do self.gradInput:select(self.inputDimension, i):copy(gis[i]) end
   end
   return self.gradInput
 end
