@@ -530,3 +530,62 @@ describe('optnet custom modules: what is planned', function()
     assert(maxDiff(a:forward(x):clone(), b:forward(x)) == 0)
   end)
 end)
+
+-- a container that writes its own buffer before its child runs (the
+-- pattern of Decorator-style modules): the buffer lives from the start of
+-- the container's method, so no child's tensor may take its memory
+if not torch.getmetatable('nn.SpecCustBufFirst') then
+  local M, parent = torch.class('nn.SpecCustBufFirst', 'nn.Container')
+  function M:__init(child)
+    parent.__init(self)
+    self.modules = {child}
+    self.buf = torch.Tensor()
+  end
+  function M:updateOutput(x)
+    self.buf:resizeAs(x):copy(x):mul(2)
+    local y = self.modules[1]:updateOutput(x)
+    self.output:resizeAs(y):copy(y):add(self.buf)
+    return self.output
+  end
+  function M:updateGradInput(x, go)
+    local gi = self.modules[1]:updateGradInput(x, go)
+    self.gradInput:resizeAs(gi):copy(gi):add(2, go)
+    return self.gradInput
+  end
+  function M:accGradParameters(x, go, s) self.modules[1]:accGradParameters(x, go, s) end
+  function M:memoryTraits()
+    return {buffers = {buf = 'forward'}, needsInput = false, needsOutput = false}
+  end
+end
+
+describe('optnet custom containers', function()
+  local function build()
+    torch.manualSeed(3)
+    local inner = nn.Sequential():add(nn.Tanh()):add(nn.MulConstant(3)):add(nn.Tanh())
+    return nn.Sequential():add(nn.Linear(6, 6)):add(nn.SpecCustBufFirst(inner)):add(nn.Linear(6, 2)):double()
+  end
+
+  it("plan a container's buffer from the start of its method, not from its step", function()
+    local net = build()
+    local x = torch.randn(4, 6)
+    for _, mode in ipairs{'inference', 'training'} do
+      local rec = trace.run(net, x, mode)
+      local s = rec.storages[net.modules[2].buf:_storageId()]
+      local firstChild
+      for i, st in ipairs(rec.steps) do
+        if st.module == net.modules[2].modules[1].modules[1] then firstChild = i; break end
+      end
+      assert(s.first <= firstChild, mode .. ': buffer from step ' .. s.first .. ', its first child runs at ' .. firstChild)
+    end
+  end)
+
+  it('give the unoptimized numbers', function()
+    for _, mode in ipairs{'inference', 'training'} do
+      local ref, net = build(), build()
+      local x = torch.randn(4, 6)
+      optnet.optimizeMemory(net, x, {mode = mode, verify = true})
+      local a = ref:forward(x):clone()
+      assert.are.equal(0, (a - net:forward(x)):abs():max(), mode)
+    end
+  end)
+end)

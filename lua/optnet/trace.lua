@@ -66,6 +66,23 @@ local function touchBuffers(rec, m, traits, when, step)
   end
 end
 
+-- the buffers a container touched at its step (recorded when its method
+-- returned) are alive from the step its method began at: a child may not
+-- take their memory meanwhile
+local function widenBuffers(rec, m, from, step)
+  local u = rec.uses[step]
+  if not u then return end
+  for name in pairs(rec.traits[m].buffers) do
+    if m[name] ~= nil then
+      walk.tensors(m[name], function(t)
+        local id = t:_storageId()
+        local st = id and u[id] and rec.storages[id]
+        if st and st.first > from then st.first = from end
+      end)
+    end
+  end
+end
+
 -- a storage defined earlier in the pass that m holds in a field (walk.holdings)
 -- is used at each step of m: it stays alive until m's last step, and no
 -- in-place module may overwrite it before (optnet's chooseInplace reads uses).
@@ -154,10 +171,13 @@ end
 -- gradOutput) runs right after each call, kind as in record(); returns the
 -- saved raw fields for trace.unwrap. Also used by opts.verify, which must
 -- count steps exactly as the trace numbered them.
-function trace.wrap(modules, onStep)
+-- onEnter(m, kind), when given, runs as a container's method starts
+-- (its step is recorded when it returns, after its children's)
+function trace.wrap(modules, onStep, onEnter)
   local saved = {}
   for _, m in ipairs(modules) do
     local isContainer = type(m.modules) == 'table'
+    local enter = isContainer and onEnter or function() end
     local s = {updateOutput = rawget(m, 'updateOutput'), updateGradInput = rawget(m, 'updateGradInput'),
                accGradParameters = rawget(m, 'accGradParameters'), backward = rawget(m, 'backward')}
     saved[m] = s
@@ -165,21 +185,25 @@ function trace.wrap(modules, onStep)
     -- transient (torch._transient): never saved or copied with the module
     local T = torch._transient
     m.updateOutput = T(function(self, input)
+      enter(self, 'forward')
       local out = uo(self, input)
       onStep(self, 'forward', input)
       return out
     end)
     m.updateGradInput = T(function(self, input, gradOutput, ...)
+      enter(self, 'derivative')
       local gi = ugi(self, input, gradOutput, ...)
       onStep(self, 'derivative', input, gradOutput)
       return gi
     end)
     m.accGradParameters = T(function(self, input, gradOutput, scale)
+      enter(self, 'gradient')
       agp(self, input, gradOutput, scale)
       onStep(self, 'gradient', input, gradOutput)
     end)
     if isContainer then
       m.backward = T(function(self, input, gradOutput, scale)
+        enter(self, 'backward')
         local gi = bw(self, input, gradOutput, scale)
         onStep(self, 'backward', input, gradOutput)
         return gi
@@ -273,9 +297,17 @@ function trace.run(net, input, mode)
   rec.modules = walk.modules(net)
   rec.traits = {}
   for _, m in ipairs(rec.modules) do rec.traits[m] = walk.traits(m) end
+  -- a container may write its own buffers before its children run (a
+  -- Decorator-style module): those live from where its method began
+  local entered = {}
   local saved = trace.wrap(rec.modules, function(m, kind, input, gradOutput)
     record(rec, m, kind, input, gradOutput)
+    local from = entered[m] and table.remove(entered[m])
+    if from then widenBuffers(rec, m, from, #rec.steps) end
     releaseBuffers(rec, m, kind)
+  end, function(m)
+    entered[m] = entered[m] or {}
+    table.insert(entered[m], #rec.steps + 1)
   end)
   local ok, err = pcall(function()
     -- the input exists before the first step
