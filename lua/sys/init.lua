@@ -56,7 +56,8 @@ end
 -- runs cmd through the shell, returns what it wrote (stdout and stderr)
 function sys.execute(cmd)
   checktype('execute', cmd, 'string', 'command')
-  local p = assert(io.popen(cmd .. ' 2>&1', 'r'))
+  -- grouped, so stderr of every command in a list is caught, not the last's
+  local p = assert(io.popen('{ ' .. cmd .. '\n} 2>&1', 'r'))
   local out = p:read('a')
   p:close()
   return trim(out)
@@ -66,7 +67,7 @@ end
 function sys.fexecute(cmd, readwhat)
   checktype('fexecute', cmd, 'string', 'command')
   local tmp = os.tmpname()
-  os.execute(cmd .. ' >' .. tmp .. ' 2>&1')
+  os.execute('{ ' .. cmd .. '\n} >' .. tmp .. ' 2>&1')
   local f = assert(io.open(tmp))
   local out = f:read(readwhat or 'a') or ''
   f:close()
