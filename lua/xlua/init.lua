@@ -211,10 +211,10 @@ end
 
 -- xlua._progress holds the bar's settings: 'enabled' (nil: decided at
 -- the first call, a terminal on stdout and no $CI), 'width' (nil: $COLUMNS
--- or tput, at most 120), 'clock' and 'write' (specs replace them)
+-- or tput, at most 120), 'clock' and 'write' (specs replace them), and
+-- 'bar', the state of the bar being drawn (nil: none yet)
 xlua._progress = {enabled = nil, width = nil, clock = function() return (C.clock()) end,
                   write = function(s) io.write(s); io.flush() end}
-local bar = {done = true, previous = -1}
 
 local function termwidth()
   local w = tonumber(os.getenv('COLUMNS') or '')
@@ -235,6 +235,8 @@ function xlua.progress(current, goal)
                         type(goal) == 'number' and tostring(goal) or torch.type(goal)), 2)
   end
   local st = xlua._progress
+  st.bar = st.bar or {done = true, previous = -1}
+  local bar = st.bar
   if st.enabled == nil then
     local ci = os.getenv('CI')
     st.enabled = C.isatty(1) and (ci == nil or ci == '' or ci == 'false')
