@@ -134,6 +134,34 @@ describe('xlua', function()
               function() xlua.progress(1, '5') end)
     end)
 
+    it("shows optnet's verbose walk over a big net, its notes after the bar", function()
+      require 'nn'
+      local optnet = require 'optnet'
+      local events = {}
+      xlua._progress.enabled, xlua._progress.width, xlua._progress.bar = true, 80, nil
+      xlua._progress.write = function(s) events[#events + 1] = {'bar', s} end
+      local net = nn.Sequential()
+      for _ = 1, 120 do net:add(nn.Linear(4, 4)):add(nn.ReLU()) end
+      local stderr = io.stderr
+      local print_ = print
+      io.stderr = {write = function(_, s) events[#events + 1] = {'note', s} end}
+      _G.print = function() end   -- optnet's summary line
+      local ok, err = pcall(optnet.optimizeMemory, net, torch.randn(3, 4), {mode = 'inference', verbose = true})
+      io.stderr, _G.print = stderr, print_
+      assert(ok, err)
+      local firstNote, lastBar
+      for i, e in ipairs(events) do
+        if e[1] == 'note' and not firstNote then firstNote = i end
+        if e[1] == 'bar' then lastBar = i end
+      end
+      assert.truthy(lastBar and firstNote and lastBar < firstNote)
+      local text = {}
+      for i = 1, lastBar do text[#text + 1] = events[i][2] end
+      local screen = xlua._progressscreen(table.concat(text))
+      assert.truthy(screen[1]:find(' 241/241 ', 1, true), screen[1])
+      assert.truthy(events[firstNote][2]:find('optnet: 2 nn.ReLU runs in place', 1, true))
+    end)
+
     local code = 'for i = 1, 5 do xlua.progress(i, 5) end io.write("done")'
 
     it('is quiet when stdout is not a terminal', function()
