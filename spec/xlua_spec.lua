@@ -200,6 +200,7 @@ describe('xlua', function()
       assert.are.equal('{[s] = ' .. ('a'):rep(40) .. ' ... }\n', captured(function() xlua.print({s = ('a'):rep(50)}) end))
       assert.are.equal('{[s] = a\\nb}\n', captured(function() xlua.print({s = 'a\nb'}) end))
       assert.are.equal('{}\n', captured(function() xlua.print({}) end))
+      assert.are.equal('{[w] = <userdata>}\n', captured(function() xlua.print({w = torch.zeros(2)}) end))
     end)
 
     it('prints objects with their name, __tostring__, and more values after', function()

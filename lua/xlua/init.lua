@@ -59,7 +59,7 @@ function xlua.print(obj, ...)
       for k, v in pairs(obj) do
         if not first then io.write(',\n') end
         first = false
-        if type(v) == 'userdata' and not torch.isTensor(v) and not torch.isStorage(v) then
+        if type(v) == 'userdata' then   -- tensors too, as in Torch7
           io.write(sep, '[', tostring(k), '] = <userdata>')
         else
           local s = tostring(v):gsub('\n', '\\n')
