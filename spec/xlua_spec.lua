@@ -369,6 +369,79 @@ io.write(('a'):split(','), ' ', tostring(table.prune ~= nil))]], 'TH_NO_COMPAT=1
     end)
   end)
 
+  describe('OptionParser', function()
+    local function parser()
+      local op = xlua.OptionParser('%prog [options] file')
+      op:option{'-n', '--count', action = 'store', dest = 'count', help = 'how many', default = 1}
+      op:option{'-v', action = 'store_true', dest = 'verbose', help = 'say more'}
+      op:option{'-o', dest = 'out', help = 'output', req = true}
+      function op:fail(msg) error('op: ' .. msg, 0) end
+      return op
+    end
+
+    it('parses short, long and --long=value options and leaves the other words', function()
+      local opt, args = parser():parse(nil, {'--count=3', '-v', 'f.txt', '-o', 'x'})
+      assert.are.same({count = '3', verbose = true, out = 'x', __main__ = true}, opt)
+      assert.are.same({'f.txt'}, args)
+      opt = parser():parse({verbose = false}, {'-o', 'x'})
+      assert.are.equal(1, opt.count)
+      assert.is_false(opt.verbose)
+    end)
+
+    it('fails on unknown options, missing values and missing required options', function()
+      H.fails('op: invalid option -q', function() parser():parse(nil, {'-q'}) end)
+      H.fails('op: option requires an argument -o', function() parser():parse(nil, {'-o'}) end)
+      H.fails('op: option -o requires an argument', function() parser():parse(nil, {}) end)
+      H.fails("xlua.OptionParser:option: action of -x must be 'store', 'store_true' or 'store_false', got keep",
+              function() parser():option{'-x', dest = 'x', action = 'keep'} end)
+    end)
+
+    it('prints the help with aligned flags, defaults and [REQUIRED]', function()
+      local op = parser()
+      local out = {}
+      local stdout = io.stdout
+      io.stdout = {write = function(_, ...) for _, v in ipairs({...}) do out[#out + 1] = v end end}
+      local ok, err = pcall(op.help, op)
+      io.stdout = stdout
+      assert(ok, err)
+      assert.are.equal(table.concat({
+        'Usage: ' .. tostring(arg and arg[0] or 'THISPROG') .. ' [options] file', '', 'Options:',
+        '  -h, --help               show this help message and exit',
+        '  -n COUNT, --count=COUNT  how many [default = 1]',
+        '  -v                       say more',
+        '  -o OUT                   output [REQUIRED]', ''}, '\n'), table.concat(out))
+    end)
+
+    it('tostring gives the configuration or a file-name string', function()
+      local op = parser()
+      op:parse(nil, {'-n', '2', '-o', 'a/b c'})
+      assert.are.equal('-n=2,-o=a|b_c', op:tostring(true))
+      assert.are.equal('-o=a|b_c', op:tostring(true, {'-o'}))
+      assert.truthy(op:tostring():find(' + count = 2\n', 1, true))
+    end)
+  end)
+
+  describe('Profiler', function()
+    it('times named events and reports them', function()
+      local p = xlua.Profiler()
+      p:start('work', 'fps')
+      sys.sleep(0.01)
+      local real, cpu = p:lap('work')
+      assert.is_true(real >= 0.01 and real < 1)
+      assert.is_number(cpu)
+      assert.truthy(p:format('work'):match('^%$ real | cpu: [%d.]+ | [%d.]+ <work>$'))
+      local report = p:formatAll()
+      assert.truthy(report:match('^%$ profiler report:\n%$ real [%d.]+ | cpu [%d.]+ <work> = [%d.]+ fps$'), report)
+      H.fails("xlua.Profiler:lap: no event 'other' (start it first)", function() p:lap('other') end)
+      local printed = false
+      local print_ = print
+      _G.print = function() printed = true end
+      xlua.Profiler('off'):printAll()
+      _G.print = print_
+      assert.is_false(printed)
+    end)
+  end)
+
   describe('globals', function()
     it('who lists the libraries and the user globals; clear and clearall remove them', function()
       local out = th([[

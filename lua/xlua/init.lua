@@ -9,7 +9,8 @@
 --   xlua.installed(name), xlua.trycatch(f, catch), xlua.envparams(defaults),
 --   xlua.log(file [, append]), xlua.clear(name), xlua.clearall(), xlua.who(),
 --   xlua.table2string(t [, newline]), xlua.usage(...), xlua.unpack(...),
---   xlua.unpack_class(...), xlua.usage_module(...)
+--   xlua.unpack_class(...), xlua.usage_module(...), xlua.OptionParser(usage)
+--   (OptionParser.lua), xlua.Profiler([mode]) (Profiler.lua)
 -- and, as Torch7's xlua did, string.split, string.tosymbol, table.splice and
 -- table.prune (left alone when the program defined its own).
 
@@ -553,5 +554,8 @@ end
 rawset(_G, 'xprint', xlua.print)
 rawset(_G, 'xerror', xlua.error)
 rawset(_G, 'xrequire', xlua.require)
+
+require 'xlua.OptionParser'
+require 'xlua.Profiler'
 
 return xlua
