@@ -151,6 +151,14 @@ describe('paths', function()
     assert.is_string(t)
     assert.is_true(paths.filep(t))
     assert.are_not.equal(t, paths.tmpname())
+    -- the files go when the Lua state closes
+    local core = package.searchpath('torch.core', package.cpath)
+    local p = io.popen(string.format("LUA_PATH='%s' LUA_CPATH='%s' lua5.4 -e 'io.write(require(\"paths\").tmpname())'",
+                                     package.path, core:gsub('torch/core%.so$', '?.so;;')))
+    local name = p:read('a')
+    p:close()
+    assert.truthy(name:match('^/'), name)
+    assert.is_false(paths.filep(name))
   end)
 
   it('uname, is_win, is_mac', function()
