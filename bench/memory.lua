@@ -47,14 +47,16 @@ local sections = {}
 local planner = {'| setting | network | tensors | arena (MB) | lower bound (MB) | arena / bound | plan (ms) | deterministic |',
                  '|---|---|---|---|---|---|---|---|'}
 local total, n = #MODELS * #SETTINGS, 0
+require 'xlua'
+if want.tables then xlua.progress(0, total) end
 for _, s in ipairs(want.tables and SETTINGS or {}) do
   local lines = {'### ' .. s[1], '',
     '| network | category | before (MB) | after (MB) | lower bound (MB) | relative save |',
     '|---|---|---|---|---|---|'}
   for _, m in ipairs(MODELS) do
     n = n + 1
-    io.stderr:write(string.format('\r[%d/%d] %-10s %s ...            ', n, total, m, s[1]))
     local v, out = run('memone.lua', string.format('%s %d %s %s', m, s[2], s[3], s[4]))
+    xlua.progress(n, total)   -- drawn on a terminal only
     if not v.after_total_size then
       io.stderr:write('\n' .. m .. ' failed:\n' .. out .. '\n')
       lines[#lines + 1] = string.format('| %s | (failed) | | | | |', m)
@@ -77,7 +79,6 @@ for _, s in ipairs(want.tables and SETTINGS or {}) do
   sections[#sections + 1] = table.concat(lines, '\n')
 end
 if want.tables then
-  io.stderr:write('\n')
   local body = table.concat(sections, '\n\n')
   print(body)
   md('Memory', string.format('## Memory\n\n%s. before = the unoptimized net after one pass '

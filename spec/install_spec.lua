@@ -44,6 +44,11 @@ describe('make install', function()
     -- the installed th is not the tree's: it finds the installed files
     local o3 = run(env .. sh(prefix .. '/bin/th') .. " -e 'io.write(package.searchpath(\"torch\", package.path))'")
     assert.is_truthy(o3:find(prefix .. '/share/lua/5.4/torch/init.lua', 1, true), o3)
+    -- the script helpers come along, and paths knows where they are
+    local o4, s4 = run(env .. sh(prefix .. '/bin/th') .. " -e 'io.write(paths.install_prefix, \" \", sys.OS, \" \", "
+                       .. "#(\"a,b\"):split(\",\"), \" \", paths.install_bin)'")
+    assert.are.equal(0, s4, o4)
+    assert.are.equal(prefix .. ' linux 2 ' .. prefix .. '/bin', o4:match('[^\n]*$'))
     os.remove(script)
     run('rm -rf ' .. sh(prefix))
   end)

@@ -389,11 +389,19 @@ local function chooseInplace(rec, p, verbose)
     return true
   end
 
+  -- verbose on a big net: xlua's bar (when loaded, and only on a terminal)
+  -- shows the walk, and the notes wait until it is drawn to the end
+  local xlua = package.loaded.xlua
+  local bar = verbose and rec.nForward >= 200 and type(xlua) == 'table' and xlua.progress
+  local notes = {}
   local function tell(m, fmt, ...)
-    if verbose then io.stderr:write(string.format('optnet: %s ' .. fmt .. '\n', who(m), ...)) end
+    if not verbose then return end
+    local line = string.format('optnet: %s ' .. fmt .. '\n', who(m), ...)
+    if bar then notes[#notes + 1] = line else io.stderr:write(line) end
   end
   local switched = {}
   for step = 1, rec.nForward do
+    if bar then bar(step, rec.nForward) end
     local m = rec.steps[step].module
     local flag = rec.traits[m].inplace
     local allowed, reason = false, nil
@@ -439,6 +447,7 @@ local function chooseInplace(rec, p, verbose)
       end
     end
   end
+  if #notes > 0 then io.stderr:write(table.concat(notes)) end
   return switched
 end
 

@@ -69,9 +69,17 @@ end
 -- sugar and services, one file each
 require 'torch.Tensor'
 for _, m in ipairs{'torch.math', 'torch.index', 'torch.print', 'torch.random', 'torch.File', 'torch.Timer',
-                   'torch.compat', 'torch.scope', 'torch.Tester'} do
+                   'torch.compat', 'torch.scope', 'torch.Tester', 'torch.CmdLine'} do
   local ok, err = pcall(require, m)
   if not ok and not tostring(err):find("module '" .. m .. "' not found", 1, true) then error(err, 0) end
+end
+
+-- Torch7's torch loaded paths (the global 'paths'); it needs LuaFileSystem
+-- (Debian's lua-filesystem, installed by tools/deps.sh): without it torch
+-- loads and paths does not
+do
+  local ok, err = pcall(require, 'paths')
+  if not ok and not tostring(err):find("module 'lfs' not found", 1, true) then error(err, 0) end
 end
 
 return torch

@@ -14,12 +14,17 @@ local repl = {}
 
 local HISTORY_LINES = 1000
 
--- torch always; nn and optnet when they exist. A library that exists but
--- fails to load is reported, not hidden.
+-- torch always; then, as Torch7's th (trepl) did, paths, sys and xlua
+-- (xlua puts string.split and friends in the standard tables, so it is
+-- left out under TH_NO_COMPAT=1; scripts can still require it); nn and
+-- optnet when they exist. A library that exists but fails to load is
+-- reported, not hidden.
 function repl.loadlibs()
   require 'torch'
   local loaded = {'torch'}
-  for _, m in ipairs{'nn', 'optnet'} do
+  local libs = {'paths', 'sys', 'xlua', 'nn', 'optnet'}
+  if os.getenv('TH_NO_COMPAT') == '1' then table.remove(libs, 3) end
+  for _, m in ipairs(libs) do
     local ok, err = pcall(require, m)
     if ok then
       loaded[#loaded + 1] = m

@@ -1,7 +1,7 @@
 /*
 ** th_lua_sys.c: process-level services: identity (torch.pointer),
-** memory statistics, thread counts, clocks and CPU times, and the th
-** REPL's persistent history.
+** memory statistics, thread counts, clocks and CPU times, sleeping, the
+** terminal test, and the th REPL's persistent history.
 */
 #include <dlfcn.h>
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <cblas.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -111,6 +112,37 @@ static int sys_clock(lua_State *L) {
   return 2;
 }
 
+/* C.realtime() -> seconds since the epoch, to the microsecond or better
+   (sys.clock: Torch7's gettimeofday clock) */
+static int sys_realtime(lua_State *L) {
+  struct timespec w;
+  clock_gettime(CLOCK_REALTIME, &w);
+  lua_pushnumber(L, (double)w.tv_sec + 1e-9 * (double)w.tv_nsec);
+  return 1;
+}
+
+/* C.usleep(microseconds): sleeps that long; a signal that interrupts the
+   sleep does not shorten it (the rest is slept) */
+static int sys_usleep(lua_State *L) {
+  double us = th_lua_checknumber(L, 1, "sys.usleep", "microseconds");
+  struct timespec t, rest;
+  if (!(us >= 0) || us > 1e15)
+    return th_lua_argerror(L, 1, "sys.usleep", "microseconds must be 0..1e15, got %f", us);
+  t.tv_sec = (time_t)(us / 1e6);
+  t.tv_nsec = (long)((us - (double)t.tv_sec * 1e6) * 1e3);
+  if (t.tv_nsec > 999999999) t.tv_nsec = 999999999;
+  while (nanosleep(&t, &rest) != 0 && errno == EINTR) t = rest;
+  return 0;
+}
+
+/* C.isatty(fd) -> whether the file descriptor is a terminal (xlua.progress
+   draws its bar only on one) */
+static int sys_isatty(lua_State *L) {
+  int64_t fd = th_lua_checkint(L, 1, "isatty", "file descriptor");
+  lua_pushboolean(L, fd >= 0 && fd <= 1 << 20 && isatty((int)fd));
+  return 1;
+}
+
 /* C.rusage() -> user seconds, system seconds of the process (torch.Timer) */
 static int sys_rusage(lua_State *L) {
   struct rusage u;
@@ -190,7 +222,8 @@ static const luaL_Reg sys_funcs[] = {
     {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
-    {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history}, {NULL, NULL}};
+    {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history},
+    {"realtime", sys_realtime}, {"usleep", sys_usleep}, {"isatty", sys_isatty}, {NULL, NULL}};
 
 void th_lua_open_sys(lua_State *L, int C) {
   C = lua_absindex(L, C);
