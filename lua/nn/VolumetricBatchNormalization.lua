@@ -33,3 +33,12 @@ function BN:checkInputDim(input, method, what)
                         featDim, iDim, sizestr(input)), 3)
   end
 end
+
+-- BatchNormalization's traits, naming the running estimates as state
+-- (kept across calls; optnet leaves them alone)
+function BN:memoryTraits()
+  local t = parent.memoryTraits(self)
+  t.state = t.state or {}
+  t.state.running_mean, t.state.running_var = true, true
+  return t
+end

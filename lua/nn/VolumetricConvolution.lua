@@ -86,6 +86,7 @@ function VolumetricConvolution:accGradParameters(input, gradOutput, scale)
 end
 
 function VolumetricConvolution:type(type, tensorCache)
+  if type == nil then return parent.type(self) end   -- a query, not a conversion
   -- the buffers hold nothing worth converting
   self.finput = self.finput and torch.Tensor()
   self.fgradInput = self.fgradInput and torch.Tensor()

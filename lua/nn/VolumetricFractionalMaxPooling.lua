@@ -137,10 +137,10 @@ function VolumetricFractionalMaxPooling:clearState()
   return parent.clearState(self)
 end
 
+-- Torch7's text: ratios go through %d too, which truncates them to 0
 function VolumetricFractionalMaxPooling:__tostring__()
+  local function int(v) return math.tointeger(v) or math.floor(v) end
   return string.format('%s(%dx%dx%d, %d,%d,%d)', torch.type(self),
-                       self.outT and self.outT or self.ratioT,
-                       self.outW and self.outW or self.ratioW,
-                       self.outH and self.outH or self.ratioH,
-                       self.poolSizeT, self.poolSizeW, self.poolSizeH)
+                       int(self.outT or self.ratioT), int(self.outW or self.ratioW),
+                       int(self.outH or self.ratioH), self.poolSizeT, self.poolSizeW, self.poolSizeH)
 end

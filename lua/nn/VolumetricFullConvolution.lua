@@ -135,6 +135,7 @@ function VolumetricFullConvolution:accGradParameters(input, gradOutput, scale)
 end
 
 function VolumetricFullConvolution:type(type, tensorCache)
+  if type == nil then return parent.type(self) end   -- a query, not a conversion
   self.finput = torch.Tensor()
   self.fgradInput = torch.Tensor()
   self.zeroScalar = nil

@@ -11,6 +11,7 @@
 local C = torch._C.nn
 local VolumetricMaxPooling, parent = torch.class('nn.VolumetricMaxPooling', 'nn.Module')
 
+-- version 1 files have no ceil_mode: the kernel binding reads nil as floor
 VolumetricMaxPooling.__version = 2
 
 local function count(v, what, cls, min)
@@ -63,12 +64,6 @@ end
 function VolumetricMaxPooling:updateGradInput(input, gradOutput)
   C.volmaxpool_updateGradInput(self, input, gradOutput, self.gradInput, self.indices)
   return self.gradInput
-end
-
--- files of version 1 had no ceil mode
-function VolumetricMaxPooling:read(file, version)
-  parent.read(self, file)
-  if version < 2 then self.ceil_mode = false end
 end
 
 -- backward reads only the input's sizes, never its values

@@ -29,7 +29,6 @@ function VolumetricMaxUnpooling:setParams(method)
   if p.itime == nil then
     error(string.format('%s:%s: the pooling module has not run forward yet', torch.type(self), method), 3)
   end
-  self.indices = p.indices
   self.otime, self.oheight, self.owidth = p.itime, p.iheight, p.iwidth
   self.dT, self.dH, self.dW = p.dT, p.dH, p.dW
   self.padT, self.padH, self.padW = p.padT, p.padH, p.padW
@@ -58,11 +57,15 @@ local function merged(self, t, method, what)
   return t:contiguous():view(table.unpack(size))
 end
 
-local function checkIndices(self, input, method)
-  if not self.indices:isSameSizeAs(input) then
+-- the pooling module's indices (not kept in a field of this module: they
+-- are the pooling module's buffer), checked against the input
+local function indices(self, input, method)
+  local ind = self.pooling.indices
+  if not ind:isSameSizeAs(input) then
     error(string.format("%s:%s: input must be %s (the size of the pooling module's output), got %s",
-                        torch.type(self), method, sizestr(self.indices), sizestr(input)), 3)
+                        torch.type(self), method, sizestr(ind), sizestr(input)), 3)
   end
+  return merged(self, ind, method, 'indices')
 end
 
 local function fullSize(input, oT, oH, oW)
@@ -75,8 +78,7 @@ end
 function VolumetricMaxUnpooling:updateOutput(input)
   self:setParams('updateOutput')
   local x = merged(self, input, 'updateOutput', 'input')
-  checkIndices(self, input, 'updateOutput')
-  C.maxunpool_updateOutput(self, x, self.output, merged(self, self.indices, 'updateOutput', 'indices'),
+  C.maxunpool_updateOutput(self, x, self.output, indices(self, input, 'updateOutput'),
                            self.owidth, self.otime * self.oheight)
   self.output:resize(table.unpack(fullSize(input, self.otime, self.oheight, self.owidth)))
   return self.output
@@ -86,9 +88,7 @@ function VolumetricMaxUnpooling:updateGradInput(input, gradOutput)
   self:setParams('updateGradInput')
   local x = merged(self, input, 'updateGradInput', 'input')
   local go = merged(self, gradOutput, 'updateGradInput', 'gradOutput')
-  checkIndices(self, input, 'updateGradInput')
-  C.maxunpool_updateGradInput(self, x, go, self.gradInput,
-                              merged(self, self.indices, 'updateGradInput', 'indices'),
+  C.maxunpool_updateGradInput(self, x, go, self.gradInput, indices(self, input, 'updateGradInput'),
                               self.owidth, self.otime * self.oheight)
   self.gradInput:resize(input:size())
   return self.gradInput
