@@ -51,6 +51,9 @@ function VolumetricDropout:updateGradInput(input, gradOutput)
   if not self.train then
     error(string.format('%s:updateGradInput: backprop only defined while training', torch.type(self)), 2)
   end
+  if self.noise:dim() == 0 then
+    error(string.format('%s:updateGradInput: call forward first (no mask yet)', torch.type(self)), 2)
+  end
   if not torch.isTensor(gradOutput) or self.noise:dim() ~= gradOutput:dim() or
      self.noise:size(1) ~= gradOutput:size(1) or
      (gradOutput:dim() == 5 and self.noise:size(2) ~= gradOutput:size(2)) then

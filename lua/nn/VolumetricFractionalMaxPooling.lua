@@ -62,6 +62,11 @@ local function checkInput(self, input, method)
     error(string.format('%s:%s: input must be a tensor, got %s', torch.type(self), method,
                         torch.type(input)), 3)
   end
+  local t = torch.type(input)
+  if t ~= 'torch.FloatTensor' and t ~= 'torch.DoubleTensor' then
+    error(string.format('%s:%s: input must be a torch.FloatTensor or torch.DoubleTensor, got %s',
+                        torch.type(self), method, t), 3)
+  end
   if input:dim() ~= 4 and input:dim() ~= 5 then
     error(string.format('%s:%s: input must be 4D or 5D (batch), planes x H x W x T, got %dD %s',
                         torch.type(self), method, input:dim(), sizestr(input)), 3)
@@ -72,6 +77,9 @@ end
 function VolumetricFractionalMaxPooling:initSampleBuffer_(input)
   local batch = input:dim() == 4 and 1 or input:size(1)
   local planes = input:size(input:dim() - 3)
+  if self.randomSamples ~= nil and torch.type(self.randomSamples) ~= torch.type(input) then
+    self.randomSamples = self.randomSamples:typeAs(input)   -- the same regions in the input's type
+  end
   if self.randomSamples == nil then
     self.randomSamples = input.new():resize(batch, planes, 3):uniform()
   elseif self.randomSamples:size(1) ~= batch or self.randomSamples:size(2) ~= planes then

@@ -90,9 +90,13 @@ end
 local function unpackInput(self, input, method)
   if torch.type(input) ~= 'table' then return input, self.adjT, self.adjW, self.adjH end
   local x, target = input[1], input[2]
-  if not torch.isTensor(x) or not torch.isTensor(target) or target:dim() < 3 then
-    error(string.format('%s:%s: a table input must be {input, target} with a target of at least 3 dimensions, got {%s, %s}',
+  if not torch.isTensor(x) or not torch.isTensor(target) then
+    error(string.format('%s:%s: a table input must be {input, target} (two tensors), got {%s, %s}',
                         torch.type(self), method, torch.type(x), torch.type(target)), 3)
+  end
+  if target:dim() < 3 then
+    error(string.format('%s:%s: the target (input[2]) must have at least 3 dimensions (its last three are the output size), got %dD',
+                        torch.type(self), method, target:dim()), 3)
   end
   local n = target:dim()
   local function adj(size, k, pad, d) return (size + 2 * pad - k) % d end

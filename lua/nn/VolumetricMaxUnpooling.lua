@@ -87,6 +87,12 @@ end
 function VolumetricMaxUnpooling:updateGradInput(input, gradOutput)
   self:setParams('updateGradInput')
   local x = merged(self, input, 'updateGradInput', 'input')
+  local want = fullSize(input, self.otime, self.oheight, self.owidth)
+  if not torch.isTensor(gradOutput) or not gradOutput:isSize(torch.LongStorage(want)) then
+    error(string.format('%s:updateGradInput: gradOutput must be %s (the output size), got %s', torch.type(self),
+                        table.concat(want, 'x'), torch.isTensor(gradOutput) and sizestr(gradOutput)
+                        or torch.type(gradOutput)), 2)
+  end
   local go = merged(self, gradOutput, 'updateGradInput', 'gradOutput')
   C.maxunpool_updateGradInput(self, x, go, self.gradInput, indices(self, input, 'updateGradInput'),
                               self.owidth, self.otime * self.oheight)
