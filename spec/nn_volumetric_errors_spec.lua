@@ -136,6 +136,33 @@ describe('volumetric modules: bad input', function()
   end)
 end)
 
+describe('volumetric modules: fields too large for the size arithmetic', function()
+  it('are refused before any size is computed', function()
+    local m = nn.VolumetricFullConvolution(1, 1, 1, 1, 1)
+    m.dT = 2 ^ 40
+    fails('nn.VolumetricFullConvolution:updateOutput: kernel 1x1x1 (TxWxH), its stride, padding or dilation is too large',
+          fwd, m, torch.randn(1, 3, 3, 3))
+    local c = nn.VolumetricConvolution(1, 1, 1, 1, 1)
+    c.kT, c.kW, c.kH = 2 ^ 31 - 1, 2 ^ 31 - 1, 2 ^ 31 - 1
+    fails('its stride, padding or dilation is too large', fwd, c, torch.randn(1, 3, 3, 3))
+    local r = nn.VolumetricReplicationPadding(1)
+    r.pleft = 2 ^ 61
+    fails('nn.VolumetricReplicationPadding:updateOutput: pads must be within +-2147483647, got 2305843009213693952',
+          fwd, r, torch.randn(1, 3, 3, 3))
+    local f = nn.VolumetricFractionalMaxPooling(2, 2, 2, 2, 2, 2)
+    f.outT, f.poolSizeT = 2 ^ 61, 2 ^ 61
+    fails('nn.VolumetricFractionalMaxPooling:updateOutput: input 1x5x5x5 (planes x H x W x T) is too small', fwd, f,
+          torch.randn(1, 5, 5, 5))
+    f.outT = 2 ^ 63
+    fails('nn.VolumetricFractionalMaxPooling:updateOutput: outT must be an integer, got 9.22337e+18', fwd, f,
+          torch.randn(1, 5, 5, 5))
+    local p = nn.VolumetricMaxPooling(2, 2, 2)
+    p.dT = 2 ^ 50
+    fails('nn.VolumetricMaxPooling:updateOutput: kernel 2x2x2 (TxWxH), its stride, padding or dilation is too large',
+          fwd, p, torch.randn(1, 5, 5, 5))
+  end)
+end)
+
 describe('volumetric modules: the probe', function()
   local modules = {
     {'VolumetricConvolution', 4, 2, 2, 2, 2}, {'VolumetricDilatedConvolution', 4, 2, 2, 2, 2, 1, 1, 1, 0, 0, 0, 2, 2, 2},

@@ -5,6 +5,7 @@
 ** output range is computed once per dimension, so the inner loop runs over
 ** a contiguous output row without bounds tests.
 */
+#include <limits.h>
 #include <string.h>
 #include "th_nn_internal.h"
 #include "th_nn_volumetric.h"
@@ -32,6 +33,13 @@ int th_nn_vol_check(const th_nn_vol *v) {
   if (v->dilT < 1 || v->dilW < 1 || v->dilH < 1)
     return th_error_set("dilation must be positive, got %lld,%lld,%lld (T,W,H)",
                         (long long)v->dilT, (long long)v->dilW, (long long)v->dilH);
+  /* bounded so that every size computed from them fits in 64 bits */
+  if (v->kT > INT_MAX || v->kW > INT_MAX || v->kH > INT_MAX || v->dT > INT_MAX ||
+      v->dW > INT_MAX || v->dH > INT_MAX || v->padT > INT_MAX || v->padW > INT_MAX ||
+      v->padH > INT_MAX || v->dilT > INT_MAX || v->dilW > INT_MAX || v->dilH > INT_MAX ||
+      v->kT * v->kH > INT_MAX || v->kT * v->kH * v->kW > INT_MAX)
+    return th_error_set("kernel %lldx%lldx%lld (TxWxH), its stride, padding or dilation is too large",
+                        (long long)v->kT, (long long)v->kW, (long long)v->kH);
   return TH_OK;
 }
 

@@ -123,6 +123,11 @@ static int full_geom(const th_tensor *input, const th_tensor *weight, const th_n
   if (weight_geom(weight, v, "nInputPlane x nOutputPlane", g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, weight->dtype, "input") != TH_OK) return TH_ERR;
   if (input_geom(input, g->Cy, g, &g->Ty, &g->Hy, &g->Wy) != TH_OK) return TH_ERR;
+  /* the window parameters are below 2^31 (th_nn_vol_check): so is the
+     stride, and a size below 2^31 keeps (size - 1) * stride in range */
+  if (g->Ty > INT_MAX || g->Hy > INT_MAX || g->Wy > INT_MAX)
+    return th_error_set("input %s is too large (a size over %d)", th_tensor_sizestr(input, a, sizeof a),
+                        INT_MAX);
   g->Tx = (g->Ty - 1) * v->dT - 2 * v->padT + v->dilT * (v->kT - 1) + 1 + adj[0];
   g->Hx = (g->Hy - 1) * v->dH - 2 * v->padH + v->dilH * (v->kH - 1) + 1 + adj[1];
   g->Wx = (g->Wy - 1) * v->dW - 2 * v->padW + v->dilW * (v->kW - 1) + 1 + adj[2];

@@ -5,6 +5,7 @@
 ** pads crop (Torch7's mapping). Backward adds each gradOutput cell into
 ** the input cell it copied.
 */
+#include <limits.h>
 #include <string.h>
 #include "th_nn_internal.h"
 #include "th_nn_volumetric.h"
@@ -16,12 +17,16 @@ typedef struct geom {
 
 static int check_geom(const th_tensor *input, const int64_t *pad, geom *g) {
   char a[128];
+  int d;
   if (!TH_IS_FLOATING(input->dtype))
     return th_error_set("input must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
                         th_dtype_name[input->dtype]);
   if (!(input->ndim == 4 || input->ndim == 5) || th_tensor_numel(input) == 0)
     return th_error_set("input must be 4D or 5D (batch), got %dD %s", input->ndim,
                         th_tensor_sizestr(input, a, sizeof a));
+  for (d = 0; d < 6; d++)
+    if (pad[d] > INT_MAX || pad[d] < -INT_MAX)   /* sizes plus pads stay in range */
+      return th_error_set("pads must be within +-%d, got %lld", INT_MAX, (long long)pad[d]);
   g->planes = input->size[0] * (input->ndim == 5 ? input->size[1] : 1);
   g->iT = input->size[input->ndim - 3];
   g->iH = input->size[input->ndim - 2];

@@ -101,7 +101,10 @@ static int fmp_geom(const th_tensor *input, const int64_t *out, const int64_t *p
     return th_error_set("output and pool sizes must be positive, got output %lldx%lldx%lld, pool %lldx%lldx%lld (TxWxH)",
                         (long long)g->oT, (long long)g->oW, (long long)g->oH, (long long)g->pT,
                         (long long)g->pW, (long long)g->pH);
-  if (g->oT + g->pT - 1 >= g->iT || g->oW + g->pW - 1 >= g->iW || g->oH + g->pH - 1 >= g->iH)
+  /* each term below the input size first: the sums cannot overflow */
+  if (g->oT >= g->iT || g->pT >= g->iT || g->oW >= g->iW || g->pW >= g->iW || g->oH >= g->iH ||
+      g->pH >= g->iH || g->oT + g->pT - 1 >= g->iT || g->oW + g->pW - 1 >= g->iW ||
+      g->oH + g->pH - 1 >= g->iH)
     return th_error_set("input %s (planes x H x W x T) is too small for output %lldx%lldx%lld with pool %lldx%lldx%lld (TxWxH): each input size must exceed output + pool - 1",
                         th_tensor_sizestr(input, a, sizeof a), (long long)g->oT, (long long)g->oW,
                         (long long)g->oH, (long long)g->pT, (long long)g->pW, (long long)g->pH);
