@@ -70,6 +70,15 @@ static int check_grad_output(const th_tensor *gradOutput, const th_tensor *input
   return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
 }
 
+/* the taps a, 0 <= a < k, of a window starting at s with dilation dil
+   that fall inside [0, n): a in [*lo, *hi) */
+static void tap_range(int64_t s, int64_t k, int64_t dil, int64_t n, int64_t *lo, int64_t *hi) {
+  *lo = s >= 0 ? 0 : (-s + dil - 1) / dil;
+  *hi = s >= n ? 0 : (n - 1 - s) / dil + 1;
+  if (*hi > k) *hi = k;
+  if (*lo > *hi) *lo = *hi;
+}
+
 static int check_indices(const th_tensor *indices) {
   if (indices->dtype != TH_LONG)
     return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",

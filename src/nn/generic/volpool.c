@@ -2,29 +2,30 @@
    for 'real' (included by th_nn_volpool.c) */
 
 /* max of each window of one plane; first maximum in (t, y, x) order wins,
-   a NaN wins over everything */
+   a NaN wins over everything. Per dimension the taps inside the volume
+   are a range [lo, hi) (tap_range), so the scan itself tests no bounds. */
 static void TH_R(volmax_plane)(const real *ip, real *op, int64_t *xp, const geom *g,
                                const th_nn_vol *v) {
   int64_t ot, oy, ox;
-  for (ot = 0; ot < g->oT; ot++)
-    for (oy = 0; oy < g->oH; oy++)
+  for (ot = 0; ot < g->oT; ot++) {
+    const int64_t t0 = ot * v->dT - v->padT;
+    int64_t alo, ahi;
+    tap_range(t0, v->kT, v->dilT, g->iT, &alo, &ahi);
+    for (oy = 0; oy < g->oH; oy++) {
+      const int64_t y0 = oy * v->dH - v->padH;
+      int64_t blo, bhi;
+      tap_range(y0, v->kH, v->dilH, g->iH, &blo, &bhi);
       for (ox = 0; ox < g->oW; ox++) {
-        const int64_t t0 = ot * v->dT - v->padT, y0 = oy * v->dH - v->padH;
         const int64_t x0 = ox * v->dW - v->padW;
-        int64_t a, b, e, best = -1;
+        int64_t a, b, e, elo, ehi, best = -1;
         real bv = 0;
-        for (a = 0; a < v->kT; a++) {
-          int64_t t = t0 + a * v->dilT;
-          if (t < 0 || t >= g->iT) continue;
-          for (b = 0; b < v->kH; b++) {
-            int64_t y = y0 + b * v->dilH;
-            if (y < 0 || y >= g->iH) continue;
-            for (e = 0; e < v->kW; e++) {
-              int64_t x = x0 + e * v->dilW, k;
-              real val;
-              if (x < 0 || x >= g->iW) continue;
-              k = (t * g->iH + y) * g->iW + x;
-              val = ip[k];
+        tap_range(x0, v->kW, v->dilW, g->iW, &elo, &ehi);
+        for (a = alo; a < ahi; a++) {
+          for (b = blo; b < bhi; b++) {
+            const int64_t row = ((t0 + a * v->dilT) * g->iH + y0 + b * v->dilH) * g->iW + x0;
+            for (e = elo; e < ehi; e++) {
+              const int64_t k = row + e * v->dilW;
+              const real val = ip[k];
               if (best < 0 || val > bv || isnan(val)) {
                 bv = val;
                 best = k;
@@ -39,6 +40,8 @@ static void TH_R(volmax_plane)(const real *ip, real *op, int64_t *xp, const geom
         op[(ot * g->oH + oy) * g->oW + ox] = bv;
         xp[(ot * g->oH + oy) * g->oW + ox] = best + 1;
       }
+    }
+  }
 }
 
 static int TH_R(volmax_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
