@@ -427,3 +427,36 @@ describe('nn.VolumetricDropout numbers', function()
     near(m:forward(x), x * 0.5, 0, 'evaluate')
   end)
 end)
+
+describe('volumetric modules from older Torch7 files', function()
+  it('a convolution without pad fields runs unpadded and prints as Torch7', function()
+    torch.manualSeed(14)
+    local m = nn.VolumetricConvolution(2, 2, 2, 2, 2)
+    local x = torch.randn(2, 3, 4, 4)
+    local ref = m:forward(x):clone()
+    m.padT, m.padW, m.padH, m.finput, m.fgradInput = nil, nil, nil, nil, nil
+    near(m:forward(x), ref, 0, 'output')
+    assert.are.equal('nn.VolumetricConvolution(2 -> 2, 2x2x2, 1,1,1)', tostring(m))
+  end)
+
+  it('a full convolution with nOutputPlane x nInputPlane weights and pT/pW/pH pads', function()
+    torch.manualSeed(15)
+    local m = nn.VolumetricFullConvolution(2, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1)
+    local x = torch.randn(2, 3, 3, 3)
+    local ref = m:forward(x):clone()
+    local old = m:clone()
+    old.weight = m.weight:transpose(1, 2):contiguous()
+    old.gradWeight = m.gradWeight:transpose(1, 2):contiguous()
+    old.adjT, old.adjW, old.adjH = nil, nil, nil
+    old.pT, old.pW, old.pH = old.padT, old.padW, old.padH
+    old.padT, old.padW, old.padH = nil, nil, nil
+    near(old:forward(x), ref, 0, 'output')
+    assert.are.same({2, 3, 2, 2, 2}, old.weight:size():totable())
+  end)
+
+  it('a max pooling of version 1 (no ceil_mode) pools in floor mode', function()
+    local m = nn.VolumetricMaxPooling(2, 2, 2)
+    m.ceil_mode = nil
+    assert.are.same({1, 1, 1, 1}, m:forward(torch.randn(1, 3, 3, 3)):size():totable())
+  end)
+end)

@@ -23,7 +23,8 @@ function VolumetricDilatedConvolution:__tostring__()
      self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0 then
     s = s .. string.format(', %d,%d,%d', self.dT, self.dW, self.dH)
   end
-  if self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0 then
+  -- (files from before padding existed have no pad fields: Torch7's guard)
+  if (self.padT or self.padW or self.padH) and (self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0) then
     s = s .. ', ' .. self.padT .. ',' .. self.padW .. ',' .. self.padH
   end
   s = s .. ', ' .. self.dilationT .. ',' .. self.dilationW .. ',' .. self.dilationH

@@ -18,7 +18,8 @@ end
 function VolumetricDilatedMaxPooling:__tostring__()
   local s = string.format('%s(%dx%dx%d, %d,%d,%d', torch.type(self),
                           self.kT, self.kW, self.kH, self.dT, self.dW, self.dH)
-  if self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0 then
+  -- (files from before padding existed have no pad fields: Torch7's guard)
+  if (self.padT or self.padW or self.padH) and (self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0) then
     s = s .. ', ' .. self.padT .. ',' .. self.padW .. ',' .. self.padH
   end
   s = s .. ', ' .. self.dilationT .. ',' .. self.dilationW .. ',' .. self.dilationH

@@ -146,10 +146,11 @@ function VolumetricFullConvolution:type(type, tensorCache)
   return parent.type(self, type, tensorCache)
 end
 
--- zeroScalar: the one stored zero the {input, target} form's gradInput[2] expands
+-- zeroScalar: the one stored zero the {input, target} form's gradInput[2]
+-- expands; 'ones' is a field of Torch7's files (unused here)
 function VolumetricFullConvolution:memoryTraits()
   return {buffers = {finput = 'forward', fgradInput = 'backward'},
-          needsInput = true, needsOutput = false, state = {zeroScalar = true}}
+          needsInput = true, needsOutput = false, state = {zeroScalar = true, ones = true}}
 end
 
 function VolumetricFullConvolution:clearState()
@@ -164,7 +165,8 @@ function VolumetricFullConvolution:__tostring__()
      self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0 then
     s = s .. string.format(', %d,%d,%d', self.dT, self.dW, self.dH)
   end
-  if self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0 then
+  -- (files from before padding existed have no pad fields: Torch7's guard)
+  if (self.padT or self.padW or self.padH) and (self.padT ~= 0 or self.padW ~= 0 or self.padH ~= 0) then
     s = s .. ', ' .. self.padT .. ',' .. self.padW .. ',' .. self.padH
   end
   if (self.adjT or 0) ~= 0 or (self.adjW or 0) ~= 0 or (self.adjH or 0) ~= 0 then
