@@ -117,7 +117,7 @@ describe('volumetric modules: bad input', function()
           fwd, bn, T(2, 4, 2, 2, 2))
     fails('nn.VolumetricDropout:updateOutput: input must be 5D (nbatch, nfeat, t, h, w) or 4D (nfeat, t, h, w), got 3D 2x3x4',
           fwd, nn.VolumetricDropout(), T(2, 3, 4))
-    fails('nn.VolumetricDropout: p must be a number with 0 <= p < 1, got 1', new('VolumetricDropout', 1))
+    fails('nn.VolumetricDropout: p must be a number with 0 <= p <= 1, got 1.5', new('VolumetricDropout', 1.5))
     local d = nn.VolumetricDropout()
     d:forward(T(2, 3, 4, 4))
     fails('nn.VolumetricDropout:updateGradInput: gradOutput must match the last forward input (mask 2x1x1x1), got 3x3x4x4',

@@ -11,8 +11,9 @@ local VolumetricDropout, parent = torch.class('nn.VolumetricDropout', 'nn.Module
 
 function VolumetricDropout:__init(p, stochasticInference)
   parent.__init(self)
-  if p ~= nil and (type(p) ~= 'number' or p < 0 or p >= 1) then
-    error(string.format('nn.VolumetricDropout: p must be a number with 0 <= p < 1, got %s', tostring(p)), 2)
+  -- p = 1 is allowed: no rescaling, so it only zeroes everything (as Torch7)
+  if p ~= nil and (type(p) ~= 'number' or not (p >= 0 and p <= 1)) then
+    error(string.format('nn.VolumetricDropout: p must be a number with 0 <= p <= 1, got %s', tostring(p)), 2)
   end
   self.p = p or 0.5
   self.train = true
