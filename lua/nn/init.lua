@@ -86,6 +86,10 @@ for _, f in ipairs(spatial) do load(f) end
 
 -- volumetric modules
 local volumetric = {
+  'VolumetricConvolution', 'VolumetricDilatedConvolution', 'VolumetricFullConvolution',
+  'VolumetricMaxPooling', 'VolumetricDilatedMaxPooling', 'VolumetricAveragePooling',
+  'VolumetricMaxUnpooling', 'VolumetricFractionalMaxPooling', 'VolumetricBatchNormalization',
+  'VolumetricDropout', 'VolumetricReplicationPadding',
 }
 for _, f in ipairs(volumetric) do load(f) end
 
