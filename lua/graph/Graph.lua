@@ -131,15 +131,22 @@ local function attributes(attrs)
 end
 
 -- the graph in graphviz's DOT language: a node nI per node, labelled with
--- its name (graphNodeName, else NodeI) and label(), edges in order
+-- its name (graphNodeName, else NodeI) and label(), edges in order. A
+-- node's attributes (graphNodeAttributes) and its label are written in
+-- name order, as graphviz itself writes them (Torch7 wrote this file
+-- through graphviz; scripts and tests match on that order)
 function Graph:todot(title)
   local out = {'digraph G {\n'}
   if title then out[#out + 1] = 'labelloc="t";\nlabel="' .. title .. '";\n' end
   out[#out + 1] = 'node [shape = oval]; '
   for _, node in ipairs(self.nodes) do
     local name = node.graphNodeName and node:graphNodeName() or ('Node' .. node.id)
-    local attrs = node.graphNodeAttributes and attributes(node:graphNodeAttributes()) or ''
-    out[#out + 1] = string.format('\nn%d[label=%s%s];', node.id, graph._dotEscape(name .. '\n' .. node:label()), attrs)
+    local attrs = {}
+    if node.graphNodeAttributes then
+      for k, v in pairs(node:graphNodeAttributes()) do attrs[k] = v end
+    end
+    attrs.label = name .. '\n' .. node:label()
+    out[#out + 1] = string.format('\nn%d[%s];', node.id, attributes(attrs):sub(2))
   end
   out[#out + 1] = '\n'
   for _, e in ipairs(self.edges) do

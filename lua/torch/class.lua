@@ -49,7 +49,9 @@ end
 
 local function dispatcher(op)
   local method = op .. '__'
-  local f = function(a, b, ...)
+  -- varargs all the way: m() must reach __call__ with no argument, not a nil
+  local f = function(a, ...)
+    local b = ...
     local mt = classOf(a)
     local m = mt and mt[method]
     if m == nil and BINARY[op] then
@@ -57,9 +59,9 @@ local function dispatcher(op)
       m = mb and mb[method]
       mt = mt or mb
     end
-    if m ~= nil then return m(a, b, ...) end
+    if m ~= nil then return m(a, ...) end
     local own = mt and inherited(mt, op)
-    if own then return own(a, b, ...) end
+    if own then return own(a, ...) end
     if op == '__eq' then return rawequal(a, b) end
     if BINARY[op] then
       error(string.format('both %s and %s have no %s operator', torch.type(a), torch.type(b), OPS[op]), 2)

@@ -1,0 +1,51 @@
+-- nngraph: Torch7's graph modules. Loading it gives every module the node
+-- syntax: m(x) (or m{x1, x2}, or m() for a node without inputs) returns an
+-- nngraph.Node that runs m on the nodes' outputs, and
+-- nn.gModule(inputNodes, outputNodes) turns the graph into a module.
+-- -m is m(), a - b is b(a); a criterion called on nodes becomes
+-- nn.ModuleFromCriterion. (Without nngraph, calling a module runs forward.)
+require 'nn'
+require 'graph'
+
+nngraph = nngraph or {}
+
+require 'nngraph.node'
+require 'nngraph.nest'
+require 'nngraph.JustElement'
+require 'nngraph.JustTable'
+require 'nngraph.ModuleFromCriterion'
+require 'nngraph.gModule'
+require 'nngraph.graphinspecting'
+local utils = require 'nngraph.utils'
+
+local Module = torch.getmetatable('nn.Module')
+
+function Module:__call__(...)
+  local n = select('#', ...)
+  if n > 1 then error('nngraph: use {input1, input2} to pass multiple inputs', 2) end
+  local input = ...
+  if n == 1 and input == nil then error('nngraph: ' .. utils.expectingNodeErrorMessage(nil, 'inputs', 1), 2) end
+  if type(input) == 'table' and not torch.typename(input) and next(input) == nil then
+    error('nngraph: cannot pass an empty table of inputs. To indicate no incoming connections, leave the '
+          .. 'second set of parens blank.', 2)
+  end
+  if not utils.istable(input) then input = {input} end
+  local node = nngraph.Node({module = self})
+  for i = 1, utils.tableMaxN(input) do
+    if torch.typename(input[i]) ~= 'nngraph.Node' then
+      error('nngraph: ' .. utils.expectingNodeErrorMessage(input[i], 'inputs', i), 2)
+    end
+    node:add(input[i], true)
+  end
+  return node
+end
+
+local Criterion = torch.getmetatable('nn.Criterion')
+function Criterion:__call__(...)
+  return nn.ModuleFromCriterion(self)(...)
+end
+
+Module.__unm__ = function(m) return m() end
+Module.__sub__ = function(prev, next) return next(prev) end
+
+return nngraph
