@@ -71,6 +71,15 @@ local cases = {
   {'nn.PReLU', function() return nn.PReLU() end, function() return randn{4, 3} end, 'shared'},
   {'nn.CAdd', function() return nn.CAdd(1, 4) end, function() return randn{3, 4} end},
   {'nn.Bilinear', function() return nn.Bilinear(3, 2, 4) end, function() return {randn{5, 3}, randn{5, 2}} end},
+  -- the volumetric family
+  {'nn.VolumetricConvolution', function() return nn.VolumetricConvolution(2, 3, 2, 2, 2) end,
+   function() return randn{2, 2, 3, 4, 4} end},
+  {'nn.VolumetricDilatedConvolution', function() return nn.VolumetricDilatedConvolution(2, 2, 2, 2, 2, 1, 1, 1, 0, 0, 0, 2, 2, 2) end,
+   function() return randn{2, 2, 4, 5, 5} end},
+  {'nn.VolumetricFullConvolution', function() return nn.VolumetricFullConvolution(2, 3, 2, 2, 2, 2, 2, 2) end,
+   function() return randn{2, 2, 2, 3, 3} end},
+  {'nn.VolumetricBatchNormalization', function() return nn.VolumetricBatchNormalization(3) end,
+   function() return randn{2, 3, 2, 3, 3} end},
   -- gradients that depend on the weights: two steps do not simply add up
   {'nn.Cosine', function() return nn.Cosine(4, 3) end, function() return randn{5, 4} end, nil, {nonlinear = true}},
   {'nn.Euclidean', function() return nn.Euclidean(4, 3) end, function() return randn{5, 4} end, nil, {nonlinear = true}},

@@ -719,24 +719,69 @@ end
 
 function DiskFile:isOpened() return not self._closed end
 
--- torch.MemoryFile([string]): reads the string when one is given, else collects
--- what is written; f:string() returns it
+-- torch.MemoryFile([mode]) or torch.MemoryFile(storage [, mode]), as
+-- Torch7: a file in memory, mode 'r', 'w' or 'rw' (default); the storage
+-- (a CharStorage or ByteStorage) gives the contents to read.
+-- f:storage() gives what was written, f:string() the same as a string,
+-- f:seek(pos) moves where the next read starts (reading back what was
+-- written, in 'rw'). A string other than a mode is contents to read (this
+-- project's torch.deserialize uses that).
 local MemoryFile = torch.class('torch.MemoryFile', 'torch.File')
 
-function MemoryFile:__init(str, name)
-  if str ~= nil and type(str) ~= 'string' then
-    error(sformat('torch.MemoryFile: string expected, got %s', type(str)), 2)
-  end
-  init(self, name or '<memory>')
-  if str then
-    self._buf, self._readable = str, true
+local MEMORY_MODES = {r = true, w = true, rw = true}
+
+function MemoryFile:__init(what, mode)
+  local contents, name = nil, '<memory>'
+  if what == nil and type(mode) == 'string' and not MEMORY_MODES[mode] then
+    name, mode = mode, 'w'           -- the project's own (nil, name) form
+  elseif what == nil or (type(what) == 'string' and MEMORY_MODES[what]) then
+    mode = what or 'rw'
+  elseif torch.typename(what) == 'torch.CharStorage' or torch.typename(what) == 'torch.ByteStorage' then
+    contents = what:_bytes()
+    if contents:sub(-1) ~= '\0' then
+      error('torch.MemoryFile: the storage must end in a zero byte (as MemoryFile:storage() gives)', 2)
+    end
+    contents = contents:sub(1, -2)
+    mode = mode or 'rw'
+  elseif type(what) == 'string' then
+    contents, name, mode = what, mode or '<string>', 'r'
   else
-    self._writable = true
+    error(sformat("torch.MemoryFile: a mode ('r', 'w', 'rw') or a CharStorage expected, got %s", torch.type(what)), 2)
   end
+  if not MEMORY_MODES[mode] then
+    error(sformat("torch.MemoryFile: mode 'r', 'w' or 'rw' expected, got %s", tostring(mode)), 2)
+  end
+  init(self, name)
+  self._readable = mode ~= 'w'
+  self._writable = mode ~= 'r'
+  if contents then self._buf = contents end
 end
 
 function MemoryFile:string()
   return table.concat(self._out, '', 1, self._outn)
+end
+
+-- what was written, as a CharStorage (a ByteStorage where CharStorage does
+-- not exist), ending in a zero byte as Torch7's did
+function MemoryFile:storage()
+  local bytes = self:string() .. '\0'
+  local S = torch.CharStorage or torch.ByteStorage
+  local st = S(#bytes)
+  if #bytes > 0 then st:_setbytes(bytes) end
+  return st
+end
+
+-- the next read starts at byte pos (1-based) of what is in the file
+function MemoryFile:seek(pos)
+  if math.type(pos) ~= 'integer' or pos < 1 then
+    error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s', tostring(pos)), 2)
+  end
+  if self._outn > 0 then self._buf = (self._buf or '') .. self:string(); self._out, self._outn, self._outbytes = {}, 0, 0 end
+  if pos > #self._buf + 1 then
+    error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, #self._buf), 2)
+  end
+  self._base, self._pos = 0, pos
+  return self
 end
 
 -- --- torch.save / torch.load ---------------------------------------------

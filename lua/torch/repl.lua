@@ -14,7 +14,7 @@ local repl = {}
 
 local HISTORY_LINES = 1000
 
--- torch always; then, as Torch7's th (trepl) did, paths, sys and xlua
+-- torch always; then, as Torch7's th (trepl) did, paths, sys, xlua and penlight
 -- (xlua puts string.split and friends in the standard tables, so it is
 -- left out under TH_NO_COMPAT=1; scripts can still require it); nn and
 -- optnet when they exist. A library that exists but fails to load is
@@ -22,12 +22,16 @@ local HISTORY_LINES = 1000
 function repl.loadlibs()
   require 'torch'
   local loaded = {'torch'}
-  local libs = {'paths', 'sys', 'xlua', 'nn', 'optnet'}
-  if os.getenv('TH_NO_COMPAT') == '1' then table.remove(libs, 3) end
+  local libs = {'paths', 'sys', 'xlua', 'pl', 'nn', 'optnet'}
+  -- xlua and penlight ('pl': globals path, stringx, tablex, dir, text made
+  -- on first use, and the string % operator, as trepl set them) change the
+  -- standard tables and _G
+  if os.getenv('TH_NO_COMPAT') == '1' then table.remove(libs, 4); table.remove(libs, 3) end
   for _, m in ipairs(libs) do
     local ok, err = pcall(require, m)
     if ok then
       loaded[#loaded + 1] = m
+      if m == 'pl' and rawget(_G, 'text') == nil and text then text.format_operator() end
     elseif not tostring(err):find("module '" .. m .. "' not found", 1, true) then
       io.stderr:write(string.format('th: warning: %s did not load: %s\n', m, tostring(err)))
     end
