@@ -10,9 +10,9 @@ WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno
 OPT      ?= -O3 -march=native
 CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
-LDLIBS   := -lopenblas -lm
+LDLIBS   := -lopenblas -lpng -ljpeg -lm
 
-SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/lua/*.c)
+SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/image/*.c src/lua/*.c)
 HDRS := $(wildcard src/*/*.h src/*/generic/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
 LIB  := $(BUILD)/torch/core.so
@@ -114,7 +114,7 @@ $(FUZZ_BUILD)/fuzz_view: fuzz/fuzz_view.c $(FUZZ_CORE) $(HDRS)
 
 $(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lpng -ljpeg -lm
 
 fuzz-build: deps
 	@tools/deps.sh clang libclang-rt-14-dev

@@ -82,6 +82,7 @@ void th_lua_open_nn_layers(lua_State *L, int C);  /* pointwise layers; called by
 void th_lua_open_plan(lua_State *L, int C);
 void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
 void th_lua_open_scope(lua_State *L, int C);          /* dispose scopes, memory categories */
+void th_lua_open_image(lua_State *L, int C);          /* image codecs and kernels: C.image */
 
 /* --- dispose scopes (th_lua_scope.c) --- */
 /* binding-level tensor flag (the core's flags, th_tensor.h, use the low byte):

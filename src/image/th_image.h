@@ -1,0 +1,53 @@
+/*
+** th_image.h: the C side of Torch7's 'image' package.
+** Images are tensors C x H x W (or H x W for the geometric kernels, seen as
+** one plane). Codecs (th_image_io.c) work on ByteTensors of 8-bit samples
+** and memory buffers; the Lua layer reads and writes files and converts to
+** float/double in [0, 1]. Geometry, colour and convolution kernels
+** (th_image_ops.c) take Float or Double tensors of any strides, read them
+** through a contiguous copy, and resize their result. Every function
+** returns TH_OK, or TH_ERR with a message (th_error.h); none raises.
+*/
+#ifndef TH_IMAGE_H
+#define TH_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../tensor/th_tensor.h"
+
+/* --- codecs: 'out' (a ByteTensor) becomes C x H x W, C in 1..4 --- */
+int th_image_png_decode(th_tensor *out, const uint8_t *buf, size_t len);
+int th_image_jpeg_decode(th_tensor *out, const uint8_t *buf, size_t len);
+/* 'img' is a ByteTensor C x H x W (C = 1..4 for PNG, 1 or 3 for JPEG) or
+   H x W; '*res' is malloc'ed (the caller frees it) */
+int th_image_png_encode(const th_tensor *img, uint8_t **res, size_t *len);
+int th_image_jpeg_encode(const th_tensor *img, int quality, uint8_t **res, size_t *len);
+
+/* --- kernels on Float/Double tensors: 'dst' takes src's dtype --- */
+typedef enum th_image_interp {
+  TH_IMAGE_SIMPLE = 0,   /* nearest */
+  TH_IMAGE_BILINEAR,
+  TH_IMAGE_BICUBIC
+} th_image_interp;
+
+/* src (C x H x W or H x W) resampled to C x height x width */
+int th_image_scale(th_tensor *dst, const th_tensor *src, int64_t width, int64_t height,
+                   th_image_interp mode);
+/* rotation by theta radians about the centre; outside corners become 0 */
+int th_image_rotate(th_tensor *dst, const th_tensor *src, double theta, th_image_interp mode);
+
+/* colour space conversions of 3 x H x W images, all components in [0, 1] */
+typedef enum th_image_color {
+  TH_IMAGE_RGB2HSL = 0,
+  TH_IMAGE_HSL2RGB,
+  TH_IMAGE_RGB2HSV,
+  TH_IMAGE_HSV2RGB
+} th_image_color;
+int th_image_color_convert(th_tensor *dst, const th_tensor *src, th_image_color conv);
+
+/* 2D convolution (the kernel flipped, as torch.conv2): planes of src
+   (C x H x W or H x W) with a kernel (C x kH x kW, one per plane, or kH x kW);
+   full = 0: 'valid' (H-kH+1 x W-kW+1), 1: 'full' (H+kH-1 x W+kW-1) */
+int th_image_conv2(th_tensor *dst, const th_tensor *src, const th_tensor *kernel, int full);
+
+#endif
