@@ -1,0 +1,224 @@
+--[[ image: Torch7's image package (load/save, geometry, colour, kernels).
+
+Images are tensors C x H x W (H x W for one channel); loaded images are of
+the default tensor type (or 'float'/'double'/'byte' on request) with values
+in [0, 1] (0..255 for 'byte'). Codecs and the numeric kernels (scale,
+rotate, HSL/HSV, convolution) run in C (src/image, torch._C.image); the
+rest are tensor operations here. Every error names the function called:
+"image.load: cannot open 'x.png' (No such file or directory)".
+]]
+require 'torch'
+
+local C = torch._C.image
+local image = {}
+package.loaded.image = image  -- the submodules below require it
+
+local function fail(fn, fmt, ...)
+  error(fn .. ': ' .. string.format(fmt, ...), 3)
+end
+
+local function checkimage(fn, img, what)
+  if not torch.isTensor(img) then
+    fail(fn, '%s must be a tensor, got %s', what or 'image', torch.typename(img) or type(img))
+  end
+  if img:dim() ~= 2 and img:dim() ~= 3 then
+    fail(fn, '%s must be C x H x W or H x W, got %dD', what or 'image', img:dim())
+  end
+  return img
+end
+
+local function isfloating(t)
+  local n = torch.typename(t)
+  return n == 'torch.FloatTensor' or n == 'torch.DoubleTensor'
+end
+
+-- a Float/Double view or copy of img for the C kernels
+local function floating(img)
+  if isfloating(img) then return img end
+  return img:double()
+end
+
+-- the result in img's type, copied into dst when the caller gave one
+local function finish(res, img, dst)
+  if dst then
+    dst:resize(res:size()):copy(res)
+    return dst
+  end
+  if torch.typename(res) ~= torch.typename(img) then return img.new(res:size()):copy(res) end
+  return res
+end
+
+-- shared with the submodules
+image._private = {fail = fail, checkimage = checkimage, floating = floating, finish = finish}
+
+----------------------------------------------------------------------
+-- load and save
+
+local tensortypes = {float = 'torch.FloatTensor', double = 'torch.DoubleTensor', byte = 'torch.ByteTensor'}
+
+-- converts a decoded image to the wanted channels: Torch7's depth argument
+local function todepth(fn, img, depth)
+  if depth == nil then return img end
+  local c = img:dim() == 2 and 1 or img:size(1)
+  if depth == 1 then
+    if img:dim() == 2 then return img end
+    if c == 3 or c == 4 then return image.rgb2y(img:narrow(1, 1, 3))[1] end
+    if c == 1 or c == 2 then return img[1] end
+  elseif depth == 3 then
+    if c == 3 then return img end
+    if c == 4 then return img:narrow(1, 1, 3) end
+    if c == 1 or c == 2 then
+      local plane = img:dim() == 2 and img or img[1]
+      local rgb = img.new(3, plane:size(1), plane:size(2))
+      for k = 1, 3 do rgb[k]:copy(plane) end
+      return rgb
+    end
+  else
+    fail(fn, 'depth must be 1 or 3, got %s', tostring(depth))
+  end
+  fail(fn, 'image has %d channels, cannot make depth %d', c, depth)
+end
+
+-- a ByteTensor of decoded samples -> the requested type in [0, 1]
+local function frombytes(fn, bytes, depth, tensortype)
+  local img
+  if tensortype == 'byte' then
+    img = bytes
+  else
+    local tname = tensortype and tensortypes[tensortype] or torch.getdefaulttensortype()
+    if tensortype and not tensortypes[tensortype] then
+      fail(fn, "tensortype must be 'byte', 'float' or 'double', got '%s'", tostring(tensortype))
+    end
+    img = torch.Tensor():type(tname):resize(bytes:size()):copy(bytes):div(255)
+  end
+  if depth ~= nil and depth ~= 1 and depth ~= 3 then
+    fail(fn, 'depth must be 1 or 3, got %s', tostring(depth))
+  end
+  if depth == 1 and tensortype == 'byte' and img:size(1) >= 3 then
+    -- rgb2y in floating point, rounded back to bytes
+    local y = image.rgb2y(img:narrow(1, 1, 3):double())[1]
+    return y:add(0.5):floor():clamp(0, 255):byte()
+  end
+  return todepth(fn, img, depth)
+end
+
+-- image -> ByteTensor of 8-bit samples: floating values in [0, 1] are
+-- clamped and rounded to the nearest 1/255
+local function tobytes(fn, img)
+  checkimage(fn, img)
+  if torch.typename(img) == 'torch.ByteTensor' then return img end
+  if not isfloating(img) then img = img:double() end
+  return img:clone():clamp(0, 1):mul(255):add(0.5):floor():byte()
+end
+
+local function readfile(fn, path)
+  if type(path) ~= 'string' then fail(fn, 'file name (string) expected, got %s', type(path)) end
+  local f, err = io.open(path, 'rb')
+  if not f then fail(fn, 'cannot open %s', err) end
+  local data = f:read('a')
+  f:close()
+  return data
+end
+
+local function writefile(fn, path, data)
+  if type(path) ~= 'string' then fail(fn, 'file name (string) expected, got %s', type(path)) end
+  local f, err = io.open(path, 'wb')
+  if not f then fail(fn, 'cannot write %s', err) end
+  f:write(data)
+  f:close()
+end
+
+function image.loadPNG(path, depth, tensortype)
+  local data = readfile('image.loadPNG', path)
+  return frombytes('image.loadPNG', C.decode(data, 'png', 'image.loadPNG'), depth, tensortype)
+end
+
+function image.loadJPG(path, depth, tensortype)
+  local data = readfile('image.loadJPG', path)
+  return frombytes('image.loadJPG', C.decode(data, 'jpg', 'image.loadJPG'), depth, tensortype)
+end
+
+function image.savePNG(path, img)
+  writefile('image.savePNG', path, C.encode(tobytes('image.savePNG', img), 'png', 0, false, 'image.savePNG'))
+end
+
+function image.saveJPG(path, img, quality)
+  local bytes = tobytes('image.saveJPG', img)
+  writefile('image.saveJPG', path, C.encode(bytes, 'jpg', quality or 75, false, 'image.saveJPG'))
+end
+
+function image.compressJPG(img, quality)
+  return C.encode(tobytes('image.compressJPG', img), 'jpg', quality or 75, true, 'image.compressJPG')
+end
+
+function image.compressPNG(img)
+  return C.encode(tobytes('image.compressPNG', img), 'png', 0, true, 'image.compressPNG')
+end
+
+function image.decompressJPG(data, depth, tensortype)
+  return frombytes('image.decompressJPG', C.decode(data, 'jpg', 'image.decompressJPG'), depth, tensortype)
+end
+
+function image.decompressPNG(data, depth, tensortype)
+  return frombytes('image.decompressPNG', C.decode(data, 'png', 'image.decompressPNG'), depth, tensortype)
+end
+
+local function kind(data)
+  if data:sub(1, 4) == '\137PNG' then return 'png' end
+  if data:sub(1, 3) == '\255\216\255' then return 'jpg' end
+end
+
+function image.decompress(data, depth, tensortype)
+  local fn = 'image.decompress'
+  local head
+  if torch.typename(data) == 'torch.ByteTensor' and data:dim() == 1 then
+    local n = math.min(4, data:size(1))
+    local t = {}
+    for i = 1, n do t[i] = string.char(data[i]) end
+    head = table.concat(t)
+  elseif type(data) == 'string' then
+    head = data
+  else
+    fail(fn, 'a 1D torch.ByteTensor expected, got %s', torch.typename(data) or type(data))
+  end
+  local k = kind(head)
+  if not k then fail(fn, 'input must be either jpg or png format') end
+  return frombytes(fn, C.decode(data, k, fn), depth, tensortype)
+end
+
+-- the file's format: from its first bytes, else from its extension
+function image.load(path, depth, tensortype)
+  local fn = 'image.load'
+  local data = readfile(fn, path)
+  local k = kind(data)
+  if not k then
+    local ext = (path:match('%.(%a+)$') or ''):lower()
+    if ext == 'png' then k = 'png' elseif ext == 'jpg' or ext == 'jpeg' then k = 'jpg' end
+  end
+  if not k then fail(fn, "unknown image type for file '%s' (PNG and JPEG are supported)", path) end
+  return frombytes(fn, C.decode(data, k, fn), depth, tensortype)
+end
+
+function image.save(path, img, quality)
+  local fn = 'image.save'
+  if type(path) ~= 'string' then fail(fn, 'file name (string) expected, got %s', type(path)) end
+  local ext = (path:match('%.(%a+)$') or ''):lower()
+  local bytes = tobytes(fn, img)
+  if ext == 'png' then
+    writefile(fn, path, C.encode(bytes, 'png', 0, false, fn))
+  elseif ext == 'jpg' or ext == 'jpeg' then
+    writefile(fn, path, C.encode(bytes, 'jpg', quality or 75, false, fn))
+  else
+    fail(fn, "unknown image type '%s' for file '%s' (png, jpg, jpeg are supported)", ext, path)
+  end
+end
+
+function image.getSize(path)
+  local img = image.load(path, nil, 'byte')
+  return img:size()
+end
+
+require 'image.color'
+require 'image.transform'
+
+return image
