@@ -70,7 +70,11 @@ function image.scale(...)
     fail(fn, 'width and height must be numbers, got %s and %s', type(width), type(height))
   end
   width, height = math.max(math.floor(width), 1), math.max(math.floor(height), 1)
-  local res = C.scale(P.floating(src), width, height, mode or 'bilinear', fn)
+  mode = mode or 'bilinear'
+  if mode ~= 'simple' and mode ~= 'bilinear' and mode ~= 'bicubic' then
+    fail(fn, "mode must be one of: simple | bilinear | bicubic, got '%s'", tostring(mode))
+  end
+  local res = C.scale(P.floating(src), width, height, mode, fn)
   if torch.typename(src) == 'torch.ByteTensor' and not dst then
     return res:add(0.5):floor():clamp(0, 255):byte()
   end
@@ -212,7 +216,12 @@ function image.rotate(...)
   elseif n == 2 then src, theta = a[1], a[2]
   else fail(fn, 'expects ([dst,] src, theta [, mode])') end
   checkimage(fn, src, 'src')
-  local res = C.rotate(P.floating(src), theta, mode or 'simple', fn)
+  mode = mode or 'simple'
+  if mode ~= 'simple' and mode ~= 'bilinear' then
+    fail(fn, "mode must be one of: simple | bilinear, got '%s'", tostring(mode))
+  end
+  if type(theta) ~= 'number' then fail(fn, 'theta must be a number, got %s', type(theta)) end
+  local res = C.rotate(P.floating(src), theta, mode, fn)
   return P.finish(res, src, dst)
 end
 

@@ -124,9 +124,12 @@ static int TH_R(rotate_run)(const th_tensor *src, th_tensor *dst, const plane_ge
         for (p = 0; p < g->planes; p++)
           out[p * hw + y * g->w + x] = inside ? in[p * hw + iy * g->w + ix] : 0;
       } else {
-        const int64_t x0 = (int64_t)floor(sx), y0 = (int64_t)floor(sy);
-        const double fx = sx - (double)x0, fy = sy - (double)y0;
-        const int inside = sx >= 0 && sy >= 0 && sx <= (double)(g->w - 1) && sy <= (double)(g->h - 1);
+        /* rounding error of the rotation must not blank a border pixel */
+        const double eps = 1e-9, mx = (double)(g->w - 1), my = (double)(g->h - 1);
+        const int inside = sx > -eps && sy > -eps && sx < mx + eps && sy < my + eps;
+        const double cx = fmin(fmax(sx, 0), mx), cy = fmin(fmax(sy, 0), my);
+        const int64_t x0 = (int64_t)floor(cx), y0 = (int64_t)floor(cy);
+        const double fx = cx - (double)x0, fy = cy - (double)y0;
         const int64_t x1 = x0 + 1 < g->w ? x0 + 1 : x0, y1 = y0 + 1 < g->h ? y0 + 1 : y0;
         for (p = 0; p < g->planes; p++) {
           const real *ip = in + p * hw;
