@@ -151,6 +151,63 @@ describe('image codecs', function()
                    errmsg(image.load, q, nil, 'int'))
     os.remove(q)
   end)
+  it('damaged files load or raise an error naming the function, never crash', function()
+    local png = image.compressPNG(pattern(3, 9, 9))
+    local jpg = image.compressJPG(image.scale(image.lena(), 16, 16))
+    local function str(bytes) local t = {} for i = 1, bytes:size(1) do t[i] = string.char(bytes[i]) end return table.concat(t) end
+    math.randomseed(3)
+    for _, case in ipairs{{str(png), 'image.decompressPNG', image.decompressPNG},
+                          {str(jpg), 'image.decompressJPG', image.decompressJPG}} do
+      local data, name, f = case[1], case[2], case[3]
+      for cut = 1, #data - 1, 7 do  -- truncated
+        local ok, err = pcall(f, data:sub(1, cut))
+        assert.is_true(ok or tostring(err):find(name, 1, true) ~= nil)
+      end
+      for _ = 1, 60 do  -- a few bytes overwritten past the signature
+        local b = {data:byte(1, -1)}
+        for _ = 1, 3 do b[math.random(5, #b)] = math.random(0, 255) end
+        local ok, err = pcall(f, string.char(table.unpack(b)))
+        assert.is_true(ok or tostring(err):find(name, 1, true) ~= nil)
+      end
+    end
+  end)
+
+  it('refuses files declaring huge images before allocating them', function()
+    -- JPEG: the frame header (SOF0, FF C0) holds height and width; no checksum
+    local jpg = image.compressJPG(torch.rand(3, 8, 8))
+    local b = {}
+    for i = 1, jpg:size(1) do b[i] = jpg[i] end
+    for i = 1, #b - 1 do
+      if b[i] == 0xff and b[i + 1] == 0xc0 then
+        b[i + 5], b[i + 6], b[i + 7], b[i + 8] = 0xff, 0xdc, 0xff, 0xdc  -- 65500 x 65500
+        break
+      end
+    end
+    assert.matches('image.decompressJPG: JPEG image 65500x65500 with 3 channels is too large',
+                   errmsg(image.decompressJPG, string.char(table.unpack(b))))
+    -- PNG: IHDR width and height, then its CRC recomputed
+    local png = image.compressPNG(torch.rand(4, 2, 2))
+    local p = {}
+    for i = 1, png:size(1) do p[i] = png[i] end
+    p[17], p[18], p[19], p[20] = 0, 0, 0xff, 0xff  -- 65535 x 65535
+    p[21], p[22], p[23], p[24] = 0, 0, 0xff, 0xff
+    local crc = 0xffffffff
+    for i = 13, 29 do  -- "IHDR" and its 13 data bytes
+      crc = crc ~ p[i]
+      for _ = 1, 8 do crc = (crc & 1) == 1 and ((crc >> 1) ~ 0xedb88320) or (crc >> 1) end
+    end
+    crc = crc ~ 0xffffffff
+    p[30], p[31], p[32], p[33] = (crc >> 24) & 0xff, (crc >> 16) & 0xff, (crc >> 8) & 0xff, crc & 0xff
+    assert.matches('image.decompressPNG: PNG image 65535x65535 with 4 channels is too large',
+                   errmsg(image.decompressPNG, string.char(table.unpack(p))))
+  end)
+
+  it('getSize gives C x H x W of a file', function()
+    local p = tmpname('.png')
+    image.save(p, pattern(3, 5, 8))
+    assert.are.same({3, 5, 8}, image.getSize(p):totable())
+    os.remove(p)
+  end)
 end)
 
 describe('image geometry', function()
@@ -243,6 +300,34 @@ describe('image geometry', function()
     image.rotate(dst, x, 0)
     assert.is_true(maxdiff(dst, x) < 1e-12)
     assert.matches('image.rotate: .*mode must be one of: simple | bilinear', errmsg(image.rotate, x, 1, 'bicubic'))
+  end)
+end)
+
+describe('image transforms on other types', function()
+  it('byte images stay bytes through rotate, flips, crop and scale into a destination', function()
+    local b = torch.ByteTensor(1, 2, 3)
+    for i = 1, 6 do b:storage()[i] = i * 40 end
+    local r = image.rotate(b, math.pi)
+    assert.are.equal('torch.ByteTensor', torch.typename(r))
+    assert.are.same({{{240, 200, 160}, {120, 80, 40}}}, r:totable())
+    assert.are.same({{{120, 80, 40}, {240, 200, 160}}}, image.hflip(b):totable())
+    local dst = torch.Tensor(1, 4, 4)
+    image.crop(dst, torch.Tensor(1, 6, 6):fill(0.5), 1, 1, 5, 5)
+    assert.is_true(maxdiff(dst, torch.Tensor(1, 4, 4):fill(0.5)) < 1e-12)
+    local f = image.scale(torch.FloatTensor(3, 4, 4):fill(1), 2, 2)
+    assert.are.equal('torch.FloatTensor', torch.typename(f))
+  end)
+
+  it('toDisplayTensor scales each image on request and takes positional arguments', function()
+    local imgs = {torch.Tensor(1, 2, 2):fill(3), torch.Tensor(1, 2, 2):fill(5)}
+    imgs[1][1][1][1], imgs[2][1][1][1] = 1, 1
+    local g = image.toDisplayTensor{input = imgs, scaleeach = true, nrow = 2}
+    assert.are.same({1, 2, 4}, g:size():totable())
+    assert.are.same({{0, 1, 0, 1}, {1, 1, 1, 1}}, g[1]:totable())
+    local g2 = image.toDisplayTensor(imgs, 0, 1)
+    assert.are.same({1, 4, 2}, g2:size():totable())
+    assert.matches("image.toDisplayTensor: input must be a tensor or a list of tensors, got number",
+                   errmsg(image.toDisplayTensor, 3))
   end)
 end)
 

@@ -38,8 +38,12 @@ local function floating(img)
   return img:double()
 end
 
--- the result in img's type, copied into dst when the caller gave one
+-- the result in img's type (bytes rounded and clamped), copied into dst
+-- when the caller gave one
 local function finish(res, img, dst)
+  if torch.typename(img) == 'torch.ByteTensor' and isfloating(res) then
+    res = res:clone():add(0.5):floor():clamp(0, 255)
+  end
   if dst then
     dst:resize(res:size()):copy(res)
     return dst

@@ -74,11 +74,7 @@ function image.scale(...)
   if mode ~= 'simple' and mode ~= 'bilinear' and mode ~= 'bicubic' then
     fail(fn, "mode must be one of: simple | bilinear | bicubic, got '%s'", tostring(mode))
   end
-  local res = C.scale(P.floating(src), width, height, mode, fn)
-  if torch.typename(src) == 'torch.ByteTensor' and not dst then
-    return res:add(0.5):floor():clamp(0, 255):byte()
-  end
-  return P.finish(res, src, dst)
+  return P.finish(C.scale(P.floating(src), width, height, mode, fn), src, dst)
 end
 
 ----------------------------------------------------------------------
@@ -255,11 +251,13 @@ end
 ----------------------------------------------------------------------
 -- kernels
 
--- Torch7 takes these either positionally or as one table of named arguments
-local function named(fn, a, n, names, defaults)
+-- Torch7 takes these either positionally or as one table of named
+-- arguments ('key' names a field that only the named form has at [1])
+local function named(fn, a, n, names, defaults, key)
   local t = {}
-  if n == 1 and type(a[1]) == 'table' and not torch.isTensor(a[1]) then
-    for k, v in pairs(a[1]) do
+  local tbl = a[1]
+  if n == 1 and type(tbl) == 'table' and not torch.isTensor(tbl) and (key == nil or tbl[key] ~= nil) then
+    for k, v in pairs(tbl) do
       local known = false
       for _, nm in ipairs(names) do known = known or nm == k end
       if not known then fail(fn, "unknown argument '%s'", tostring(k)) end
@@ -362,16 +360,9 @@ end
 -- a grid of images: input a table of images, K x H x W, or K x C x H x W
 function image.toDisplayTensor(...)
   local fn = 'image.toDisplayTensor'
-  local o = named(fn, {...}, select('#', ...) == 1 and type((...)) == 'table' and
-                    not torch.isTensor((...)) and (...).input ~= nil and 1 or 0,
+  local o = named(fn, {...}, select('#', ...),
                   {'input', 'padding', 'nrow', 'scaleeach', 'min', 'max', 'symmetric', 'saturate'},
-                  {padding = 0, nrow = 6, scaleeach = false, symmetric = false, saturate = true})
-  if select('#', ...) >= 1 and not (type((...)) == 'table' and not torch.isTensor((...)) and (...).input ~= nil) then
-    local a = {...}
-    o.input, o.padding, o.nrow = a[1], a[2] or o.padding, a[3] or o.nrow
-    o.scaleeach = a[4] or o.scaleeach
-    o.min, o.max = a[5], a[6]
-  end
+                  {padding = 0, nrow = 6, scaleeach = false, symmetric = false, saturate = true}, 'input')
   local input, padding, nrow = o.input, o.padding, o.nrow
   local packed = torch.Tensor()
   if type(input) == 'table' and not torch.isTensor(input) then

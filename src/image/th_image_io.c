@@ -41,6 +41,18 @@ static int byte_image(const th_tensor *img, int maxc, const char *what, int64_t 
   return TH_OK;
 }
 
+/* decoded images beyond this many bytes are refused before allocating
+   (a 50-byte file can declare 65535 x 65535 pixels) */
+#define MAX_DECODED_BYTES ((uint64_t)1 << 31)
+
+static int check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w) {
+  if (c * h * w > MAX_DECODED_BYTES)
+    return th_error_set("%s image %llux%llu with %llu channels is too large (more than %llu bytes)",
+                        what, (unsigned long long)h, (unsigned long long)w, (unsigned long long)c,
+                        (unsigned long long)MAX_DECODED_BYTES);
+  return TH_OK;
+}
+
 /* interleaved H x W x C bytes <-> planar C x H x W */
 static void deinterleave(uint8_t *dst, const uint8_t *src, int64_t c, int64_t hw) {
   int64_t i, k;
@@ -76,6 +88,10 @@ int th_image_png_decode(th_tensor *out, const uint8_t *buf, size_t len) {
   im.format &= ~(png_uint_32)(PNG_FORMAT_FLAG_COLORMAP | PNG_FORMAT_FLAG_LINEAR);
   c = (int)PNG_IMAGE_SAMPLE_CHANNELS(im.format);
   size[0] = c, size[1] = im.height, size[2] = im.width;
+  if (check_decoded("PNG", (uint64_t)c, im.height, im.width) != TH_OK) {
+    png_image_free(&im);
+    return TH_ERR;
+  }
   tmp = malloc(PNG_IMAGE_SIZE(im));
   if (tmp == NULL) {
     png_image_free(&im);
@@ -168,6 +184,11 @@ int th_image_jpeg_decode(th_tensor *out, const uint8_t *buf, size_t len) {
   jpeg_mem_src(&cinfo, buf, (unsigned long)len);
   jpeg_read_header(&cinfo, TRUE);
   cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  if (check_decoded("JPEG", cinfo.num_components == 1 ? 1 : 3, cinfo.image_height,
+                    cinfo.image_width) != TH_OK) {
+    jpeg_destroy_decompress(&cinfo);
+    return TH_ERR;
+  }
   jpeg_start_decompress(&cinfo);
   c = cinfo.output_components;
   size[0] = c, size[1] = cinfo.output_height, size[2] = cinfo.output_width;
