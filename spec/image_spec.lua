@@ -56,6 +56,17 @@ describe('image codecs', function()
     assert.are.same(bytes:totable(), b:totable())
   end)
 
+  it('saves non-contiguous views and clamps values outside [0, 1]', function()
+    local img = pattern(3, 6, 4)
+    local view = img:transpose(2, 3)  -- 3 x 4 x 6, not contiguous
+    local p = tmpname('.png')
+    image.save(p, view)
+    assert.is_true(maxdiff(image.load(p), quantised(view)) < 1e-12)
+    image.save(p, torch.Tensor{{{-1, 0.5, 2}}})
+    assert.is_true(maxdiff(image.load(p), torch.Tensor{{{0, 128 / 255, 1}}}) < 1e-12)
+    os.remove(p)
+  end)
+
   it('loads as float, double or byte on request', function()
     local img = pattern(3, 4, 4)
     local p = tmpname('.png')
