@@ -153,6 +153,8 @@ describe('image codecs', function()
                    errmsg(image.savePNG, tmpdir .. '/x.png', torch.rand(5, 2, 2)))
     assert.matches('image.saveJPG: JPEG encoder cannot write 4 channels',
                    errmsg(image.saveJPG, tmpdir .. '/x.jpg', torch.rand(4, 2, 2)))
+    assert.matches('image.compressJPG: quality must be a number in 1..100, got 0',
+                   errmsg(image.compressJPG, torch.rand(3, 2, 2), 0))
     assert.matches('image.decompress: input must be either jpg or png',
                    errmsg(image.decompress, torch.ByteTensor(8):fill(1)))
     local q = tmpname('.png')

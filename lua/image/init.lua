@@ -132,6 +132,14 @@ local function writefile(fn, path, data)
   f:close()
 end
 
+local function checkquality(fn, q)
+  if q == nil then return 75 end
+  if type(q) ~= 'number' or q < 1 or q > 100 then
+    fail(fn, 'quality must be a number in 1..100, got %s', tostring(q))
+  end
+  return math.floor(q)
+end
+
 function image.loadPNG(path, depth, tensortype)
   local data = readfile('image.loadPNG', path)
   return frombytes('image.loadPNG', C.decode(data, 'png', 'image.loadPNG'), depth, tensortype)
@@ -148,11 +156,13 @@ end
 
 function image.saveJPG(path, img, quality)
   local bytes = tobytes('image.saveJPG', img)
-  writefile('image.saveJPG', path, C.encode(bytes, 'jpg', quality or 75, false, 'image.saveJPG'))
+  local q = checkquality('image.saveJPG', quality)
+  writefile('image.saveJPG', path, C.encode(bytes, 'jpg', q, false, 'image.saveJPG'))
 end
 
 function image.compressJPG(img, quality)
-  return C.encode(tobytes('image.compressJPG', img), 'jpg', quality or 75, true, 'image.compressJPG')
+  local q = checkquality('image.compressJPG', quality)
+  return C.encode(tobytes('image.compressJPG', img), 'jpg', q, true, 'image.compressJPG')
 end
 
 function image.compressPNG(img)
@@ -211,7 +221,7 @@ function image.save(path, img, quality)
   if ext == 'png' then
     writefile(fn, path, C.encode(bytes, 'png', 0, false, fn))
   elseif ext == 'jpg' or ext == 'jpeg' then
-    writefile(fn, path, C.encode(bytes, 'jpg', quality or 75, false, fn))
+    writefile(fn, path, C.encode(bytes, 'jpg', checkquality(fn, quality), false, fn))
   else
     fail(fn, "unknown image type '%s' for file '%s' (png, jpg, jpeg are supported)", ext, path)
   end
