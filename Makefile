@@ -94,13 +94,13 @@ clean:
 
 # --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
 # `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
-# other, on one core (-jobs=1); FUZZ_TARGETS picks a subset (load, view).
-# Corpora grow in fuzz/corpus-<name>/ (not committed); crashes land in
+# other, on one core (-jobs=1); FUZZ_TARGETS picks a subset (load, view,
+# image). Corpora grow in fuzz/corpus-<name>/ (not committed); crashes land in
 # build-fuzz/ as crash-* files: copy them to fuzz/regressions/<name>/ with
 # the fix, and spec/fuzz_regression_spec.lua replays them in `make test`.
 .PHONY: fuzz fuzz-build
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= load view
+FUZZ_TARGETS ?= load view image
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      := clang
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -116,13 +116,22 @@ $(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lpng -ljpeg -lm
 
+# the image decoders with a 16 MB cap on decoded images (no finding in a
+# valid header that declares a huge one)
+FUZZ_IMAGE   := $(wildcard src/image/*.c) $(FUZZ_CORE)
+$(FUZZ_BUILD)/fuzz_image: fuzz/fuzz_image.c $(FUZZ_IMAGE) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DTH_IMAGE_MAX_DECODED_BYTES='(1u << 24)' -o $@ fuzz/fuzz_image.c $(FUZZ_IMAGE) \
+	  -lopenblas -lpng -ljpeg -lm
+
 fuzz-build: deps
 	@tools/deps.sh clang libclang-rt-14-dev
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 fuzz: fuzz-build build
-	@mkdir -p fuzz/corpus-load fuzz/corpus-view
+	@mkdir -p fuzz/corpus-load fuzz/corpus-view fuzz/corpus-image fuzz/regressions/image
 	@[ -n "$$(ls fuzz/corpus-load)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-load
+	@[ -n "$$(ls fuzz/corpus-image)" ] || $(RUNENV) $(LUA) fuzz/make_image_seeds.lua fuzz/corpus-image
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  ( cd $(FUZZ_BUILD) && OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \

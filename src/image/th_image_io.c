@@ -42,8 +42,11 @@ static int byte_image(const th_tensor *img, int maxc, const char *what, int64_t 
 }
 
 /* decoded images beyond this many bytes are refused before allocating
-   (a 50-byte file can declare 65535 x 65535 pixels) */
-#define MAX_DECODED_BYTES ((uint64_t)1 << 31)
+   (a 50-byte file can declare 65535 x 65535 pixels); the fuzz build lowers it */
+#ifndef TH_IMAGE_MAX_DECODED_BYTES
+#define TH_IMAGE_MAX_DECODED_BYTES ((uint64_t)1 << 31)
+#endif
+#define MAX_DECODED_BYTES ((uint64_t)TH_IMAGE_MAX_DECODED_BYTES)
 
 static int check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w) {
   if (c * h * w > MAX_DECODED_BYTES)
