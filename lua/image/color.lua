@@ -1,8 +1,8 @@
---[[ image colour spaces (Torch7's conventions): RGB, Y, YUV, HSL and HSV
-images are 3 x H x W (Y is 1 x H x W); every component in [0, 1] except
-U and V, which are signed. YUV are linear combinations (tensor ops here);
-HSL and HSV run in C (torch._C.image.color). Each takes an optional
-destination first, as Torch7's: image.rgb2yuv([dst,] src). ]]
+-- image colour spaces (Torch7's conventions): RGB, Y, YUV, HSL and HSV
+-- images are 3 x H x W (Y is 1 x H x W); every component in [0, 1] except
+-- U and V, which are signed. YUV are linear combinations (tensor ops here);
+-- HSL and HSV run in C (torch._C.image.color). Each takes an optional
+-- destination first, as Torch7's: image.rgb2yuv([dst,] src).
 local image = require 'image'
 local C = torch._C.image
 local P = image._private
@@ -25,8 +25,7 @@ end
 -- out[k] = m[k][1] * in[1] + m[k][2] * in[2] + m[k][3] * in[3]
 local function linear(fn, dst, src, m)
   rgbcheck(fn, src)
-  local x = src:dim() == 3 and src or src
-  local f = P.floating(x)
+  local f = P.floating(src)
   local res = f.new(#m, f:size(2), f:size(3)):zero()
   for k = 1, #m do
     for j = 1, 3 do res[k]:add(m[k][j], f[j]) end

@@ -1,12 +1,11 @@
---[[ image: Torch7's image package (load/save, geometry, colour, kernels).
-
-Images are tensors C x H x W (H x W for one channel); loaded images are of
-the default tensor type (or 'float'/'double'/'byte' on request) with values
-in [0, 1] (0..255 for 'byte'). Codecs and the numeric kernels (scale,
-rotate, HSL/HSV, convolution) run in C (src/image, torch._C.image); the
-rest are tensor operations here. Every error names the function called:
-"image.load: cannot open 'x.png' (No such file or directory)".
-]]
+-- image: Torch7's image package (load/save, geometry, colour, kernels).
+--
+-- Images are tensors C x H x W (H x W for one channel); loaded images are of
+-- the default tensor type (or 'float'/'double'/'byte' on request) with values
+-- in [0, 1] (0..255 for 'byte'). Codecs and the numeric kernels (scale,
+-- rotate, HSL/HSV, convolution) run in C (src/image, torch._C.image); the
+-- rest are tensor operations here. Every error names the function called:
+-- "image.load: cannot open x.png: No such file or directory".
 require 'torch'
 
 local C = torch._C.image

@@ -1,9 +1,9 @@
---[[ image geometry and kernels, with Torch7's argument forms: an optional
-destination first (image.scale(dst, src)), coordinates 0-based in pixels
-with x the column and y the row, regions [x1, x2) x [y1, y2).
-scale and rotate interpolate in C (torch._C.image), convolve convolves in
-C; crop, translate and the flips are views and copies; the grids of
-toDisplayTensor and the synthetic lena are tensor operations. ]]
+-- image geometry and kernels, with Torch7's argument forms: an optional
+-- destination first (image.scale(dst, src)), coordinates 0-based in pixels
+-- with x the column and y the row, regions [x1, x2) x [y1, y2).
+-- scale and rotate interpolate in C (torch._C.image), convolve convolves in
+-- C; crop, translate and the flips are views and copies; the grids of
+-- toDisplayTensor and the synthetic lena are tensor operations.
 local image = require 'image'
 local C = torch._C.image
 local P = image._private
