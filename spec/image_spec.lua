@@ -56,7 +56,7 @@ describe('image codecs', function()
     assert.are.same(bytes:totable(), b:totable())
   end)
 
-  it('saves non-contiguous views and clamps values outside [0, 1]', function()
+  it('saves non-contiguous views and clamps values outside [0, 1] (NaN to 0)', function()
     local img = pattern(3, 6, 4)
     local view = img:transpose(2, 3)  -- 3 x 4 x 6, not contiguous
     local p = tmpname('.png')
@@ -64,6 +64,8 @@ describe('image codecs', function()
     assert.is_true(maxdiff(image.load(p), quantised(view)) < 1e-12)
     image.save(p, torch.Tensor{{{-1, 0.5, 2}}})
     assert.is_true(maxdiff(image.load(p), torch.Tensor{{{0, 128 / 255, 1}}}) < 1e-12)
+    image.save(p, torch.Tensor{{{0 / 0, math.huge, -math.huge}}})
+    assert.is_true(maxdiff(image.load(p), torch.Tensor{{{0, 1, 0}}}) < 1e-12)
     os.remove(p)
   end)
 

@@ -105,13 +105,15 @@ local function frombytes(fn, bytes, depth, tensortype)
   return todepth(fn, img, depth)
 end
 
--- image -> ByteTensor of 8-bit samples: floating values in [0, 1] are
--- clamped and rounded to the nearest 1/255
+-- image -> ByteTensor of 8-bit samples: floating values are clamped to
+-- [0, 1] (NaN to 0) and rounded to the nearest 1/255
 local function tobytes(fn, img)
   checkimage(fn, img)
   if torch.typename(img) == 'torch.ByteTensor' then return img end
   if not isfloating(img) then img = img:double() end
-  return img:clone():clamp(0, 1):mul(255):add(0.5):floor():byte()
+  local t = img:clone()
+  t:maskedFill(t:ne(t), 0)  -- NaN is written as 0
+  return t:clamp(0, 1):mul(255):add(0.5):floor():byte()
 end
 
 local function readfile(fn, path)
