@@ -383,6 +383,17 @@ describe('image colour', function()
     assert.is_true(maxdiff(image.hsv2rgb(image.rgb2hsv(f)), f) < 1e-5)
   end)
 
+  it('Lab: white is L 100, a = b = 0; black is 0; round trip', function()
+    local px = torch.Tensor{{{1, 0, 1}}, {{1, 0, 0}}, {{1, 0, 0}}}
+    local lab = image.rgb2lab(px)
+    assert.is_true(math.abs(lab[1][1][1] - 100) < 0.01)
+    assert.is_true(math.abs(lab[2][1][1]) < 0.01 and math.abs(lab[3][1][1]) < 0.01)
+    assert.is_true(maxdiff(lab:select(3, 2), torch.zeros(3, 1)) < 1e-9)
+    assert.is_true(lab[2][1][3] > 50 and lab[3][1][3] > 50)  -- red: a and b positive
+    local x = pattern(3, 5, 6)
+    assert.is_true(maxdiff(image.lab2rgb(image.rgb2lab(x)), x) < 1e-3)
+  end)
+
   it('colour conversions take a destination and refuse other shapes', function()
     local x = pattern(3, 2, 2)
     local dst = torch.Tensor()

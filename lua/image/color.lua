@@ -1,7 +1,8 @@
--- image colour spaces (Torch7's conventions): RGB, Y, YUV, HSL and HSV
--- images are 3 x H x W (Y is 1 x H x W); every component in [0, 1] except
--- U and V, which are signed. YUV are linear combinations (tensor ops here);
--- HSL and HSV run in C (torch._C.image.color). Each takes an optional
+-- image colour spaces (Torch7's conventions): RGB, Y, YUV, HSL, HSV and
+-- CIE Lab images are 3 x H x W (Y is 1 x H x W); every component in [0, 1]
+-- except U and V (signed) and Lab (L in [0, 100], a and b signed). YUV are
+-- linear combinations (tensor ops here); HSL, HSV and Lab run in C
+-- (torch._C.image.color). Each takes an optional
 -- destination first, as Torch7's: image.rgb2yuv([dst,] src).
 local image = require 'image'
 local C = torch._C.image
@@ -52,7 +53,7 @@ function image.yuv2rgb(a, b)
                 {{1, 0, 1.13983}, {1, -0.39465, -0.58060}, {1, 2.03211, 0}})
 end
 
-for _, conv in ipairs{'rgb2hsl', 'hsl2rgb', 'rgb2hsv', 'hsv2rgb'} do
+for _, conv in ipairs{'rgb2hsl', 'hsl2rgb', 'rgb2hsv', 'hsv2rgb', 'rgb2lab', 'lab2rgb'} do
   local fn = 'image.' .. conv
   image[conv] = function(a, b)
     local dst, src = args(fn, a, b)

@@ -36,12 +36,15 @@ int th_image_scale(th_tensor *dst, const th_tensor *src, int64_t width, int64_t 
 /* rotation by theta radians about the centre; outside corners become 0 */
 int th_image_rotate(th_tensor *dst, const th_tensor *src, double theta, th_image_interp mode);
 
-/* colour space conversions of 3 x H x W images, all components in [0, 1] */
+/* colour space conversions of 3 x H x W images: RGB, HSL, HSV components
+   in [0, 1]; CIE Lab (sRGB, D65) with L in [0, 100] and signed a, b */
 typedef enum th_image_color {
   TH_IMAGE_RGB2HSL = 0,
   TH_IMAGE_HSL2RGB,
   TH_IMAGE_RGB2HSV,
-  TH_IMAGE_HSV2RGB
+  TH_IMAGE_HSV2RGB,
+  TH_IMAGE_RGB2LAB,
+  TH_IMAGE_LAB2RGB
 } th_image_color;
 int th_image_color_convert(th_tensor *dst, const th_tensor *src, th_image_color conv);
 

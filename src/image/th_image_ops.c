@@ -1,6 +1,6 @@
 /*
 ** th_image_ops.c: image resampling (scale, rotate), colour space
-** conversions and plane-by-plane 2D convolution for Float and Double
+** conversions (HSL, HSV, CIE Lab) and plane-by-plane 2D convolution for Float and Double
 ** tensors (kernels in generic/ops.c, instantiated per type). Inputs are
 ** read through a contiguous copy and seen as 'planes' x H x W; results
 ** are resized, contiguous, of the input's dtype. Interpolation follows
@@ -104,7 +104,7 @@ int th_image_color_convert(th_tensor *dst, const th_tensor *src, th_image_color 
   if (src->ndim != 3 || g.planes != 3)
     return th_error_set("input must be a 3-channel image 3 x H x W, got %s",
                         th_tensor_sizestr(src, s, sizeof s));
-  if ((int)conv < 0 || conv > TH_IMAGE_HSV2RGB) return th_error_set("internal: conversion %d", conv);
+  if ((int)conv < 0 || conv > TH_IMAGE_LAB2RGB) return th_error_set("internal: conversion %d", conv);
   th_tensor_init(&in, src->dtype);
   /* a private copy when dst shares src's memory (conversion in place) */
   if (contiguous(&in, src, src->storage == dst->storage) == TH_OK &&

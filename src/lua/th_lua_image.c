@@ -116,7 +116,7 @@ static int image_rotate(lua_State *L) {
 
 /* color(src, conversion, fname) */
 static int image_color(lua_State *L) {
-  static const char *const names[] = {"rgb2hsl", "hsl2rgb", "rgb2hsv", "hsv2rgb", NULL};
+  static const char *const names[] = {"rgb2hsl", "hsl2rgb", "rgb2hsv", "hsv2rgb", "rgb2lab", "lab2rgb", NULL};
   const char *fn = fname_at(L, 3, "image.color");
   th_tensor *src = th_lua_checkfloating(L, 1, fn);
   int conv = luaL_checkoption(L, 2, NULL, names);

@@ -161,6 +161,49 @@ static double TH_R(hue)(double r, double g, double b, double mx, double d) {
   return h / 6;
 }
 
+/* CIE Lab of sRGB under the D65 white (Bruce Lindbloom's equations):
+   sRGB -> linear -> XYZ -> Lab, and back */
+#define LAB_EPS (216.0 / 24389.0)
+#define LAB_K (24389.0 / 27.0)
+#define LAB_XN 0.950456
+#define LAB_ZN 1.088754
+
+static double TH_R(srgb_expand)(double v) {
+  return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+static double TH_R(srgb_compress)(double v) {
+  return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
+}
+
+static double TH_R(lab_f)(double t) { return t > LAB_EPS ? cbrt(t) : (LAB_K * t + 16) / 116; }
+
+static double TH_R(lab_finv)(double f) {
+  const double t = f * f * f;
+  return t > LAB_EPS ? t : (116 * f - 16) / LAB_K;
+}
+
+static void TH_R(rgb2lab)(double r, double g, double b, double *o) {
+  double x, y, z, fx, fy, fz;
+  r = TH_R(srgb_expand)(r), g = TH_R(srgb_expand)(g), b = TH_R(srgb_expand)(b);
+  x = (0.412453 * r + 0.357580 * g + 0.180423 * b) / LAB_XN;
+  y = 0.212671 * r + 0.715160 * g + 0.072169 * b;
+  z = (0.019334 * r + 0.119193 * g + 0.950227 * b) / LAB_ZN;
+  fx = TH_R(lab_f)(x), fy = TH_R(lab_f)(y), fz = TH_R(lab_f)(z);
+  o[0] = 116 * fy - 16;
+  o[1] = 500 * (fx - fy);
+  o[2] = 200 * (fy - fz);
+}
+
+static void TH_R(lab2rgb)(double l, double a, double bb, double *o) {
+  const double fy = (l + 16) / 116, fx = fy + a / 500, fz = fy - bb / 200;
+  const double x = TH_R(lab_finv)(fx) * LAB_XN, z = TH_R(lab_finv)(fz) * LAB_ZN;
+  const double y = l > LAB_K * LAB_EPS ? fy * fy * fy : l / LAB_K;
+  o[0] = TH_R(srgb_compress)(3.2404542 * x - 1.5371385 * y - 0.4985314 * z);
+  o[1] = TH_R(srgb_compress)(-0.9692660 * x + 1.8760108 * y + 0.0415560 * z);
+  o[2] = TH_R(srgb_compress)(0.0556434 * x - 0.2040259 * y + 1.0572252 * z);
+}
+
 static int TH_R(color_run)(const th_tensor *src, th_tensor *dst, int64_t n, th_image_color conv) {
   const real *in = th_tensor_data(src);
   real *out = th_tensor_data(dst);
@@ -189,6 +232,11 @@ static int TH_R(color_run)(const th_tensor *src, th_tensor *dst, int64_t n, th_i
         r1 = TH_R(hue2rgb)(p, q, a);
         r2 = TH_R(hue2rgb)(p, q, a - 1. / 3);
       }
+    } else if (conv == TH_IMAGE_RGB2LAB || conv == TH_IMAGE_LAB2RGB) {
+      double o3[3];
+      if (conv == TH_IMAGE_RGB2LAB) TH_R(rgb2lab)(a, b, c, o3);
+      else TH_R(lab2rgb)(a, b, c, o3);
+      r0 = o3[0], r1 = o3[1], r2 = o3[2];
     } else {  /* HSV2RGB */
       const double h6 = a * 6, f = h6 - floor(h6);
       const double p = c * (1 - b), q = c * (1 - f * b), t = c * (1 - (1 - f) * b);
