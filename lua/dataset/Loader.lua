@@ -22,16 +22,18 @@
 --              returns something
 -- Every sample is in exactly one batch per epoch (dropLast aside).
 --
--- Prefetch without threads: each call of the iterator returns the batch
--- assembled at the previous call and then assembles the next one (index,
--- type conversion, transform) before returning, into the second of two
--- sets of buffers that are reused all epoch long (no tensor is allocated
--- per batch once both are sized). Nothing runs in parallel with training:
--- the assembly costs the same time, only one step earlier. What it gives:
--- a batch is ready when asked for, an error in the next batch's transform
--- surfaces at the step before, and the buffers a threaded loader would
--- fill are already separate. A returned batch is overwritten two calls
--- later: keep it beyond the next step with :clone().
+-- Prefetch without threads: the first batch of an epoch is assembled when
+-- run() is called; after that each call of the iterator takes the batch
+-- that is ready and, before returning it, assembles the next one (index,
+-- type conversion, transform) into the other of two sets of buffers, which
+-- are reused all epoch long (no tensor is allocated per batch once both
+-- are sized). Nothing runs in parallel with training: the assembly costs
+-- the same time, only one step earlier. What it gives: the batch is ready
+-- when asked for, an error in the next batch's transform surfaces a step
+-- early, and the two buffer sets are the ones a threaded loader would
+-- fill. A returned batch is valid until the next call of the iterator
+-- (which fills its buffers with the batch after next): keep it longer with
+-- :clone().
 require 'torch'
 
 local Loader = {}

@@ -146,18 +146,19 @@ function M.write(dir, set, split)
 end
 
 -- class k (1..10): stripes at angle (k-1)*18 degrees, period 6 pixels, in a
--- colour of its own; each sample shifts them by up to 4 pixels, scales the
+-- hue of its own (2*pi*k/10); each sample shifts them by up to 4 pixels, scales the
 -- contrast and adds Gaussian noise
 local function prototypes()
   local P = torch.FloatTensor(10, 3, 36, 36)
   for k = 1, 10 do
     local a = (k - 1) * math.pi / 10
     local ca, sa = math.cos(a), math.sin(a)
-    local colour = {0.5 + 0.5 * math.cos(k), 0.5 + 0.5 * math.cos(k + 2.1), 0.5 + 0.5 * math.cos(k + 4.2)}
+    local h = 2 * math.pi * k / 10
+    local colour = {0.5 + 0.5 * math.cos(h), 0.5 + 0.5 * math.cos(h + 2.1), 0.5 + 0.5 * math.cos(h + 4.2)}
     for i = 1, 36 do
       for j = 1, 36 do
         local wave = math.cos(2 * math.pi * (j * ca + i * sa) / 6)
-        for c = 1, 3 do P[k][c][i][j] = 128 + 100 * wave * colour[c] + 40 * (colour[c] - 0.5) end
+        for c = 1, 3 do P[k][c][i][j] = 40 + 170 * colour[c] * (0.7 + 0.3 * wave) end
       end
     end
   end
@@ -174,7 +175,7 @@ function M.synthetic(n)
     local k = torch.random(1, 10)
     local dy, dx = torch.random(0, 4), torch.random(0, 4)
     x:copy(P[k]:narrow(2, 1 + dy, 32):narrow(3, 1 + dx, 32))
-    x:add(-128):mul(torch.uniform(0.6, 1)):add(128)
+    x:mul(torch.uniform(0.7, 1))
     x:add(torch.randn(3, 32, 32):float():mul(30)):add(0.5):clamp(0, 255)
     data[i]:copy(x:byte())
     labels[i] = k
