@@ -54,6 +54,7 @@ torch.setnumthreads(opt.threads)
 torch.manualSeed(opt.seed)
 paths.mkdir(opt.save)
 local checkpointPath = paths.concat(opt.save, 'checkpoint.t7')
+if opt.resume and not paths.filep(checkpointPath) then cmd:error('-resume: no checkpoint ' .. checkpointPath) end
 
 ----------------------------------------------------------------------
 -- data: N x 1 x 28 x 28 bytes and labels 1..10 (digit + 1)
@@ -65,8 +66,13 @@ if dir == '' then
   print(string.format('generated MNIST-format files in %s', dir))
 end
 local limit = function(n) return n > 0 and {n = n} or nil end
-local trainSet = dataset.mnist.load(dir, 'train', limit(opt.nTrain))
-local testSet = dataset.mnist.load(dir, 'test', limit(opt.nTest))
+local ok, trainSet, testSet = pcall(function()
+  return dataset.mnist.load(dir, 'train', limit(opt.nTrain)), dataset.mnist.load(dir, 'test', limit(opt.nTest))
+end)
+if not ok then   -- a missing or malformed file: the loader's message, no traceback
+  io.stderr:write(tostring(trainSet), '\n')
+  os.exit(1)
+end
 print(string.format('data: %d training, %d test samples of 1x28x28', trainSet:size(), testSet:size()))
 
 -- normalise with the training set's mean and standard deviation, batch by
@@ -105,7 +111,6 @@ end
 
 local net, optimState, startEpoch, history
 if opt.resume then
-  if not paths.filep(checkpointPath) then cmd:error('-resume: no checkpoint ' .. checkpointPath) end
   local checkpoint = torch.load(checkpointPath)
   net, optimState, history = checkpoint.net, checkpoint.optimState, checkpoint.history
   startEpoch = checkpoint.epoch + 1
@@ -201,7 +206,7 @@ for epoch = startEpoch, opt.epochs do
                       epoch, trainLoss, trainAcc, testLoss, testAcc, timer:time().real))
   history[#history + 1] = {train = trainAcc, test = testAcc}
   logger:add{trainAcc, testAcc}
-  logger:plot()
+  logger:plot()   -- accuracy.log.svg, from the second epoch on (a curve needs two points)
   -- the checkpoint: the net (with its optnet plan; clearState drops the
   -- activations, which the next forward makes again), sgd's state (the
   -- momentum buffer), the history and where the generator stands
@@ -209,4 +214,4 @@ for epoch = startEpoch, opt.epochs do
                               rngState = torch.getRNGState(), opt = opt})
   if epoch == opt.epochs then print(confusion) end
 end
-print(string.format('checkpoint: %s; accuracy plot: %s.svg', checkpointPath, logger.name))
+print(string.format('checkpoint: %s; log: %s; plot: %s.svg', checkpointPath, logger.name, logger.name))
