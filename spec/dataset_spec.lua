@@ -129,7 +129,10 @@ describe('dataset.mnist', function()
     H.fails({'dataset.mnist.load: ' .. img .. ' has 20 images but ' .. lab .. ' has 19 labels'}, dataset.mnist.load, tmp)
     spit(lab .. '.gz', 'not gzip')
     os.remove(lab)
-    H.fails({'dataset.mnist.load: cannot decompress ' .. lab .. '.gz with gzip -dc'}, dataset.mnist.load, tmp)
+    H.fails({'dataset.mnist.load: cannot decompress ' .. lab .. '.gz with gzip -dc (exit 1): ', 'not in gzip format'},
+            dataset.mnist.load, tmp)
+    H.fails({'dataset.mnist.loadFiles: cannot open ' .. tmp .. '/none.gz: No such file or directory'},
+            dataset.mnist.loadFiles, tmp .. '/none.gz', lab .. '.gz')
     H.fails({"dataset.mnist.load: split 'train' or 'test' expected, got valid"}, dataset.mnist.load, tmp, 'valid')
     H.fails({"dataset.mnist.load: opts.type must be 'byte' or 'float', got double"}, dataset.mnist.load, tmp, 'test',
             {type = 'double'})
@@ -229,6 +232,8 @@ describe('dataset.Loader', function()
 
   it('gives every sample once per epoch, in order without shuffle', function()
     local L = dataset.Loader(numbered(10), {batchSize = 4})
+    assert.are.equal('dataset.Loader', torch.type(L))
+    assert.are.equal('dataset.Loader: 10 samples, 3 batches of 4', tostring(L))
     assert.are.equal(3, L:size())
     local seen, sizes = epoch(L)
     assert.are.same({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, seen)

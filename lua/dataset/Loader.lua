@@ -39,6 +39,7 @@ require 'torch'
 local Loader = {}
 Loader.__index = Loader
 Loader.__name = 'dataset.Loader'
+Loader.__typename = 'dataset.Loader'   -- torch.type(loader)
 
 local function fail(fmt, ...) error(string.format('dataset.Loader: ' .. fmt, ...), 3) end
 

@@ -21,12 +21,18 @@ end
 
 function M.read(path, who)
   if path:match('%.gz$') then
-    local p = io.popen('gzip -dc ' .. sh(path) .. ' 2>&1', 'r')
+    if not exists(path) then error(string.format('%s: cannot open %s: No such file or directory', who, path), 0) end
+    -- gzip's messages must not mix with the data: on failure, 'gzip -t'
+    -- says what is wrong
+    local p = io.popen('gzip -dc ' .. sh(path) .. ' 2>/dev/null', 'r')
     local s = p:read('a')
     local ok, _, code = p:close()
     if not ok then
+      local t = io.popen('gzip -t ' .. sh(path) .. ' 2>&1', 'r')
+      local why = t:read('a'):gsub('%s+$', '')
+      t:close()
       error(string.format('%s: cannot decompress %s with gzip -dc (exit %s): %s', who, path, tostring(code),
-                          s:sub(1, 200)), 0)
+                          why:sub(1, 200)), 0)
     end
     return s
   end

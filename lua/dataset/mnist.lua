@@ -80,7 +80,6 @@ local function loadFiles(imagesPath, labelsPath, opts, who)
   end
   local n = math.min(isz[1], opts.n or isz[1])
   local data = file.tensor(s, ipos, n * isz[2] * isz[3]):view(n, 1, isz[2], isz[3])
-  s = nil  -- luacheck: ignore (the file's string can go before the conversion)
   local labels = file.tensor(l, lpos, n):long()
   if n > 0 and labels:max() > 9 then
     local _, at = labels:max(1)
