@@ -27,17 +27,7 @@ local RECORD = 3073
 local TRAIN = {'data_batch_1.bin', 'data_batch_2.bin', 'data_batch_3.bin', 'data_batch_4.bin', 'data_batch_5.bin'}
 local TEST = {'test_batch.bin'}
 
-local function checkOpts(opts, who)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error(string.format('%s: options (table) expected, got %s', who, torch.type(opts)), 3) end
-  if opts.type ~= nil and opts.type ~= 'byte' and opts.type ~= 'float' then
-    error(string.format("%s: opts.type must be 'byte' or 'float', got %s", who, tostring(opts.type)), 3)
-  end
-  if opts.n ~= nil and (math.type(opts.n) ~= 'integer' or opts.n < 1) then
-    error(string.format('%s: opts.n must be a positive integer, got %s', who, tostring(opts.n)), 3)
-  end
-  return opts
-end
+local checkOpts = file.checkOpts
 
 -- the records of one file as an n x 3073 ByteTensor
 local function records(path, who, limit)

@@ -6,6 +6,7 @@
 --   bytes(t)                 a ByteTensor's elements as a string
 --   tensor(s, pos, n)        n bytes of s from pos as a new ByteTensor
 --   set(data, labels, who)   {data =, labels =} with size() and set[i]
+--   checkOpts(opts, who)     the loaders' options, checked
 -- Errors name the caller ('who'), the file and what was wrong.
 require 'torch'
 
@@ -85,6 +86,19 @@ function M.tensor(s, pos, n)
   local st = torch.ByteStorage(n)
   if n > 0 then st:_setbytes(s, pos) end
   return torch.ByteTensor(st)
+end
+
+-- the options of the loaders: n (a positive integer), type ('byte' or 'float')
+function M.checkOpts(opts, who)
+  opts = opts or {}
+  if type(opts) ~= 'table' then error(string.format('%s: options (table) expected, got %s', who, torch.type(opts)), 3) end
+  if opts.type ~= nil and opts.type ~= 'byte' and opts.type ~= 'float' then
+    error(string.format("%s: opts.type must be 'byte' or 'float', got %s", who, tostring(opts.type)), 3)
+  end
+  if opts.n ~= nil and (math.type(opts.n) ~= 'integer' or opts.n < 1) then
+    error(string.format('%s: opts.n must be a positive integer, got %s', who, tostring(opts.n)), 3)
+  end
+  return opts
 end
 
 local Set = {}

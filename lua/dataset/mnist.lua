@@ -58,17 +58,7 @@ local function header(s, path, ndim, what, who)
   return sizes, pos
 end
 
-local function checkOpts(opts, who)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error(string.format('%s: options (table) expected, got %s', who, torch.type(opts)), 3) end
-  if opts.type ~= nil and opts.type ~= 'byte' and opts.type ~= 'float' then
-    error(string.format("%s: opts.type must be 'byte' or 'float', got %s", who, tostring(opts.type)), 3)
-  end
-  if opts.n ~= nil and (math.type(opts.n) ~= 'integer' or opts.n < 1) then
-    error(string.format('%s: opts.n must be a positive integer, got %s', who, tostring(opts.n)), 3)
-  end
-  return opts
-end
+local checkOpts = file.checkOpts
 
 local function loadFiles(imagesPath, labelsPath, opts, who)
   local s = file.read(imagesPath, who)
