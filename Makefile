@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-deps viz-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps
 
 all: build
 
@@ -69,6 +69,9 @@ bench-speed: build
 
 bench-memory: build
 	$(RUNENV) $(LUA) bench/memory.lua
+
+bench-rnn: build
+	$(RUNENV) $(LUA) bench/rnn.lua
 
 # the memory planner's plain C test program (src/plan has no Lua): property
 # tests, hand-made cases, then timings and quality ratios (PLAN_TEST_ARGS=--quick skips those)

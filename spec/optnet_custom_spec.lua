@@ -589,3 +589,54 @@ describe('optnet custom containers', function()
     end
   end)
 end)
+
+-- a container of the user's that declares no traits and writes its output
+-- before its second child runs: its output lives from where its method
+-- began (it once shared memory with the second child's tensors)
+if not torch.getmetatable('nn.SpecCustEarlyOut') then
+  local E, parent = torch.class('nn.SpecCustEarlyOut', 'nn.Container')
+  function E:__init(a, b)
+    parent.__init(self)
+    self.modules = {a, b}
+  end
+  function E:updateOutput(x)
+    local y1 = self.modules[1]:updateOutput(x)
+    self.output:resizeAs(y1):copy(y1)
+    local y2 = self.modules[2]:updateOutput(y1)
+    self.output:add(y2)
+    return self.output
+  end
+  function E:updateGradInput(x, go)
+    local g2 = self.modules[2]:updateGradInput(self.modules[1].output, go)
+    self._g = (self._g or go.new()):resizeAs(go):copy(go):add(g2)
+    self.gradInput = self.modules[1]:updateGradInput(x, self._g)
+    return self.gradInput
+  end
+  function E:accGradParameters(x, go, s)
+    self.modules[2]:accGradParameters(self.modules[1].output, go, s)
+    self.modules[1]:accGradParameters(x, self._g, s)
+  end
+end
+
+describe('optnet custom containers that write their output early', function()
+  local function build()
+    torch.manualSeed(2)
+    local deep = nn.Sequential()
+    for _ = 1, 6 do deep:add(nn.Linear(8, 8)):add(nn.Tanh()) end
+    return nn.Sequential():add(nn.Linear(8, 8)):add(nn.SpecCustEarlyOut(nn.Linear(8, 8), deep))
+      :add(nn.Linear(8, 2)):double()
+  end
+  for _, mode in ipairs{'inference', 'training'} do
+    it(mode .. ': give the unoptimized numbers', function()
+      local ref, net = build(), build()
+      if mode == 'inference' then ref:evaluate(); net:evaluate() end
+      local x = torch.randn(4, 8)
+      optnet.optimizeMemory(net, x, {mode = mode})
+      assert.are.equal(0, (ref:forward(x) - net:forward(x)):abs():max())
+      if mode == 'training' then
+        local go = torch.randn(4, 2)
+        assert.are.equal(0, (ref:backward(x, go) - net:backward(x, go)):abs():max())
+      end
+    end)
+  end
+end)

@@ -93,6 +93,11 @@ local volumetric = {
 }
 for _, f in ipairs(volumetric) do load(f) end
 
+-- recurrent modules over sequences (their steps are models/lstm.lua and
+-- models/gru.lua, built with nngraph when first made)
+local recurrent = {'Recurrence', 'LSTM', 'GRU'}
+for _, f in ipairs(recurrent) do load(f) end
+
 -- criterions and training helpers
 local criterions = {
   'L1Cost', 'SoftMarginCriterion', 'HingeEmbeddingCriterion', 'L1HingeEmbeddingCriterion',

@@ -19,8 +19,11 @@ require 'nngraph.graphinspecting'
 local utils = require 'nngraph.utils'
 
 local Module = torch.getmetatable('nn.Module')
+local Criterion = torch.getmetatable('nn.Criterion')
 
-function Module:__call__(...)
+local syntax = {}
+
+function syntax.call(self, ...)
   local n = select('#', ...)
   if n > 1 then error('nngraph: use {input1, input2} to pass multiple inputs', 2) end
   local input = ...
@@ -40,12 +43,31 @@ function Module:__call__(...)
   return node
 end
 
-local Criterion = torch.getmetatable('nn.Criterion')
-function Criterion:__call__(...)
+function syntax.criterionCall(self, ...)
   return nn.ModuleFromCriterion(self)(...)
 end
+function syntax.unm(m) return m() end
+function syntax.sub(prev, next) return next(prev) end
 
-Module.__unm__ = function(m) return m() end
-Module.__sub__ = function(prev, next) return next(prev) end
+local function current()
+  return {Module.__call__, Module.__unm__, Module.__sub__, Criterion.__call__}
+end
+local function install(v)
+  Module.__call__, Module.__unm__, Module.__sub__, Criterion.__call__ = v[1], v[2], v[3], v[4]
+end
+
+install{syntax.call, syntax.unm, syntax.sub, syntax.criterionCall}
+
+-- nngraph.build(f, ...): runs f with the node syntax on and puts back what
+-- calling a module did before (for libraries that build graphs, like
+-- nn.LSTM, without changing module calls for the script)
+function nngraph.build(f, ...)
+  local before = current()
+  install{syntax.call, syntax.unm, syntax.sub, syntax.criterionCall}
+  local r = table.pack(pcall(f, ...))
+  install(before)
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
 
 return nngraph

@@ -69,17 +69,22 @@ end
 -- the buffers a container touched at its step (recorded when its method
 -- returned) are alive from the step its method began at: a child may not
 -- take their memory meanwhile
-local function widenBuffers(rec, m, from, step)
+local function widenBuffers(rec, m, from, step, kind)
   local u = rec.uses[step]
   if not u then return end
-  for name in pairs(rec.traits[m].buffers) do
-    if m[name] ~= nil then
-      walk.tensors(m[name], function(t)
-        local id = t:_storageId()
-        local st = id and u[id] and rec.storages[id]
-        if st and st.first > from then st.first = from end
-      end)
-    end
+  local function widen(v)
+    walk.tensors(v, function(t)
+      local id = t:_storageId()
+      local st = id and u[id] and rec.storages[id]
+      if st and st.first > from then st.first = from end
+    end)
+  end
+  local tr = rec.traits[m]
+  for name in pairs(tr.buffers) do
+    if m[name] ~= nil then widen(m[name]) end
+  end
+  if tr.outputEarly then
+    if kind == 'forward' then widen(m.output) elseif kind == 'derivative' then widen(m.gradInput) end
   end
 end
 
@@ -292,7 +297,23 @@ end
 --   gradInputIds (derivative)}, storages[id] = {id, bytes, dtype, first, last},
 --   order = storages in first-use order, nForward = steps of the forward pass,
 --   heldEarly = storage ids a module may read from the last pass (not planned)
+local runOnce
+
+-- A module may make children during its forward (nn.Convert its converter,
+-- nn.Recurrence a step clone per time step of a longer sequence): those
+-- were not wrapped, so the pass did not see them. The pass runs again once
+-- they exist, until it sees every module.
 function trace.run(net, input, mode)
+  local rec
+  for _ = 1, 4 do
+    local before = #walk.modules(net)
+    rec = runOnce(net, input, mode)
+    if #walk.modules(net) == before then return rec end
+  end
+  error('optnet: the net keeps making new modules at each forward; it cannot be traced', 0)
+end
+
+runOnce = function(net, input, mode)
   local rec = newRecord()
   rec.modules = walk.modules(net)
   rec.traits = {}
@@ -303,7 +324,7 @@ function trace.run(net, input, mode)
   local saved = trace.wrap(rec.modules, function(m, kind, input, gradOutput)
     record(rec, m, kind, input, gradOutput)
     local from = entered[m] and table.remove(entered[m])
-    if from then widenBuffers(rec, m, from, #rec.steps) end
+    if from then widenBuffers(rec, m, from, #rec.steps, kind) end
     releaseBuffers(rec, m, kind)
   end, function(m)
     entered[m] = entered[m] or {}

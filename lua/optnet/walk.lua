@@ -41,10 +41,19 @@ end
 --     children's outputs at its forward step (Concat copies them) and their
 --     gradInputs at its backward step (ConcatTable sums them), and
 --     readsGradOutput: whether its backward step reads its gradOutput or
---     its gradInput itself. nn's containers say; others read all three.
+--     its gradInput itself. nn's containers say; others read all three;
+--   outputEarly: a container writes its output (gradInput) before its
+--     children are done, so they live from where its method began
+--     (default: for containers that declare no traits of their own).
 function walk.traits(m)
   local tr = m.memoryTraits and m:memoryTraits() or {}
   local isContainer = type(m.modules) == 'table'
+  -- a container that says nothing of its own (it inherits nn.Container's
+  -- traits) may write its output or gradInput before its children are done
+  -- (nn.Recurrence did, copying each time step's state as it came): those
+  -- are planned from where its method began
+  local container = rawget(_G, 'nn') and nn.Container
+  local silent = isContainer and container and m.memoryTraits == container.memoryTraits
   return {
     buffers = tr.buffers or {},
     needsInput = default(tr.needsInput, not isContainer),
@@ -55,6 +64,7 @@ function walk.traits(m)
     childGradInputs = default(tr.childGradInputs, isContainer),
     readsGradOutput = default(tr.readsGradOutput, true),
     held = tr.held or {},
+    outputEarly = default(tr.outputEarly, silent and true or false),
   }
 end
 

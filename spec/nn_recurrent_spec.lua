@@ -1,0 +1,88 @@
+-- nn.LSTM and nn.GRU over sequences (nn.Recurrence over models/lstm.lua
+-- and models/gru.lua steps): the module checks of spec/support/modcheck.lua
+-- (finite differences, types, clone, save/load, optnet in both modes at
+-- another batch and length), the numbers of the step run by hand over
+-- time, parameters seen once, and that building them leaves module calls
+-- running forward.
+require 'torch'
+require 'nn'
+local mc = require 'spec.support.modcheck'
+local H = require 'spec.support.helpers'
+
+describe('nn.LSTM and nn.GRU', function()
+  mc.module(it, {name = 'nn.LSTM', make = function() return nn.LSTM(3, 4) end,
+                 input = function() return torch.randn(2, 5, 3) end,
+                 input2 = function() return torch.randn(3, 7, 3) end, tostring = 'nn.LSTM(3 -> 4)',
+                 accUpdate = false})
+  mc.module(it, {name = 'nn.LSTM (2 layers)', make = function() return nn.LSTM(3, 4, 2) end,
+                 input = function() return torch.randn(2, 4, 3) end,
+                 input2 = function() return torch.randn(1, 6, 3) end, tostring = 'nn.LSTM(3 -> 4, 2 layers)',
+                 accUpdate = false})
+  mc.module(it, {name = 'nn.GRU', make = function() return nn.GRU(3, 4) end,
+                 input = function() return torch.randn(2, 5, 3) end,
+                 input2 = function() return torch.randn(3, 2, 3) end, tostring = 'nn.GRU(3 -> 4)',
+                 accUpdate = false})
+
+  it('gives what its step gives run by hand over the sequence', function()
+    torch.manualSeed(7)
+    local m = nn.LSTM(3, 4):double()
+    local x = torch.randn(2, 6, 3)
+    local y = m:forward(x)
+    local step = m.modules[1]:clone()
+    local c, h = torch.zeros(2, 4), torch.zeros(2, 4)
+    for t = 1, 6 do
+      local out = step:forward({x:select(2, t), c, h})
+      c, h = out[1]:clone(), out[2]:clone()
+      assert((y:select(2, t) - h):abs():max() < 1e-12, 'time step ' .. t)
+    end
+  end)
+
+  it('lists each parameter once, and all time steps use it', function()
+    local m = nn.LSTM(3, 4):double()
+    local p, g = m:getParameters()
+    assert.are.equal((3 * 16 + 16) + (4 * 16 + 16), p:nElement())   -- i2h and h2h, each once
+    m:forward(torch.randn(2, 5, 3))
+    m:backward(torch.randn(2, 5, 3), torch.randn(2, 5, 4))
+    local first = m.modules[1].modules
+    for t = 2, 5 do
+      for i, mod in ipairs(m.modules[t].modules) do
+        if mod.weight then assert(rawequal(mod.weight, first[i].weight), 'time step ' .. t .. ' has its own weight') end
+      end
+    end
+    p:add(1)
+    assert.are.equal(m.modules[5].modules[2].weight:storage(), p:storage())
+  end)
+
+  it('learns a sequence task (the sum so far) with optim', function()
+    torch.manualSeed(8)
+    require 'optim'
+    local net = nn.Sequential():add(nn.LSTM(1, 8)):add(nn.Bottle(nn.Linear(8, 1)))
+    net:double()
+    local p, g = net:getParameters()
+    local crit = nn.MSECriterion()
+    local x = torch.rand(16, 6, 1)
+    local y = torch.cumsum(x, 2)
+    local first, last
+    local config = {learningRate = 0.02}
+    for i = 1, 150 do
+      local _, fs = optim.adam(function()
+        g:zero()
+        local out = net:forward(x)
+        local l = crit:forward(out, y)
+        net:backward(x, crit:backward(out, y))
+        return l, g
+      end, p, config)
+      first = first or fs[1]
+      last = fs[1]
+    end
+    assert(last < first / 10, string.format('loss %g -> %g', first, last))
+  end)
+
+  it('leaves module calls running forward, and refuses bad input', function()
+    local m = nn.GRU(2, 3)
+    local t = nn.Tanh()
+    assert.is_true(torch.isTensor(t(torch.zeros(2))))
+    assert.truthy(H.errmsg(m.forward, m, torch.randn(2, 3)):find('nn.GRU:updateOutput: input must be a 3D tensor', 1, true))
+    assert.truthy(H.errmsg(nn.LSTM, 0, 3):find('nn.LSTM: inputSize must be a positive integer', 1, true))
+  end)
+end)
