@@ -32,11 +32,16 @@ local MAXDIM = 16
 
 -- the classes written and read by this file itself
 local builtin = {}
-local elemsize = {Byte = 1, Long = 8, Float = 4, Double = 8}
-for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
-  builtin['torch.' .. n .. 'Tensor'] = {kind = 'tensor', dtype = C.dtypes[n], name = n}
-  builtin['torch.' .. n .. 'Storage'] = {kind = 'storage', dtype = C.dtypes[n], name = n}
+local elemsize = C.dtypeSizes   -- Byte = 1, ..., Double = 8
+for _, n in ipairs(torch._typenames) do
+  -- 'raw': one-byte integers (Byte, Char) are raw bytes in ascii files too, as in Torch7
+  local raw = elemsize[n] == 1 and not C.dtypeFloating[n]
+  builtin['torch.' .. n .. 'Tensor'] = {kind = 'tensor', dtype = C.dtypes[n], name = n, raw = raw}
+  builtin['torch.' .. n .. 'Storage'] = {kind = 'storage', dtype = C.dtypes[n], name = n, raw = raw}
 end
+-- 'Byte, Char, ..., Float and Double', for the message about a type this build lacks
+local typelist = table.concat(torch._typenames, ', ', 1, #torch._typenames - 1) .. ' and ' ..
+                 torch._typenames[#torch._typenames]
 
 local File = torch.class('torch.File')
 
@@ -213,7 +218,7 @@ local function writeStoragePayload(self, s, info)
       put(self, s:_bytes())
     end
   else
-    put(self, info.name == 'Byte' and s:_bytes() or S.asciiformat(s))
+    put(self, info.raw and s:_bytes() or S.asciiformat(s))
     put(self, '\n')
   end
 end
@@ -543,7 +548,7 @@ local function readStoragePayload(self, info, tname)
     return s
   end
   loadall(self)
-  if info.name == 'Byte' then
+  if info.raw then
     if #self._buf - self._pos + 1 < n then truncated(self, tell(self), n, what) end
     S.setbytes(s, 0, self._buf, self._pos, n)
     self._pos = self._pos + n
@@ -610,8 +615,8 @@ local function readTorch(self, index, at)
     return obj
   end
   if cname:match('^torch%.%w*Tensor$') or cname:match('^torch%.%w*Storage$') then
-    error(sformat('%s: %s (object #%d at byte %d) is not supported: only Byte, Long, Float and Double tensors and storages exist here; convert it (e.g. :double()) before saving',
-                  self._name, printable(cname), index, at), 0)
+    error(sformat('%s: %s (object #%d at byte %d) is not supported: only %s tensors and storages exist here; convert it (e.g. :double()) before saving',
+                  self._name, printable(cname), index, at, typelist), 0)
   end
   local factory = torch.factory(cname)
   if not factory then

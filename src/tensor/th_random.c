@@ -231,10 +231,8 @@ int th_tensor_random_range(th_tensor *t, th_generator *g, int64_t a, int64_t b) 
 }
 
 int th_tensor_randperm(th_tensor *t, th_generator *g, int64_t n) {
-  /* the largest n whose values 1..n the type holds exactly */
-  static const int64_t maxn[TH_NDTYPES] = {255, INT64_MAX, 1LL << 24, 1LL << 53};
   if (n <= 0) return th_error_set("n must be strictly positive, got %lld", (long long)n);
-  if (n > maxn[t->dtype])
+  if (n > th_dtype_hi[t->dtype])  /* values 1..n held exactly */
     return th_error_set("n = %lld does not fit in a %sTensor", (long long)n, th_dtype_name[t->dtype]);
   if (th_tensor_resize1d(t, n) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, randperm, (t, g, n));
