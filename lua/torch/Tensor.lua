@@ -36,6 +36,10 @@ end)
 for _, n in ipairs(torch._typenames) do
   local tn = 'torch.' .. n .. 'Tensor'
   define(n:lower(), function(self) return self:type(tn) end)
+  -- x:elementSize(): bytes per element (Torch7's; 1 for Byte and Char ... 8 for Double)
+  local size = C.dtypeSizes[n]
+  tmeta(tn).elementSize = function() return size end
+  torch._metatables['torch.' .. n .. 'Storage'].elementSize = function() return size end
 end
 
 -- reshape copies into a new contiguous tensor (Torch7: [res] reshape([res,] x, sizes))
