@@ -403,7 +403,7 @@ describe('serialization errors', function()
     assert.matches('torch.CudaTensor (object #1 at byte 0) is not supported: only Byte, Char, Short, Int, Long, Float and Double',
                    errmsg(torch.deserialize, cuda), 1, true)
     local half = torch.serialize(torch.LongStorage({1})):gsub(string.pack('<i4', 17) .. 'torch%.LongStorage',
-                                                           string.pack('<i4', 18) .. 'torch.HalfStorage')
+                                                           string.pack('<i4', 17) .. 'torch.HalfStorage')
     assert.matches('torch.HalfStorage (object #1 at byte 0) is not supported', errmsg(torch.deserialize, half), 1, true)
   end)
 
