@@ -173,7 +173,7 @@ int th_tensor_dist(const th_tensor *a, const th_tensor *b, double p, double *out
   rc = flat_input(&ca, a);
   th_tensor_init(&cb, b->dtype);
   if (rc == TH_OK) rc = flat_input(&cb, b);
-  if (rc == TH_OK) rc = a->dtype == TH_FLOAT ? dist_Float(&ca, &cb, p, out) : dist_Double(&ca, &cb, p, out);
+  if (rc == TH_OK) rc = TH_DISPATCH_FLOATING(a->dtype, dist, (&ca, &cb, p, out), "dist");
   th_tensor_clear(&ca);
   th_tensor_clear(&cb);
   return rc;
