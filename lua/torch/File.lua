@@ -149,6 +149,12 @@ function File:writeInt(v)
   if self._mode == 'binary' then put(self, spack('<i4', v)) else put(self, sformat('%d\n', v)) end
 end
 
+-- a 16-bit integer (Torch7's writeShort of a number)
+function File:writeShort(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack('<i2', v)) else put(self, sformat('%d\n', v)) end
+end
+
 function File:writeLong(v)
   checkwrite(self)
   if self._mode == 'binary' then put(self, spack(self._longSize == 8 and '<i8' or '<i4', v))
@@ -412,6 +418,20 @@ function File:readInt()
   end
   local v = asciiInteger(self, 'an integer')
   endline(self)
+  return v
+end
+
+function File:readShort()
+  checkread(self)
+  if self._mode == 'binary' then
+    need(self, 2, 'a short')
+    local v
+    v, self._pos = sunpack('<i2', self._buf, self._pos)
+    return v
+  end
+  local v = asciiInteger(self, 'an integer')
+  endline(self)
+  if v < -32768 or v > 32767 then corrupt(self, tell(self), 'short %d out of range', v) end
   return v
 end
 
