@@ -208,6 +208,17 @@ for _, n in ipairs(torch._typenames) do
     return t
   end
   smt.type = function(self) return torch.typename(self) end
+  -- Torch7's s:string() (the bytes as a Lua string) and s:string(str)
+  -- (resize to #str and take its bytes), for one-byte integer storages
+  if C.dtypeSizes[n] == 1 and not C.dtypeFloating[n] then
+    smt.string = function(self, str)
+      if str == nil then return self:_bytes() end
+      if type(str) ~= 'string' then
+        error(string.format("bad argument #2 to 'string' (string expected, got %s)", torch.type(str)), 2)
+      end
+      return self:resize(#str):_setbytes(str)
+    end
+  end
 end
 
 -- --- Torch7 functions the C layer does not provide -----------------------
