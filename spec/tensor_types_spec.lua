@@ -370,6 +370,24 @@ describe('integer tensor types: torch.save and torch.load', function()
   end)
 end)
 
+describe('integer tensor types as nn indices', function()
+  it('are read as indices and targets by LookupTable and ClassNLLCriterion', function()
+    require 'nn'
+    local lt = nn.LookupTable(10, 3)
+    local want = lt:forward(torch.LongTensor({{1, 10}, {3, 4}})):clone()
+    for _, n in ipairs(NEW) do
+      assert.are.same(want:totable(), lt:forward(torch[n .. 'Tensor']({{1, 10}, {3, 4}})):totable(), n)
+    end
+    local logp = torch.log(torch.DoubleTensor({{0.5, 0.25, 0.25}, {0.1, 0.2, 0.7}}))
+    local c = nn.ClassNLLCriterion()
+    local ref = c:forward(logp, torch.LongTensor({1, 3}))
+    for _, n in ipairs(NEW) do
+      assert.are.equal(ref, c:forward(logp, torch[n .. 'Tensor']({1, 3})), n)
+    end
+    errors(function() lt:forward(torch.CharTensor({11})) end, 'index 11 out of range (expected 1..10)')
+  end)
+end)
+
 describe('integer tensor types: errors', function()
   it('names the function and the types', function()
     errors(function() torch.IntTensor(2):exp() end, 'exp: not available for IntTensor (expects a Float or Double tensor)')

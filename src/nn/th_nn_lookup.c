@@ -17,13 +17,14 @@
 #define TH_GENERIC_FILE "../nn/generic/lookup.c"
 #include "../tensor/th_generic_floating.h"
 
+/* element i of t, of any type (TH_DTYPES), as a double */
+#define ELEMENT_(c, D) \
+  case D(TH_DTF_ENUM): return (double)((const D(TH_DTF_CTYPE) *)d)[i];
 static double element(const th_tensor *t, int64_t i) {
   const void *d = th_tensor_data(t);
   switch (t->dtype) {
-    case TH_BYTE: return ((const uint8_t *)d)[i];
-    case TH_LONG: return (double)((const int64_t *)d)[i];
-    case TH_FLOAT: return ((const float *)d)[i];
-    default: return ((const double *)d)[i];
+    TH_DTYPES(ELEMENT_, ~)
+    default: return NAN;
   }
 }
 
