@@ -2,14 +2,15 @@
 -- Byte, Long, Float and Double: construction, conversions with Torch7's
 -- truncation and wrap-around, copy between every pair of types, integer
 -- math, sums in a long accumulator, printing, torch.save/load in both
--- formats, and the errors (src/tensor/th_dtype.h lists the types).
+-- formats, and the errors; and Half (IEEE fp16), a storage type without
+-- math, as Torch7's CPU HalfTensor (src/tensor/th_dtype.h lists the types).
 require 'torch'
 
 local helpers = require 'spec.support.helpers'
 local errors = helpers.errors
 
 local NEW = {'Char', 'Short', 'Int'}
-local ALL = {'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double'}
+local ALL = {'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double', 'Half'}
 local BITS = {Char = 8, Short = 16, Int = 32}
 
 describe('integer tensor types: construction', function()
@@ -25,7 +26,7 @@ describe('integer tensor types: construction', function()
   end)
 
   it('knows the element sizes (elementSize, as Torch7)', function()
-    local want = {Byte = 1, Char = 1, Short = 2, Int = 4, Long = 8, Float = 4, Double = 8}
+    local want = {Byte = 1, Char = 1, Short = 2, Int = 4, Long = 8, Float = 4, Double = 8, Half = 2}
     for _, n in ipairs(ALL) do
       assert.are.equal(want[n], torch[n .. 'Tensor']():elementSize(), n)
       assert.are.equal(want[n], torch[n .. 'Storage']():elementSize(), n)
@@ -406,5 +407,78 @@ describe('integer tensor types: errors', function()
            'mm: not available for IntTensor (expects a Float or Double tensor)')
     errors(function() torch.IntTensor(2):type('torch.QuadTensor') end,
            "type: tensor type name expected (e.g. 'torch.FloatTensor'), got torch.QuadTensor")
+  end)
+end)
+
+describe('torch.HalfTensor (IEEE fp16 storage, no math)', function()
+  it('converts from floats by rounding to nearest even, with inf, NaN and subnormals', function()
+    local d = torch.DoubleTensor({1, -2, 0.5, 65504, 65519, 65520, 1e9, 0.1, 2049, 2051,
+                                  2 ^ -24, 2 ^ -25, 3 * 2 ^ -25, 2 ^ -14, 1e-8, 1 / 0, -1 / 0})
+    local want = {1, -2, 0.5, 65504, 65504, 1 / 0, 1 / 0, 0.0999755859375, 2048, 2052,
+                  2 ^ -24, 0, 2 ^ -23, 2 ^ -14, 0, 1 / 0, -1 / 0}
+    assert.are.same(want, d:half():double():totable())
+    assert.are.same(want, d:float():half():float():double():totable())
+    local n = torch.FloatTensor({0 / 0}):half()[1]
+    assert.is_true(n ~= n, 'NaN stays NaN')
+    assert.are.equal('float', math.type(torch.HalfTensor({3})[1]))
+    local t = torch.HalfTensor(2)
+    t[1] = 0.1
+    t[2] = 70000
+    assert.are.same({0.0999755859375, 1 / 0}, t:totable())
+  end)
+
+  it('converts to and from every type; integers truncate and wrap as from Float', function()
+    local h = torch.HalfTensor({2.5, -2.5, 300.5, 7})
+    assert.are.same({2, -2, 300, 7}, h:int():totable())
+    assert.are.same({2, -2, 44, 7}, h:char():totable())
+    assert.are.same({2, 254, 44, 7}, h:byte():totable())
+    assert.are.same({2.5, -2.5, 300.5, 7}, h:double():totable())
+    assert.are.same({3, -4, 100}, torch.LongTensor({3, -4, 100}):half():long():totable())
+    assert.are.equal('torch.HalfTensor', torch.type(torch.IntTensor(2):type('torch.HalfTensor')))
+    local s = torch.HalfTensor(2, 3)
+    s:t():copy(torch.DoubleTensor({{1, 2}, {3, 4}, {5, 6}}))
+    assert.are.same({{1, 3, 5}, {2, 4, 6}}, s:totable(), 'strided copy into Half')
+    assert.are.same({{1, 3, 5}, {2, 4, 6}}, s:clone():totable())
+    assert.are.same({{1, 2}, {3, 4}, {5, 6}}, s:t():contiguous():totable())
+    assert.are.same({1.5, 1.5}, torch.HalfTensor(2, 2):fill(1.5):select(2, 1):totable())
+    assert.are.same({{0, 0}}, torch.HalfTensor(1, 2):fill(3):zero():totable())
+  end)
+
+  it('prints as a floating tensor', function()
+    assert.are.equal(' 1.0000\n-2.0000\n 0.5000\n[torch.HalfTensor of size 3]\n',
+                     tostring(torch.HalfTensor({1, -2, 0.5})))
+    assert.are.equal('\n 1.5000\n[torch.HalfStorage of size 1]\n', tostring(torch.HalfStorage({1.5})))
+  end)
+
+  it('saves as Torch7: binary fp16 bits, ascii the float value', function()
+    assert.are.equal(string.pack('<i8', 2) .. '\0\60\0\192', torch.serialize(torch.HalfStorage({1, -2})):sub(-12))
+    assert.truthy(torch.serialize(torch.HalfStorage({1.5, -2}), 'ascii'):find('\n2\n1.5 -2\n', 1, true))
+    for _, mode in ipairs{'binary', 'ascii'} do
+      local h = torch.HalfTensor({{0.1, -65504}, {2 ^ -24, 1 / 0}})
+      local u = torch.deserialize(torch.serialize(h:t(), mode), mode)
+      assert.are.equal('torch.HalfTensor', torch.type(u))
+      assert.are.same(h:t():totable(), u:totable(), mode)
+    end
+  end)
+
+  it('refuses math with a message naming the function and the way out', function()
+    local h = torch.HalfTensor({1, 2})
+    local how = 'not available for HalfTensor (a storage type here, as in Torch7: convert it, e.g. x:float())'
+    errors(function() h:add(1) end, 'add: ' .. how)
+    errors(function() h:cmul(h) end, 'cmul: ' .. how)
+    errors(function() h:sum() end, 'sum: ' .. how)
+    errors(function() h:max() end, 'max: ' .. how)
+    errors(function() h:abs() end, 'abs: ' .. how)
+    errors(function() h:sort() end, 'sort: ' .. how)
+    errors(function() h:index(1, torch.LongTensor{1}) end, 'index: ' .. how)
+    errors(function() h:maskedFill(torch.ByteTensor{1, 0}, 3) end, 'maskedFill: ' .. how)
+    errors(function() h:gt(1) end, 'gt: ' .. how)
+    errors(function() h:random() end, 'random: ' .. how)
+    errors(function() torch.range(torch.HalfTensor(), 1, 3) end, 'range: ' .. how)
+    errors(function() h:exp() end, 'exp: ' .. how)
+    errors(function() h:uniform() end, "bad argument #1 to 'uniform' (torch.FloatTensor or torch.DoubleTensor expected, got torch.HalfTensor)")
+    errors(function() torch.setdefaulttensortype('torch.HalfTensor') end,
+           "torch.setdefaulttensortype: 'torch.FloatTensor' or 'torch.DoubleTensor' expected, got torch.HalfTensor")
+    assert.are.same({1, 2}, h:totable(), 'nothing written')
   end)
 end)

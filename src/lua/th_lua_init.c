@@ -76,9 +76,9 @@ int luaopen_torch_core(lua_State *L) {
   }
   lua_setfield(L, C, "dtypeSizes");
 
-  lua_newtable(L);  /* C.dtypeFloating[name] = true | false */
+  lua_newtable(L);  /* C.dtypeFloating[name] = true | false (Half too) */
   for (dt = 0; dt < TH_NDTYPES; dt++) {
-    lua_pushboolean(L, TH_IS_FLOATING(dt));
+    lua_pushboolean(L, TH_IS_FLOATING(dt) || !th_dtype_kernels[dt]);
     lua_setfield(L, -2, th_dtype_name[dt]);
   }
   lua_setfield(L, C, "dtypeFloating");

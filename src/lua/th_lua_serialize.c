@@ -126,7 +126,8 @@ static void set_int(th_storage *s, int64_t i, int64_t v) {
 static int raw_in_ascii(th_dtype dt) { return th_dtype_size[dt] == 1 && !TH_IS_FLOATING(dt); }
 
 /* S.asciiformat(storage) -> the elements as Torch7's ascii files write them:
-   separated by one space, doubles %.17g, floats %.9g, integers %d, no newline */
+   separated by one space, doubles %.17g, floats and halves %.9g, integers
+   %d, no newline */
 static int sz_asciiformat(lua_State *L) {
   th_storage *s = th_lua_checkstorage(L, 1, "serialize.asciiformat");
   luaL_Buffer b;
@@ -138,6 +139,8 @@ static int sz_asciiformat(lua_State *L) {
     int k;
     if (s->dtype == TH_DOUBLE) k = snprintf(p, 40, "%s%.17g", i ? " " : "", ((double *)s->data)[i]);
     else if (s->dtype == TH_FLOAT) k = snprintf(p, 40, "%s%.9g", i ? " " : "", (double)((float *)s->data)[i]);
+    else if (s->dtype == TH_HALF)  /* Torch7: the float, %.9g */
+      k = snprintf(p, 40, "%s%.9g", i ? " " : "", (double)th_half_to_float(((uint16_t *)s->data)[i]));
     else k = snprintf(p, 40, "%s%lld", i ? " " : "", (long long)get_int(s, i));
     luaL_addsize(&b, (size_t)k);
   }
@@ -168,6 +171,7 @@ static int sz_asciiparse(lua_State *L) {
     errno = 0;
     if (s->dtype == TH_DOUBLE) ((double *)s->data)[i] = strtod(p, &q);
     else if (s->dtype == TH_FLOAT) ((float *)s->data)[i] = strtof(p, &q);
+    else if (s->dtype == TH_HALF) ((uint16_t *)s->data)[i] = th_float_to_half(strtof(p, &q));
     else {
       long long v = strtoll(p, &q, 10);
       /* a number the type does not hold is a bad number, not a wrapped one */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "th_lua.h"
 #include "../tensor/th_error.h"
+#include "../tensor/th_generic.h"   /* TH_CAT */
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -276,11 +277,14 @@ void th_lua_pushsizes(lua_State *L, int n, const int64_t *v) {
   th_storage_release(s);
 }
 
-/* integer types give Lua integers, floating types Lua floats (as Torch7 on Lua 5.3) */
+/* integer types give Lua integers, floating types Lua floats (as Torch7 on
+   Lua 5.3), Half its value as a float */
+#define PUSHV_0(v) lua_pushinteger(L, (lua_Integer)(v))
+#define PUSHV_1(v) lua_pushnumber(L, (lua_Number)(v))
+#define PUSHV_2(v) lua_pushnumber(L, (lua_Number)th_half_to_float(v))
 #define PUSH_(c, D)                                                             \
   case D(TH_DTF_ENUM):                                                          \
-    if (D(TH_DTF_FLOATING)) lua_pushnumber(L, (lua_Number)((const D(TH_DTF_CTYPE) *)data)[i]); \
-    else lua_pushinteger(L, (lua_Integer)((const D(TH_DTF_CTYPE) *)data)[i]);   \
+    TH_CAT(PUSHV, D(TH_DTF_FLOATING))(((const D(TH_DTF_CTYPE) *)data)[i]);      \
     break;
 
 void th_lua_pushelement(lua_State *L, th_dtype dt, const void *data, int64_t i) {
@@ -293,10 +297,12 @@ void th_lua_pushelement(lua_State *L, th_dtype dt, const void *data, int64_t i) 
 /* a number (or boolean) into element i. Integer types take a Lua integer
    as it is and a float truncated toward zero, then keep the low bits (300
    is 44 in a CharTensor), as Torch7's (real) cast of the integer did */
+#define SETV_0(T) (T)iv
+#define SETV_1(T) (T)v
+#define SETV_2(T) th_float_to_half((float)v)
 #define SET_(c, D)                                                              \
   case D(TH_DTF_ENUM):                                                          \
-    if (D(TH_DTF_FLOATING)) ((D(TH_DTF_CTYPE) *)data)[i] = (D(TH_DTF_CTYPE))v; \
-    else ((D(TH_DTF_CTYPE) *)data)[i] = (D(TH_DTF_CTYPE))iv;                   \
+    ((D(TH_DTF_CTYPE) *)data)[i] = TH_CAT(SETV, D(TH_DTF_FLOATING))(D(TH_DTF_CTYPE)); \
     break;
 
 void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i, const char *fname) {

@@ -34,12 +34,23 @@
 
 /* one case of a dispatch: ctx is (dtype, name, args) */
 #define TH_DISPATCH_CASE2_(N, E, dtype, name, args) (dtype) == E ? TH_CAT(name, N) args :
-#define TH_DISPATCH_CASE_(ctx, D) \
+#define TH_DISPATCH_KCASE_(ctx, D) \
   TH_CALL_(TH_DISPATCH_CASE2_, (D(TH_DTF_NAME), D(TH_DTF_ENUM), TH_EXPAND_ ctx))
-#define TH_DISPATCH_FCASE_(ctx, D) TH_IF_(D(TH_DTF_FLOATING), TH_DISPATCH_CASE_(ctx, D))
+/* types with kernels (floating 0 or 1), floating kernels (1) */
+#define TH_KERNELS_0 1
+#define TH_KERNELS_1 1
+#define TH_KERNELS_2 0
+#define TH_FKERNELS_0 0
+#define TH_FKERNELS_1 1
+#define TH_FKERNELS_2 0
+#define TH_DISPATCH_CASE_(ctx, D) \
+  TH_IF_(TH_CAT(TH_KERNELS, D(TH_DTF_FLOATING)), TH_DISPATCH_KCASE_(ctx, D))
+#define TH_DISPATCH_FCASE_(ctx, D) \
+  TH_IF_(TH_CAT(TH_FKERNELS, D(TH_DTF_FLOATING)), TH_DISPATCH_KCASE_(ctx, D))
 
 /* calls name_<Type> args for the run-time dtype; 'name' may itself be a
-   macro. The dtype of a live tensor is always valid: the chain ends in the
+   macro. Types without kernels (Half) have no instance: every caller has
+   refused them first (th_dtype_need_kernels), and the chain ends in the
    Byte instance only so that it is an expression of one type. */
 #define TH_DISPATCH_ALL(dtype, name, args) \
   (TH_DTYPES(TH_DISPATCH_CASE_, (dtype, name, args)) TH_CAT(name, Byte) args)

@@ -47,6 +47,7 @@ static void exact_integer(th_dtype dt, th_cmp_op *op, double *value, int *consta
 
 int th_tensor_compare(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_tensor *b,
                       double value) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[2];
   th_math_out o;
   int rc, constant = -1;

@@ -2,10 +2,12 @@
    One copy_from_<Type> per source type, expanded from TH_DTYPES. Values
    convert as C casts do, except that a floating value converts to an
    integer type through th_dtype_to_int64 (truncation, NaN -> 0, then the
-   low bits): Torch7's cast was undefined there. */
+   low bits): Torch7's cast was undefined there. Copies into Half are in
+   th_copy.c (Half has no generic instance). */
 
 #undef CONV_0
 #undef CONV_1
+#undef CONV_2
 #undef COPY_FROM_
 #undef COPY_CASE_
 #define CONV_0(v) ((real)(v))
@@ -14,6 +16,8 @@
 #else
 #define CONV_1(v) ((real)th_dtype_to_int64((double)(v)))
 #endif
+/* from Half: through float, then as from a floating type */
+#define CONV_2(v) CONV_1(th_half_to_float(v))
 
 #define COPY_FROM_(c, D)                                                          \
   static void TH_R(TH_CAT(copy_from, D(TH_DTF_NAME)))(th_tensor *dst, const th_tensor *src) { \
