@@ -9,12 +9,12 @@
 ** integer range (th_dtype.h).
 **
 **   #define TH_GENERIC_FILE "generic/copy.c"
-**   #include "th_generic_all.h"        (every type of TH_DTYPES)
+**   #include "th_generic_all.h"        (every type with kernels: all but Half)
 **   #include "th_generic_floating.h"   (Float, Double)
 **
 ** TH_DISPATCH_* then calls the instance matching a run-time dtype, so
 ** each op dispatches on dtype in exactly one place. Both are expanded from
-** TH_DTYPES: a type without its instance does not build.
+** TH_DTYPES: a type with kernels but without its instance does not build.
 */
 #ifndef TH_GENERIC_H
 #define TH_GENERIC_H
