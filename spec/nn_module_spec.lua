@@ -379,8 +379,8 @@ describe('nn.Module:type', function()
 
   it('rejects unknown type names', function()
     local m = nn.Module()
-    assert.truthy(errorMessage(m.type, m, 'torch.HalfTensor'):find(
-      "nn.Module:type: tensor type name expected (e.g. 'torch.FloatTensor'), got torch.HalfTensor", 1, true))
+    assert.truthy(errorMessage(m.type, m, 'torch.CudaTensor'):find(
+      "nn.Module:type: tensor type name expected (e.g. 'torch.FloatTensor'), got torch.CudaTensor", 1, true))
   end)
 end)
 

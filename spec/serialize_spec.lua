@@ -400,11 +400,11 @@ describe('serialization errors', function()
   it('rejects tensor and storage types this build does not have', function()
     local s = torch.serialize(torch.FloatTensor({1}))
     local cuda = s:gsub(string.pack('<i4', 17) .. 'torch%.FloatTensor', string.pack('<i4', 16) .. 'torch.CudaTensor')
-    assert.matches('torch.CudaTensor (object #1 at byte 0) is not supported: only Byte, Long, Float and Double',
+    assert.matches('torch.CudaTensor (object #1 at byte 0) is not supported: only Byte, Char, Short, Int, Long, Float, Double and Half',
                    errmsg(torch.deserialize, cuda), 1, true)
-    local int = torch.serialize(torch.LongStorage({1})):gsub(string.pack('<i4', 17) .. 'torch%.LongStorage',
-                                                          string.pack('<i4', 16) .. 'torch.IntStorage')
-    assert.matches('torch.IntStorage (object #1 at byte 0) is not supported', errmsg(torch.deserialize, int), 1, true)
+    local cuda2 = torch.serialize(torch.LongStorage({1})):gsub(string.pack('<i4', 17) .. 'torch%.LongStorage',
+                                                            string.pack('<i4', 17) .. 'torch.CudaStorage')
+    assert.matches('torch.CudaStorage (object #1 at byte 0) is not supported', errmsg(torch.deserialize, cuda2), 1, true)
   end)
 
   it('says when a binary load meets an ascii file', function()

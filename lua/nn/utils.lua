@@ -9,8 +9,12 @@ local nn = nn
 nn.utils = nn.utils or {}
 local utils = nn.utils
 
-local integerTypes = {['torch.ByteTensor'] = true, ['torch.LongTensor'] = true}
-local floatTypes = {['torch.FloatTensor'] = true, ['torch.DoubleTensor'] = true}
+-- from the C core's one list of types (torch._typenames)
+local integerTypes, floatTypes = {}, {}
+for _, n in ipairs(torch._typenames) do
+  local set = torch._C.dtypeFloating[n] and floatTypes or integerTypes
+  set['torch.' .. n .. 'Tensor'] = true
+end
 
 -- "2x3x4" for a tensor, "empty" for no dimensions, "table" for a table
 function utils.shapeString(x)

@@ -26,8 +26,9 @@ local walk = require 'optnet.walk'
 
 local record = {}
 
-local ESIZE = {['torch.ByteTensor'] = 1, ['torch.LongTensor'] = 8,
-               ['torch.FloatTensor'] = 4, ['torch.DoubleTensor'] = 8}
+-- bytes per element of each tensor type, from the C core's one list
+local ESIZE = {}
+for _, n in ipairs(torch._typenames) do ESIZE['torch.' .. n .. 'Tensor'] = torch._C.dtypeSizes[n] end
 record.ESIZE = ESIZE
 
 -- the record fields, in the order removal clears them

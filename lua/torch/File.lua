@@ -32,11 +32,16 @@ local MAXDIM = 16
 
 -- the classes written and read by this file itself
 local builtin = {}
-local elemsize = {Byte = 1, Long = 8, Float = 4, Double = 8}
-for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
-  builtin['torch.' .. n .. 'Tensor'] = {kind = 'tensor', dtype = C.dtypes[n], name = n}
-  builtin['torch.' .. n .. 'Storage'] = {kind = 'storage', dtype = C.dtypes[n], name = n}
+local elemsize = C.dtypeSizes   -- Byte = 1, ..., Double = 8
+for _, n in ipairs(torch._typenames) do
+  -- 'raw': one-byte integers (Byte, Char) are raw bytes in ascii files too, as in Torch7
+  local raw = elemsize[n] == 1 and not C.dtypeFloating[n]
+  builtin['torch.' .. n .. 'Tensor'] = {kind = 'tensor', dtype = C.dtypes[n], name = n, raw = raw}
+  builtin['torch.' .. n .. 'Storage'] = {kind = 'storage', dtype = C.dtypes[n], name = n, raw = raw}
 end
+-- 'Byte, Char, ..., Float and Double', for the message about a type this build lacks
+local typelist = table.concat(torch._typenames, ', ', 1, #torch._typenames - 1) .. ' and ' ..
+                 torch._typenames[#torch._typenames]
 
 local File = torch.class('torch.File')
 
@@ -144,6 +149,12 @@ function File:writeInt(v)
   if self._mode == 'binary' then put(self, spack('<i4', v)) else put(self, sformat('%d\n', v)) end
 end
 
+-- a 16-bit integer (Torch7's writeShort of a number)
+function File:writeShort(v)
+  checkwrite(self)
+  if self._mode == 'binary' then put(self, spack('<i2', v)) else put(self, sformat('%d\n', v)) end
+end
+
 function File:writeLong(v)
   checkwrite(self)
   if self._mode == 'binary' then put(self, spack(self._longSize == 8 and '<i8' or '<i4', v))
@@ -213,7 +224,7 @@ local function writeStoragePayload(self, s, info)
       put(self, s:_bytes())
     end
   else
-    put(self, info.name == 'Byte' and s:_bytes() or S.asciiformat(s))
+    put(self, info.raw and s:_bytes() or S.asciiformat(s))
     put(self, '\n')
   end
 end
@@ -410,6 +421,20 @@ function File:readInt()
   return v
 end
 
+function File:readShort()
+  checkread(self)
+  if self._mode == 'binary' then
+    need(self, 2, 'a short')
+    local v
+    v, self._pos = sunpack('<i2', self._buf, self._pos)
+    return v
+  end
+  local v = asciiInteger(self, 'an integer')
+  endline(self)
+  if v < -32768 or v > 32767 then corrupt(self, tell(self), 'short %d out of range', v) end
+  return v
+end
+
 function File:readLong()
   checkread(self)
   if self._mode == 'binary' then
@@ -543,7 +568,7 @@ local function readStoragePayload(self, info, tname)
     return s
   end
   loadall(self)
-  if info.name == 'Byte' then
+  if info.raw then
     if #self._buf - self._pos + 1 < n then truncated(self, tell(self), n, what) end
     S.setbytes(s, 0, self._buf, self._pos, n)
     self._pos = self._pos + n
@@ -610,8 +635,8 @@ local function readTorch(self, index, at)
     return obj
   end
   if cname:match('^torch%.%w*Tensor$') or cname:match('^torch%.%w*Storage$') then
-    error(sformat('%s: %s (object #%d at byte %d) is not supported: only Byte, Long, Float and Double tensors and storages exist here; convert it (e.g. :double()) before saving',
-                  self._name, printable(cname), index, at), 0)
+    error(sformat('%s: %s (object #%d at byte %d) is not supported: only %s tensors and storages exist here; convert it (e.g. :double()) before saving',
+                  self._name, printable(cname), index, at, typelist), 0)
   end
   local factory = torch.factory(cname)
   if not factory then

@@ -5,7 +5,8 @@ local torch = torch
 local C = torch._C
 
 local function tmeta(name) return torch._metatables[name] end
-local alltypes = {'torch.ByteTensor', 'torch.LongTensor', 'torch.FloatTensor', 'torch.DoubleTensor'}
+local alltypes = {}
+for i, n in ipairs(torch._typenames) do alltypes[i] = 'torch.' .. n .. 'Tensor' end
 
 local function define(name, f)
   for _, tn in ipairs(alltypes) do tmeta(tn)[name] = f end
@@ -31,10 +32,15 @@ define('typeAs', function(self, other)
   end
   return self:type(other:type())
 end)
-define('byte', function(self) return self:type('torch.ByteTensor') end)
-define('long', function(self) return self:type('torch.LongTensor') end)
-define('float', function(self) return self:type('torch.FloatTensor') end)
-define('double', function(self) return self:type('torch.DoubleTensor') end)
+-- x:byte(), x:char(), x:short(), x:int(), x:long(), x:float(), x:double()
+for _, n in ipairs(torch._typenames) do
+  local tn = 'torch.' .. n .. 'Tensor'
+  define(n:lower(), function(self) return self:type(tn) end)
+  -- x:elementSize(): bytes per element (Torch7's; 1 for Byte and Char ... 8 for Double)
+  local size = C.dtypeSizes[n]
+  tmeta(tn).elementSize = function() return size end
+  torch._metatables['torch.' .. n .. 'Storage'].elementSize = function() return size end
+end
 
 -- reshape copies into a new contiguous tensor (Torch7: [res] reshape([res,] x, sizes))
 local function sizestr(t)
@@ -194,7 +200,7 @@ define('map2', function(self, a, b, f)
 end)
 
 -- storage helpers
-for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
+for _, n in ipairs(torch._typenames) do
   local smt = torch._metatables['torch.' .. n .. 'Storage']
   smt.totable = function(self)
     local t = {}
@@ -202,6 +208,17 @@ for _, n in ipairs{'Byte', 'Long', 'Float', 'Double'} do
     return t
   end
   smt.type = function(self) return torch.typename(self) end
+  -- Torch7's s:string() (the bytes as a Lua string) and s:string(str)
+  -- (resize to #str and take its bytes), for one-byte integer storages
+  if C.dtypeSizes[n] == 1 and not C.dtypeFloating[n] then
+    smt.string = function(self, str)
+      if str == nil then return self:_bytes() end
+      if type(str) ~= 'string' then
+        error(string.format("bad argument #2 to 'string' (string expected, got %s)", torch.type(str)), 2)
+      end
+      return self:resize(#str):_setbytes(str)
+    end
+  end
 end
 
 -- --- Torch7 functions the C layer does not provide -----------------------

@@ -16,7 +16,8 @@ torch.getnumthreads = C.getnumthreads
 torch.memoryStats = C.memoryStats
 torch.resetPeakMemory = C.resetPeakMemory
 
-local typenames = {'Byte', 'Long', 'Float', 'Double'}
+local typenames = C.dtypeNames   -- {'Byte', 'Char', ...}: the C core's one list
+torch._typenames = typenames
 torch._tensortypes = {}   -- 'torch.FloatTensor' -> dtype name
 torch._metatables = {}    -- 'torch.FloatTensor' -> metatable
 

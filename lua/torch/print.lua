@@ -163,7 +163,7 @@ local function storage_tostring(self)
   return table.concat(out)
 end
 
-for _, name in ipairs{'Byte', 'Long', 'Float', 'Double'} do
+for _, name in ipairs(torch._typenames) do
   local tmt = torch._metatables['torch.' .. name .. 'Tensor']
   local smt = torch._metatables['torch.' .. name .. 'Storage']
   tmt.__tostring, tmt.__tostring__ = tensor_tostring, tensor_tostring

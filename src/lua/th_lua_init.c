@@ -61,6 +61,29 @@ int luaopen_torch_core(lua_State *L) {
   }
   lua_setfield(L, C, "dtypes");
 
+  /* C.dtypeNames = {'Byte', 'Char', ...} in dtype order: the Lua files
+     build their per-type tables from it and keep no list of their own */
+  lua_createtable(L, TH_NDTYPES, 0);
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    lua_pushstring(L, th_dtype_name[dt]);
+    lua_rawseti(L, -2, dt + 1);
+  }
+  lua_setfield(L, C, "dtypeNames");
+
+  lua_newtable(L);  /* C.dtypeSizes[name] = bytes per element */
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    lua_pushinteger(L, (lua_Integer)th_dtype_size[dt]);
+    lua_setfield(L, -2, th_dtype_name[dt]);
+  }
+  lua_setfield(L, C, "dtypeSizes");
+
+  lua_newtable(L);  /* C.dtypeFloating[name] = true | false (Half too) */
+  for (dt = 0; dt < TH_NDTYPES; dt++) {
+    lua_pushboolean(L, TH_IS_FLOATING(dt) || !th_dtype_kernels[dt]);
+    lua_setfield(L, -2, th_dtype_name[dt]);
+  }
+  lua_setfield(L, C, "dtypeFloating");
+
   lua_pushcfunction(L, th_lua_tensor_new);
   lua_setfield(L, C, "newTensor");
   lua_pushvalue(L, methods);

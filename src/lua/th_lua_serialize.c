@@ -106,20 +106,42 @@ static int sz_toint32(lua_State *L) {
   return 1;
 }
 
+/* element i of an integer storage as int64 / stores v (within the type's range) */
+#define GETI_(c, D) case D(TH_DTF_ENUM): return (int64_t)((const D(TH_DTF_CTYPE) *)s->data)[i];
+#define SETI_(c, D) case D(TH_DTF_ENUM): ((D(TH_DTF_CTYPE) *)s->data)[i] = (D(TH_DTF_CTYPE))v; break;
+static int64_t get_int(const th_storage *s, int64_t i) {
+  switch (s->dtype) {
+    TH_DTYPES(GETI_, ~)
+    default: return 0;
+  }
+}
+static void set_int(th_storage *s, int64_t i, int64_t v) {
+  switch (s->dtype) {
+    TH_DTYPES(SETI_, ~)
+    default: break;
+  }
+}
+
+/* byte and char storages are written raw in ascii files, as Torch7 does */
+static int raw_in_ascii(th_dtype dt) { return th_dtype_size[dt] == 1 && !TH_IS_FLOATING(dt); }
+
 /* S.asciiformat(storage) -> the elements as Torch7's ascii files write them:
-   separated by one space, doubles %.17g, floats %.9g, longs %lld, no newline */
+   separated by one space, doubles %.17g, floats and halves %.9g, integers
+   %d, no newline */
 static int sz_asciiformat(lua_State *L) {
   th_storage *s = th_lua_checkstorage(L, 1, "serialize.asciiformat");
   luaL_Buffer b;
   int64_t i;
-  if (s->dtype == TH_BYTE) return luaL_error(L, "serialize.asciiformat: byte storages are written raw");
+  if (raw_in_ascii(s->dtype)) return luaL_error(L, "serialize.asciiformat: byte and char storages are written raw");
   luaL_buffinit(L, &b);
   for (i = 0; i < s->size; i++) {
     char *p = luaL_prepbuffsize(&b, 40);
     int k;
     if (s->dtype == TH_DOUBLE) k = snprintf(p, 40, "%s%.17g", i ? " " : "", ((double *)s->data)[i]);
     else if (s->dtype == TH_FLOAT) k = snprintf(p, 40, "%s%.9g", i ? " " : "", (double)((float *)s->data)[i]);
-    else k = snprintf(p, 40, "%s%lld", i ? " " : "", (long long)((int64_t *)s->data)[i]);
+    else if (s->dtype == TH_HALF)  /* Torch7: the float, %.9g */
+      k = snprintf(p, 40, "%s%.9g", i ? " " : "", (double)th_half_to_float(((uint16_t *)s->data)[i]));
+    else k = snprintf(p, 40, "%s%lld", i ? " " : "", (long long)get_int(s, i));
     luaL_addsize(&b, (size_t)k);
   }
   luaL_pushresult(&b);
@@ -130,7 +152,8 @@ static int is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == 
 
 /* S.asciiparse(storage, str, pos) -> position after the last number |
    nil, position (1-based) of the first bad or missing number.
-   Whitespace before each number is skipped, as fscanf does. */
+   Whitespace before each number is skipped, as fscanf does; an integer
+   outside the storage type's range is a bad number. */
 static int sz_asciiparse(lua_State *L) {
   th_storage *s = th_lua_checkstorage(L, 1, "serialize.asciiparse");
   size_t len;
@@ -138,7 +161,7 @@ static int sz_asciiparse(lua_State *L) {
   lua_Integer pos = luaL_checkinteger(L, 3);
   const char *p, *end = str + len;
   int64_t i;
-  if (s->dtype == TH_BYTE) return luaL_error(L, "serialize.asciiparse: byte storages are read raw");
+  if (raw_in_ascii(s->dtype)) return luaL_error(L, "serialize.asciiparse: byte and char storages are read raw");
   if (pos < 1 || (size_t)(pos - 1) > len) return luaL_error(L, "serialize.asciiparse: position out of range");
   p = str + pos - 1;
   for (i = 0; i < s->size; i++) {
@@ -148,10 +171,12 @@ static int sz_asciiparse(lua_State *L) {
     errno = 0;
     if (s->dtype == TH_DOUBLE) ((double *)s->data)[i] = strtod(p, &q);
     else if (s->dtype == TH_FLOAT) ((float *)s->data)[i] = strtof(p, &q);
+    else if (s->dtype == TH_HALF) ((uint16_t *)s->data)[i] = th_float_to_half(strtof(p, &q));
     else {
       long long v = strtoll(p, &q, 10);
-      if (errno == ERANGE) q = (char *)p;
-      ((int64_t *)s->data)[i] = v;
+      /* a number the type does not hold is a bad number, not a wrapped one */
+      if (errno == ERANGE || v < th_dtype_lo[s->dtype] || v > th_dtype_hi[s->dtype]) q = (char *)p;
+      else set_int(s, i, v);
     }
     if (q == p || q > end || (q < end && !is_space(*q))) break;
     p = q;

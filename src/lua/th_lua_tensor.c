@@ -585,7 +585,7 @@ static int index_view(lua_State *L, th_tensor *r, int key, int64_t *elem, const 
       int isint;
       v = (int64_t)lua_tointegerx(L, -1, &isint);
       if (!isint)
-        luaL_error(L, "%s: entry %d of the index must be an integer, got %s", fname, i,
+        luaL_error(L, "%s: index %d must be an integer, got %s", fname, i,
                    lua_tostring(L, -1));
       ix = v < 0 ? r->size[d] + v : v - 1;
       if (v == 0 || ix < 0 || ix >= r->size[d])

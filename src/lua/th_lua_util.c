@@ -8,11 +8,14 @@
 #include <string.h>
 #include "th_lua.h"
 #include "../tensor/th_error.h"
+#include "../tensor/th_generic.h"   /* TH_CAT */
 
-const char *const th_lua_tensor_mt[TH_NDTYPES] = {
-    "torch.ByteTensor", "torch.LongTensor", "torch.FloatTensor", "torch.DoubleTensor"};
-const char *const th_lua_storage_mt[TH_NDTYPES] = {
-    "torch.ByteStorage", "torch.LongStorage", "torch.FloatStorage", "torch.DoubleStorage"};
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define TENSOR_MT_(c, D) "torch." STR(D(TH_DTF_NAME)) "Tensor",
+#define STORAGE_MT_(c, D) "torch." STR(D(TH_DTF_NAME)) "Storage",
+const char *const th_lua_tensor_mt[TH_NDTYPES] = {TH_DTYPES(TENSOR_MT_, ~)};
+const char *const th_lua_storage_mt[TH_NDTYPES] = {TH_DTYPES(STORAGE_MT_, ~)};
 
 const char *th_lua_typename(lua_State *L, int idx) {
   const char *name;
@@ -274,29 +277,46 @@ void th_lua_pushsizes(lua_State *L, int n, const int64_t *v) {
   th_storage_release(s);
 }
 
+/* integer types give Lua integers, floating types Lua floats (as Torch7 on
+   Lua 5.3), Half its value as a float */
+#define PUSHV_0(v) lua_pushinteger(L, (lua_Integer)(v))
+#define PUSHV_1(v) lua_pushnumber(L, (lua_Number)(v))
+#define PUSHV_2(v) lua_pushnumber(L, (lua_Number)th_half_to_float(v))
+#define PUSH_(c, D)                                                             \
+  case D(TH_DTF_ENUM):                                                          \
+    TH_CAT(PUSHV, D(TH_DTF_FLOATING))(((const D(TH_DTF_CTYPE) *)data)[i]);      \
+    break;
+
 void th_lua_pushelement(lua_State *L, th_dtype dt, const void *data, int64_t i) {
   switch (dt) {
-    case TH_BYTE: lua_pushinteger(L, ((const uint8_t *)data)[i]); break;
-    case TH_LONG: lua_pushinteger(L, ((const int64_t *)data)[i]); break;
-    case TH_FLOAT: lua_pushnumber(L, ((const float *)data)[i]); break;
-    default: lua_pushnumber(L, ((const double *)data)[i]); break;
+    TH_DTYPES(PUSH_, ~)
+    default: lua_pushnil(L); break;
   }
 }
 
+/* a number (or boolean) into element i. Integer types take a Lua integer
+   as it is and a float truncated toward zero, then keep the low bits (300
+   is 44 in a CharTensor), as Torch7's (real) cast of the integer did */
+#define SETV_0(T) (T)iv
+#define SETV_1(T) (T)v
+#define SETV_2(T) th_float_to_half((float)v)
+#define SET_(c, D)                                                              \
+  case D(TH_DTF_ENUM):                                                          \
+    ((D(TH_DTF_CTYPE) *)data)[i] = TH_CAT(SETV, D(TH_DTF_FLOATING))(D(TH_DTF_CTYPE)); \
+    break;
+
 void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i, const char *fname) {
   int isnum;
+  int64_t iv;
   lua_Number v = lua_tonumberx(L, idx, &isnum);
   if (!isnum) {
     if (lua_isboolean(L, idx)) v = lua_toboolean(L, idx);
     else th_lua_argerror(L, idx, fname, "number expected, got %s", th_lua_typename(L, idx));
   }
+  iv = lua_isinteger(L, idx) ? (int64_t)lua_tointeger(L, idx) : th_dtype_to_int64(v);
   switch (dt) {
-    case TH_BYTE: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; break;
-    case TH_LONG:
-      ((int64_t *)data)[i] = lua_isinteger(L, idx) ? (int64_t)lua_tointeger(L, idx) : (int64_t)v;
-      break;
-    case TH_FLOAT: ((float *)data)[i] = (float)v; break;
-    default: ((double *)data)[i] = v; break;
+    TH_DTYPES(SET_, ~)
+    default: break;
   }
 }
 

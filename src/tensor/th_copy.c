@@ -11,6 +11,37 @@
 #define TH_GENERIC_FILE "generic/copy.c"
 #include "th_generic_all.h"
 
+/* Half has no generic instance (th_dtype.h): copies into it convert
+   through float, as Torch7's TH_float2half((float)x) did */
+#define HALF_FROM_0(v) th_float_to_half((float)(v))
+#define HALF_FROM_1(v) th_float_to_half((float)(v))
+#define HALF_FROM_2(v) (v)
+#define TO_HALF_(c, D)                                                          \
+  case D(TH_DTF_ENUM):                                                          \
+    TH_APPLY2(uint16_t, d, dst, const D(TH_DTF_CTYPE), s, src,                  \
+              *d = TH_CAT(HALF_FROM, D(TH_DTF_FLOATING))(*s););                 \
+    break;
+
+static int copy_Half(th_tensor *dst, const th_tensor *src) {
+  switch (src->dtype) {
+    TH_DTYPES(TO_HALF_, ~)
+    default: return th_error_set("copy: bad source dtype %d", (int)src->dtype);
+  }
+  return TH_OK;
+}
+
+static int fill_Half(th_tensor *t, double value) {
+  const uint16_t v = th_float_to_half((float)value);
+  TH_APPLY1(uint16_t, p, t, *p = v;);
+  return TH_OK;
+}
+
+/* dst = src, any two types, layouts that do not overlap */
+static int copy_any(th_tensor *dst, const th_tensor *src) {
+  if (dst->dtype == TH_HALF) return copy_Half(dst, src);
+  return TH_DISPATCH_ALL(dst->dtype, copy, (dst, src));
+}
+
 static int overlaps(const th_tensor *a, const th_tensor *b) {
   size_t ea = th_dtype_size[a->dtype], eb = th_dtype_size[b->dtype];
   const char *a0, *a1, *b0, *b1;
@@ -46,15 +77,16 @@ int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
     int rc;
     th_tensor_init(&tmp, src->dtype);
     if (th_tensor_resize_as(&tmp, src) != TH_OK) return TH_ERR;
-    TH_DISPATCH_ALL(src->dtype, copy, (&tmp, src));
-    rc = TH_DISPATCH_ALL(dst->dtype, copy, (dst, &tmp));
+    rc = copy_any(&tmp, src);
+    if (rc == TH_OK) rc = copy_any(dst, &tmp);
     th_tensor_clear(&tmp);
     return rc;
   }
-  return TH_DISPATCH_ALL(dst->dtype, copy, (dst, src));
+  return copy_any(dst, src);
 }
 
 int th_tensor_fill(th_tensor *t, double value) {
+  if (t->dtype == TH_HALF) return fill_Half(t, value);
   return TH_DISPATCH_ALL(t->dtype, fill, (t, value));
 }
 

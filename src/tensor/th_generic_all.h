@@ -1,28 +1,19 @@
-/* th_generic_all.h: includes TH_GENERIC_FILE once per element type (see th_generic.h) */
+/* th_generic_all.h: includes TH_GENERIC_FILE once per element type with
+   kernels, every type but Half (see th_generic.h). '#include' cannot sit
+   in a macro, so TH_DTYPES cannot drive this list: a type is one pair of
+   lines here, and a missing pair fails to build (every dispatch names
+   every instance). */
 #include "th_generic.h"
 
-#define real uint8_t
-#define accreal int64_t
-#define Real Byte
-#define TH_DTYPE TH_BYTE
-#define TH_REAL_IS_BYTE 1
-#include TH_GENERIC_FILE
-#undef TH_REAL_IS_BYTE
-#undef real
-#undef accreal
-#undef Real
-#undef TH_DTYPE
-
-#define real int64_t
-#define accreal int64_t
-#define Real Long
-#define TH_DTYPE TH_LONG
-#define TH_REAL_IS_LONG 1
-#include TH_GENERIC_FILE
-#undef TH_REAL_IS_LONG
-#undef real
-#undef accreal
-#undef Real
-#undef TH_DTYPE
+#define TH_GEN TH_DT_BYTE
+#include "th_generic_inst.h"
+#define TH_GEN TH_DT_CHAR
+#include "th_generic_inst.h"
+#define TH_GEN TH_DT_SHORT
+#include "th_generic_inst.h"
+#define TH_GEN TH_DT_INT
+#include "th_generic_inst.h"
+#define TH_GEN TH_DT_LONG
+#include "th_generic_inst.h"
 
 #include "th_generic_floating.h"

@@ -168,6 +168,7 @@ static int64_t slice_numel(const th_tensor *t, int dim) {
 }
 
 int th_tensor_index(th_tensor *r, const th_tensor *src, int dim, const th_tensor *idx) {
+  if (th_dtype_need_kernels(src->dtype) != TH_OK) return TH_ERR;
   int64_t n = 0, size[TH_MAXDIM], *ix, i;
   const th_tensor *inputs[2];
   result res;
@@ -199,6 +200,7 @@ enum { OP_COPY, OP_ADD, OP_FILL };
 
 static int index_update(th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
                         double value, int op) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   int64_t n = 0, *ix, i;
   th_tensor copy;
   int rc = TH_OK;
@@ -280,6 +282,7 @@ static int check_gather_index(const th_tensor *t, int dim, const th_tensor *idx,
 }
 
 int th_tensor_gather(th_tensor *r, const th_tensor *src, int dim, const th_tensor *idx) {
+  if (th_dtype_need_kernels(src->dtype) != TH_OK) return TH_ERR;
   const th_tensor *inputs[2];
   result res;
   if (check_same_type(src, r, "result") != TH_OK) return TH_ERR;
@@ -292,6 +295,7 @@ int th_tensor_gather(th_tensor *r, const th_tensor *src, int dim, const th_tenso
 }
 
 int th_tensor_scatter(th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src, double value) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   char a[128], b[128];
   th_tensor scopy, xcopy;
   int d, ok;
@@ -354,6 +358,7 @@ static int check_mask(const th_tensor *mask, int64_t n, int64_t *ones) {
 }
 
 int th_tensor_masked_fill(th_tensor *t, const th_tensor *mask, double value) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   int64_t ones;
   if (check_mask(mask, th_tensor_numel(t), &ones) != TH_OK) return TH_ERR;
   if (ones > 0) TH_DISPATCH_ALL(t->dtype, masked_fill, (t, mask, value));
@@ -361,6 +366,7 @@ int th_tensor_masked_fill(th_tensor *t, const th_tensor *mask, double value) {
 }
 
 int th_tensor_masked_select(th_tensor *r, const th_tensor *src, const th_tensor *mask) {
+  if (th_dtype_need_kernels(src->dtype) != TH_OK) return TH_ERR;
   const th_tensor *inputs[2];
   result res;
   int64_t ones;
@@ -373,6 +379,7 @@ int th_tensor_masked_select(th_tensor *r, const th_tensor *src, const th_tensor 
 }
 
 int th_tensor_masked_copy(th_tensor *t, const th_tensor *mask, const th_tensor *src) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   th_tensor flat;
   int64_t ones;
   int rc;
@@ -396,6 +403,7 @@ int th_tensor_masked_copy(th_tensor *t, const th_tensor *mask, const th_tensor *
 }
 
 int th_tensor_nonzero(th_tensor *r, const th_tensor *src) {
+  if (th_dtype_need_kernels(src->dtype) != TH_OK) return TH_ERR;
   const th_tensor *inputs[1];
   result res;
   int64_t size[2];

@@ -5,7 +5,7 @@
 ** A number is compared as Torch7 does, in the tensor's type (so a
 ** FloatTensor holding 0.1 equals 0.1), except that integer tensors
 ** compare exactly: x:lt(2.5) on a LongTensor is x <= 2, and a ByteTensor
-** is never equal to -1 (a plain conversion would wrap it to 255).
+** (CharTensor) is never equal to -1 (200) (a plain conversion would wrap it to 255).
 */
 #include <math.h>
 #include "th_math_internal.h"
@@ -16,8 +16,8 @@
 /* for an integer type of range [lo, hi]: rewrites (op, value) into an
    integral value within range, or a constant answer (*constant = 0 or 1) */
 static void exact_integer(th_dtype dt, th_cmp_op *op, double *value, int *constant) {
-  double lo = dt == TH_BYTE ? 0.0 : -9223372036854775808.0;
-  double hi = dt == TH_BYTE ? 255.0 : 9223372036854775807.0;
+  double lo = (double)th_dtype_lo[dt];
+  double hi = (double)th_dtype_hi[dt];
   double v = *value;
   *constant = -1;
   if (isnan(v)) {
@@ -47,6 +47,7 @@ static void exact_integer(th_dtype dt, th_cmp_op *op, double *value, int *consta
 
 int th_tensor_compare(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_tensor *b,
                       double value) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[2];
   th_math_out o;
   int rc, constant = -1;

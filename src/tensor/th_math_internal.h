@@ -29,14 +29,8 @@
    written out in the pragmas below because _Pragma strings are not expanded */
 #define TH_MATH_OMP_MIN 32768
 
-/* a double as int64, truncated; NaN -> 0 and out-of-range values saturate
-   (a plain cast would be undefined behaviour) */
-static inline int64_t th_math_to_int64(double v) {
-  if (!(v == v)) return 0;
-  if (v >= 9223372036854775807.0) return INT64_MAX;
-  if (v <= -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)v;
-}
+/* a double as int64: see th_dtype_to_int64 */
+static inline int64_t th_math_to_int64(double v) { return th_dtype_to_int64(v); }
 
 /* --- results ---------------------------------------------------------------- */
 

@@ -20,6 +20,7 @@ static int check_result(const th_tensor *r, const th_tensor *a) {
 }
 
 int th_tensor_unary(th_tensor *r, const th_tensor *a, th_unary_op op) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[1];
   th_math_out o;
   int rc;
@@ -33,6 +34,7 @@ int th_tensor_unary(th_tensor *r, const th_tensor *a, th_unary_op op) {
 }
 
 int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double value) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[1];
   th_math_out o;
   int rc;
@@ -46,6 +48,7 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
 }
 
 int th_tensor_clamp(th_tensor *r, const th_tensor *a, double lo, double hi) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[1];
   th_math_out o;
   int rc;
@@ -58,6 +61,7 @@ int th_tensor_clamp(th_tensor *r, const th_tensor *a, double lo, double hi) {
 
 int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
                      double value) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[2];
   th_math_out o;
   int rc;
@@ -75,6 +79,7 @@ int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th
 
 static int addc(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
                 const th_tensor *c, int divide) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[3];
   th_math_out o;
   int rc;
@@ -103,6 +108,7 @@ int th_tensor_addcdiv(th_tensor *r, const th_tensor *a, double value, const th_t
 /* --- fills ------------------------------------------------------------------ */
 
 int th_tensor_range(th_tensor *r, double a, double b, double step) {
+  if (th_dtype_need_kernels(r->dtype) != TH_OK) return TH_ERR;
   double n;
   if (!isfinite(a) || !isfinite(b) || !isfinite(step))
     return th_error_set("bounds and step must be finite, got %g, %g, %g", a, b, step);
@@ -117,6 +123,7 @@ int th_tensor_range(th_tensor *r, double a, double b, double step) {
 }
 
 int th_tensor_linspace(th_tensor *r, double a, double b, int64_t n) {
+  if (th_dtype_need_kernels(r->dtype) != TH_OK) return TH_ERR;
   if (!isfinite(a) || !isfinite(b)) return th_error_set("bounds must be finite, got %g and %g", a, b);
   if (n < 1 || (n == 1 && a != b))
     return th_error_set("invalid number of points %lld (at least 2, or 1 when both ends are equal)",
@@ -126,6 +133,7 @@ int th_tensor_linspace(th_tensor *r, double a, double b, int64_t n) {
 }
 
 int th_tensor_eye(th_tensor *r, int64_t n, int64_t m) {
+  if (th_dtype_need_kernels(r->dtype) != TH_OK) return TH_ERR;
   if (n < 1 || m < 1)
     return th_error_set("sizes must be positive, got %lldx%lld", (long long)n, (long long)m);
   if (th_tensor_resize2d(r, n, m) != TH_OK) return TH_ERR;

@@ -71,6 +71,7 @@ static int flat_input(th_tensor *tmp, const th_tensor *t) {
 }
 
 int th_tensor_reduce_all(const th_tensor *t, th_reduce_op op, double p, th_number *out) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   th_tensor c;
   int rc;
   if (check_op(op, t) != TH_OK) return TH_ERR;
@@ -90,6 +91,7 @@ static double empty_value(th_reduce_op op) {
 }
 
 int th_tensor_reduce_dim(th_tensor *r, const th_tensor *t, th_reduce_op op, int dim, double p) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   int64_t size[TH_MAXDIM];
   const th_tensor *in[1];
   th_math_out o;
@@ -110,12 +112,14 @@ int th_tensor_reduce_dim(th_tensor *r, const th_tensor *t, th_reduce_op op, int 
 }
 
 int th_tensor_maxmin_all(const th_tensor *t, int is_max, th_number *out) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   if (th_tensor_numel(t) == 0) return th_error_set("tensor is empty");
   return TH_DISPATCH_ALL(t->dtype, maxmin_all, (t, is_max, out));
 }
 
 int th_tensor_maxmin_dim(th_tensor *values, th_tensor *indices, const th_tensor *t, int dim,
                          int is_max) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   int64_t size[TH_MAXDIM];
   const th_tensor *in[2];
   th_math_out ov, oi;
@@ -137,6 +141,7 @@ int th_tensor_maxmin_dim(th_tensor *values, th_tensor *indices, const th_tensor 
 }
 
 static int cumulate(th_tensor *r, const th_tensor *t, int dim, int prod) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[1];
   th_math_out o;
   int rc;
@@ -151,6 +156,7 @@ int th_tensor_cumsum(th_tensor *r, const th_tensor *t, int dim) { return cumulat
 int th_tensor_cumprod(th_tensor *r, const th_tensor *t, int dim) { return cumulate(r, t, dim, 1); }
 
 int th_tensor_dot(const th_tensor *a, const th_tensor *b, th_number *out) {
+  if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   th_tensor ca, cb;
   int rc;
   if (th_math_same_type(a, b, "the second tensor") != TH_OK || th_math_same_numel(a, b) != TH_OK)
@@ -173,7 +179,7 @@ int th_tensor_dist(const th_tensor *a, const th_tensor *b, double p, double *out
   rc = flat_input(&ca, a);
   th_tensor_init(&cb, b->dtype);
   if (rc == TH_OK) rc = flat_input(&cb, b);
-  if (rc == TH_OK) rc = a->dtype == TH_FLOAT ? dist_Float(&ca, &cb, p, out) : dist_Double(&ca, &cb, p, out);
+  if (rc == TH_OK) rc = TH_DISPATCH_FLOATING(a->dtype, dist, (&ca, &cb, p, out), "dist");
   th_tensor_clear(&ca);
   th_tensor_clear(&cb);
   return rc;

@@ -201,16 +201,19 @@ int th_tensor_lognormal(th_tensor *t, th_generator *g, double mean, double stdv)
 }
 
 int th_tensor_geometric(th_tensor *t, th_generator *g, double p) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   if (th_random_check_geometric(p) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, geometric, (t, g, p));
 }
 
 int th_tensor_bernoulli(th_tensor *t, th_generator *g, double p) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   if (th_random_check_prob(p) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, bernoulli, (t, g, p));
 }
 
 int th_tensor_bernoulli_tensor(th_tensor *t, th_generator *g, const th_tensor *p) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   char a[128], b[128];
   if (!TH_IS_FLOATING(p->dtype))
     return th_error_set("probabilities must be a Float or Double tensor, got a %sTensor",
@@ -222,19 +225,20 @@ int th_tensor_bernoulli_tensor(th_tensor *t, th_generator *g, const th_tensor *p
 }
 
 int th_tensor_random(th_tensor *t, th_generator *g) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, random, (t, g));
 }
 
 int th_tensor_random_range(th_tensor *t, th_generator *g, int64_t a, int64_t b) {
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   if (th_random_check_range(a, b) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, random_range, (t, g, a, b));
 }
 
 int th_tensor_randperm(th_tensor *t, th_generator *g, int64_t n) {
-  /* the largest n whose values 1..n the type holds exactly */
-  static const int64_t maxn[TH_NDTYPES] = {255, INT64_MAX, 1LL << 24, 1LL << 53};
+  if (th_dtype_need_kernels(t->dtype) != TH_OK) return TH_ERR;
   if (n <= 0) return th_error_set("n must be strictly positive, got %lld", (long long)n);
-  if (n > maxn[t->dtype])
+  if (n > th_dtype_hi[t->dtype])  /* values 1..n held exactly */
     return th_error_set("n = %lld does not fit in a %sTensor", (long long)n, th_dtype_name[t->dtype]);
   if (th_tensor_resize1d(t, n) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(t->dtype, randperm, (t, g, n));

@@ -28,6 +28,7 @@ static th_tensor rowview(const th_tensor *t, int dim) {
    of each sorted row; the results get src's sizes with 'count' at dim */
 static int sort_select(th_tensor *values, th_tensor *indices, const th_tensor *src, int dim,
                        int desc, int64_t first, int64_t count) {
+  if (th_dtype_need_kernels(src->dtype) != TH_OK) return TH_ERR;
   int64_t size[TH_MAXDIM];
   th_tensor copy;
   int rc = TH_OK;

@@ -8,15 +8,16 @@
 
 #if !M_FLOATING
 /* integer division and modulo; y != 0 is checked before the loop. C's
-   INT64_MIN / -1 traps, so -1 is a negation (which wraps) */
+   INT64_MIN / -1 (and INT32_MIN / -1) traps, so -1 is a negation (which
+   wraps: -128 / -1 is -128 in a CharTensor, as Torch7 on x86 gave) */
 static inline real TH_R(idiv)(real x, real y) {
-#if defined(TH_REAL_IS_LONG)
-  if (y == -1) return W_NEG(x);
+#if TH_REAL_SIGNED
+  if (y == -1) return (real)W_NEG(x);
 #endif
   return (real)(x / y);
 }
 static inline real TH_R(imod)(real x, real y) {
-#if defined(TH_REAL_IS_LONG)
+#if TH_REAL_SIGNED
   if (y == -1) return 0;
 #endif
   return (real)(x % y);
@@ -24,8 +25,8 @@ static inline real TH_R(imod)(real x, real y) {
 /* the remainder takes the divisor's sign (Python's %) */
 static inline real TH_R(irem)(real x, real y) {
   real m = TH_R(imod)(x, y);
-#if defined(TH_REAL_IS_LONG)
-  if (m != 0 && ((m < 0) != (y < 0))) m += y;
+#if TH_REAL_SIGNED
+  if (m != 0 && ((m < 0) != (y < 0))) m = (real)(m + y);
 #endif
   return m;
 }
@@ -50,10 +51,10 @@ static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
     break;
   switch (op) {
     U(TH_UN_NEG, W_NEG(x))
-#if defined(TH_REAL_IS_BYTE)
+#if !TH_REAL_SIGNED
     U(TH_UN_ABS, x)
     U(TH_UN_SIGN, x > 0)
-#elif defined(TH_REAL_IS_LONG)
+#elif !M_FLOATING
     U(TH_UN_ABS, x < 0 ? W_NEG(x) : x)
     U(TH_UN_SIGN, (x > 0) - (x < 0))
 #else

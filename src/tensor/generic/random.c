@@ -49,15 +49,16 @@ static int TH_R(bernoulli_tensor)(th_tensor *t, th_generator *g, const th_tensor
   return TH_OK;
 }
 
-/* the raw draw reduced as Torch7 reduces it per type (a 32-bit draw is
-   below every modulus except the byte's and the float's) */
+/* the raw draw reduced as Torch7 reduces it per type: modulo hi + 1 for
+   integers (256 for bytes, 2^31 for ints), 2^24 + 1 for floats, none for
+   doubles (the draw is below 2^53) */
 static int TH_R(random)(th_tensor *t, th_generator *g) {
-#if defined(TH_REAL_IS_BYTE)
-  TH_APPLY1(real, x, t, *x = (real)(th_random_random(g) % 256u););
-#elif defined(TH_REAL_IS_FLOAT)
+#if defined(TH_REAL_IS_FLOAT)
   TH_APPLY1(real, x, t, *x = (real)(th_random_random(g) % ((1u << 24) + 1u)););
-#else
+#elif TH_REAL_FLOATING
   TH_APPLY1(real, x, t, *x = (real)th_random_random(g););
+#else
+  TH_APPLY1(real, x, t, *x = (real)(th_random_random(g) % ((uint64_t)TH_REAL_HI + 1u)););
 #endif
   return TH_OK;
 }
