@@ -348,7 +348,7 @@ describe('t[i] and t[{...}]', function()
     errors(function() return x[{1, 1, 1}] end, 'tensor index: 3 indices for a 2D tensor')
     errors(function() return x[{'a'}] end,
            'tensor index: index 1 must be a number or a {first, last} table, got string')
-    errors(function() return x[{1.5}] end, 'tensor index: entry 1 of the index must be an integer, got 1.5')
+    errors(function() return x[{1.5}] end, 'tensor index: index 1 must be an integer, got 1.5')
     errors(function() return x[{{'a'}}] end, 'tensor index: range 1 must hold integers, got string')
     errors(function() return x[{1, {1.5, 2}}] end, 'tensor index: range 2 must hold integers, got a fraction')
     errors(function() return x[{{1, 2, 3}}] end, 'tensor index: range 1 must be {first, last}, got 3 entries')
