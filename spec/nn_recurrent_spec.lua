@@ -86,3 +86,26 @@ describe('nn.LSTM and nn.GRU', function()
     assert.truthy(H.errmsg(nn.LSTM, 0, 3):find('nn.LSTM: inputSize must be a positive integer', 1, true))
   end)
 end)
+
+describe('nn.LSTM under optnet recompute', function()
+  it('re-computes across time steps and gives the unoptimized numbers, with less memory', function()
+    local optnet = require 'optnet'
+    local function build()
+      torch.manualSeed(9)
+      return nn.Sequential():add(nn.LSTM(5, 8, 2)):add(nn.Bottle(nn.Linear(8, 5))):double()
+    end
+    local ref, net = build(), build()
+    local x, go = torch.randn(4, 10, 5), torch.randn(4, 10, 5)
+    ref:forward(x); ref:backward(x, go)
+    local before = optnet.countUsedMemory(ref).total_size
+    optnet.optimizeMemory(net, x, {mode = 'training', recompute = 'sqrt'})
+    ref:zeroGradParameters(); net:zeroGradParameters()
+    H.identical(ref:forward(x), net:forward(x), 'output')
+    H.identical(ref:backward(x, go), net:backward(x, go), 'gradInput')
+    local _, ga = ref:parameters()
+    local _, gb = net:parameters()
+    H.identical(ga, gb, 'gradParameters')
+    local after = optnet.countUsedMemory(net).total_size
+    assert(after < before, string.format('recompute memory %d, plain %d', after, before))
+  end)
+end)

@@ -23,10 +23,12 @@ function Linear:__init(inputSize, outputSize, bias)
   inputSize, outputSize = count(inputSize, 'inputSize'), count(outputSize, 'outputSize')
   if bias == nil then bias = true end
   self.weight = torch.Tensor(outputSize, inputSize)
-  self.gradWeight = torch.Tensor(outputSize, inputSize)
+  -- gradients start at zero (Torch7 left them as allocated: whatever the
+  -- memory held, NaN included, until zeroGradParameters)
+  self.gradWeight = torch.Tensor(outputSize, inputSize):zero()
   if bias then
     self.bias = torch.Tensor(outputSize)
-    self.gradBias = torch.Tensor(outputSize)
+    self.gradBias = torch.Tensor(outputSize):zero()
   end
   self:reset()
 end

@@ -75,7 +75,12 @@ end
 -- classes that define __index__ / __newindex__ (Torch7's hooks: a method
 -- that answers 'handled' first) get function metamethods; the others keep
 -- plain table lookup, which is faster
+local eqDispatcher
 local function indexHooks(mt)
+  if rawget(mt, '__eq') == nil and mt.__eq__ ~= nil then
+    eqDispatcher = eqDispatcher or dispatcher('__eq')
+    mt.__eq = eqDispatcher
+  end
   if rawget(mt, '__index') == mt and type(mt.__index__) == 'function' then
     mt.__index = function(self, k)
       local hook = mt.__index__
@@ -123,7 +128,12 @@ function torch.class(name, parentName, module)
   local mt = {__typename = name, __version = 1}
   mt.__index = mt
   mt.__tostring = forward('__tostring__')
-  for op in pairs(OPS) do mt[op] = dispatcher(op) end
+  -- __eq only once a class in the chain defines __eq__ (see indexHooks):
+  -- without one, == is identity, and a metamethod on every comparison of
+  -- two modules would only cost time
+  for op in pairs(OPS) do
+    if op ~= '__eq' then mt[op] = dispatcher(op) end
+  end
   setmetatable(mt, parent and {__index = parent} or nil)
   local function new(...)
     indexHooks(mt)

@@ -146,7 +146,10 @@ end
 
 local function fresh(case)
   torch.manualSeed(42)
+  -- gradients as a training script has them before its first backward
+  -- (a new module's may hold whatever memory held: nn.NaN would see NaN)
   local m = case.make():double()
+  m:zeroGradParameters()
   torch.manualSeed(43)
   local x = convert(case.input(), 'torch.DoubleTensor')
   return m, x
