@@ -32,6 +32,8 @@ define('typeAs', function(self, other)
   end
   return self:type(other:type())
 end)
+-- x:real(): the default tensor type (Torch7's, to compute on a HalfTensor)
+define('real', function(self) return self:type(torch.getdefaulttensortype()) end)
 -- x:byte(), x:char(), x:short(), x:int(), x:long(), x:float(), x:double()
 for _, n in ipairs(torch._typenames) do
   local tn = 'torch.' .. n .. 'Tensor'
