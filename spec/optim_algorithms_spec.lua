@@ -181,6 +181,10 @@ describe('optim algorithms: first steps by hand', function()
     assert(math.abs(t2 - 1) < 1e-9 and math.abs(f2) < 1e-9, 'bounded ' .. t2 .. ' ' .. f2)
     local t3 = optim.polyinterp(torch.Tensor{{0, 1, -2}, {3, 4, 4}}, 2, 3)
     assert(math.abs(t3 - 2) < 1e-12, 'bound respected ' .. t3)
+    -- three points: the quintic through values and slopes of (x - 1)^2 is
+    -- that parabola, found through the roots of its derivative
+    local t4, f4 = optim.polyinterp(torch.Tensor{{0, 1, -2}, {2, 1, 2}, {3, 4, 4}})
+    assert(math.abs(t4 - 1) < 1e-6 and math.abs(f4) < 1e-9, 'three points ' .. t4 .. ' ' .. f4)
     assert.truthy(H.errmsg(optim.polyinterp, torch.zeros(2, 2)):find('n x 3', 1, true))
   end)
 

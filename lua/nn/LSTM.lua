@@ -10,17 +10,8 @@ function LSTM:__init(inputSize, hiddenSize, layers, dropout)
       error(string.format('nn.LSTM: %s must be a positive integer, got %s', k, tostring(v)), 2)
     end
   end
-  -- the step is an nngraph graph; building it leaves module calls as they were
-  local before = {package.loaded.nngraph ~= nil, torch.getmetatable('nn.Module').__call__,
-                  torch.getmetatable('nn.Module').__unm__, torch.getmetatable('nn.Module').__sub__,
-                  torch.getmetatable('nn.Criterion').__call__}
-  require 'nngraph'
-  local step = nngraph.build(require('models.lstm'), {inputSize = inputSize, rnnSize = hiddenSize,
-                                                      layers = layers or 1, dropout = dropout or 0})
-  if not before[1] then
-    local M, C = torch.getmetatable('nn.Module'), torch.getmetatable('nn.Criterion')
-    M.__call__, M.__unm__, M.__sub__, C.__call__ = before[2], before[3], before[4], before[5]
-  end
+  local step = nn.Recurrence.buildStep('lstm', {inputSize = inputSize, rnnSize = hiddenSize,
+                                               layers = layers or 1, dropout = dropout or 0})
   self.inputSize, self.hiddenSize, self.layers = inputSize, hiddenSize, layers or 1
   -- the states are c1, h1, ..., cL, hL: the last one is the top h
   parent.__init(self, step, 2 * self.layers, hiddenSize)

@@ -13,6 +13,18 @@ local Recurrence, parent = torch.class('nn.Recurrence', 'nn.Container')
 
 local PARAMS = {'weight', 'bias', 'gradWeight', 'gradBias'}
 
+-- the step of models/<name>.lua (an nngraph graph), built without leaving
+-- nngraph's node syntax on for a script that had not loaded nngraph
+function Recurrence.buildStep(name, opts)
+  local M, C = torch.getmetatable('nn.Module'), torch.getmetatable('nn.Criterion')
+  local loaded = package.loaded.nngraph ~= nil
+  local before = {M.__call__, M.__unm__, M.__sub__, C.__call__}
+  require 'nngraph'
+  local step = nngraph.build(require('models.' .. name), opts)
+  if not loaded then M.__call__, M.__unm__, M.__sub__, C.__call__ = table.unpack(before, 1, 4) end
+  return step
+end
+
 function Recurrence:__init(step, nState, stateSize)
   parent.__init(self)
   if not torch.isTypeOf(step, 'nn.Module') then

@@ -57,6 +57,7 @@ end
 
 function M.clone(v)
   if torch.isTensor(v) then return v:clone() end
+  if type(v) ~= 'table' then return v end   -- numbers (SplitTable of a 1D input)
   local r = {}
   for k, x in pairs(v) do r[k] = M.clone(x) end
   return r

@@ -78,15 +78,7 @@ local function convert(v, tname)
   return v
 end
 
-local function copy(v)
-  if torch.isTensor(v) then return v:clone() end
-  if type(v) == 'table' then
-    local r = {}
-    for k, x in pairs(v) do r[k] = copy(x) end
-    return r
-  end
-  return v
-end
+local copy = H.clone
 
 -- largest |a - b| / max(1, |a|) over tensors or tables of tensors with the same shape
 local function reldiff(a, b, what)
