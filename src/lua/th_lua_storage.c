@@ -60,7 +60,40 @@ static int s_gc(lua_State *L) {
   return 0;
 }
 
-/* C.newStorage(dtype, size | table | storage [, offset, size]) */
+static int push_new(lua_State *L, th_storage *s, const char *fname) {
+  if (s == NULL) return th_lua_error(L, fname);
+  th_lua_pushstorage(L, s);
+  th_storage_release(s);
+  th_lua_gcstep(L);
+  return 1;
+}
+
+/* Storage(filename [, shared = false [, size = whole file]]) */
+static int s_newmapped(lua_State *L, th_dtype dt, const char *fname) {
+  const char *filename = lua_tostring(L, 2);
+  int64_t n = 0;
+  if (!lua_isnoneornil(L, 3) && !lua_isboolean(L, 3))
+    return th_lua_argerror(L, 3, fname, "shared flag (boolean) expected, got %s", th_lua_typename(L, 3));
+  if (!lua_isnoneornil(L, 4)) n = th_lua_checkint(L, 4, fname, "size");
+  return push_new(L, th_storage_new_mapped(dt, filename, lua_toboolean(L, 3), n), fname);
+}
+
+/* Storage(s, offset [, size = to the end]): a view of s (1-based offset) */
+static int s_newview(lua_State *L, th_dtype dt, const char *fname) {
+  th_storage *base = th_lua_checkstorage(L, 2, fname);
+  int64_t offset = 1, n;
+  if (base->dtype != dt)
+    return th_lua_argerror(L, 2, fname, "%s expected, got %s", th_lua_storage_mt[dt], th_lua_typename(L, 2));
+  if (!lua_isnoneornil(L, 3)) offset = th_lua_checkint(L, 3, fname, "offset");
+  if (offset < 1 || offset > base->size + 1)
+    return th_lua_argerror(L, 3, fname, "offset in 1..%lld expected, got %lld", (long long)base->size + 1,
+                           (long long)offset);
+  n = base->size - (offset - 1);
+  if (!lua_isnoneornil(L, 4)) n = th_lua_checkint(L, 4, fname, "size");
+  return push_new(L, th_storage_new_view(base, offset - 1, n), fname);
+}
+
+/* C.newStorage(dtype, size | table | storage [, offset, size] | filename [, shared, size]) */
 static int s_new(lua_State *L) {
   th_dtype dt = (th_dtype)luaL_checkinteger(L, 1);
   const char *fname = th_lua_storage_mt[dt];
@@ -82,6 +115,8 @@ static int s_new(lua_State *L) {
     th_lua_gcstep(L);
     return 1;
   }
+  if (lua_type(L, 2) == LUA_TSTRING) return s_newmapped(L, dt, fname);
+  if (th_lua_tostoragebox(L, 2) != NULL) return s_newview(L, dt, fname);
   if (!lua_isnoneornil(L, 2)) n = th_lua_checkint(L, 2, fname, "size");
   s = th_storage_new(dt, n);
   if (s == NULL) return th_lua_error(L, fname);

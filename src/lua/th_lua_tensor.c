@@ -408,7 +408,10 @@ static int t_narrow(lua_State *L) {
 
 static int t_select(lua_State *L) {
   th_tensor *t = th_lua_checktensor(L, 1, "select");
-  int d = th_lua_checkdim(L, 2, t->ndim, 0, "select");
+  /* a 1D tensor gives its element whatever the dimension, as Torch7
+     (whose select never read it there; its own tests rely on that) */
+  int d = t->ndim == 1 ? (th_lua_checkint(L, 2, "select", "dimension"), 0)
+                       : th_lua_checkdim(L, 2, t->ndim, 0, "select");
   int64_t i = th_lua_checkindex(L, 3, t->size[d], "select", "index");
   th_tensor *r;
   if (t->ndim == 1) {  /* Torch7 returns the number */
@@ -524,10 +527,19 @@ static int t_expand(lua_State *L) {
   return 1;
 }
 
+/* t:expandAs(o) -> new view; res:expandAs(src, o) -> res */
 static int t_expandas(lua_State *L) {
   th_tensor *t = th_lua_checktensor(L, 1, "expandAs");
   th_tensor *o = th_lua_checktensor(L, 2, "expandAs");
-  th_tensor *r = newview(L, t);
+  th_tensor *r;
+  if (lua_gettop(L) >= 3) {
+    th_tensor *u = th_lua_checktensor(L, 3, "expandAs");
+    if (o->dtype != t->dtype) return th_lua_argerror(L, 2, "expandAs", "%s expected", th_lua_tensor_mt[t->dtype]);
+    th_lua_check(L, th_tensor_expand(t, o, u->ndim, u->size), "expandAs");
+    lua_settop(L, 1);
+    return 1;
+  }
+  r = newview(L, t);
   th_lua_check(L, th_tensor_expand(r, t, o->ndim, o->size), "expandAs");
   return 1;
 }
@@ -551,10 +563,19 @@ static int t_view(lua_State *L) {
   return 1;
 }
 
+/* t:viewAs(o) -> new view; res:viewAs(src, o) -> res */
 static int t_viewas(lua_State *L) {
   th_tensor *t = th_lua_checktensor(L, 1, "viewAs");
   th_tensor *o = th_lua_checktensor(L, 2, "viewAs");
-  th_tensor *r = newview(L, t);
+  th_tensor *r;
+  if (lua_gettop(L) >= 3) {
+    th_tensor *u = th_lua_checktensor(L, 3, "viewAs");
+    if (o->dtype != t->dtype) return th_lua_argerror(L, 2, "viewAs", "%s expected", th_lua_tensor_mt[t->dtype]);
+    th_lua_check(L, th_tensor_view(t, o, u->ndim, u->size), "viewAs");
+    lua_settop(L, 1);
+    return 1;
+  }
+  r = newview(L, t);
   th_lua_check(L, th_tensor_view(r, t, o->ndim, o->size), "viewAs");
   return 1;
 }

@@ -107,6 +107,14 @@ int th_tensor_addcdiv(th_tensor *r, const th_tensor *a, double value, const th_t
 
 /* --- fills ------------------------------------------------------------------ */
 
+/* a result that already holds n elements keeps its shape and strides
+   (Torch7: x:narrow(2, 2, 2):linspace(0, 3, 4) fills the view in order);
+   resizing a view would write outside it */
+static int fill_shape(th_tensor *r, int64_t n) {
+  if (r->storage != NULL && th_tensor_numel(r) == n) return TH_OK;
+  return th_tensor_resize1d(r, n);
+}
+
 int th_tensor_range(th_tensor *r, double a, double b, double step) {
   if (th_dtype_need_kernels(r->dtype) != TH_OK) return TH_ERR;
   double n;
@@ -118,7 +126,7 @@ int th_tensor_range(th_tensor *r, double a, double b, double step) {
                         step);
   n = floor((b - a) / step) + 1;
   if (n > 9.0e18) return th_error_set("too many elements (%g)", n);
-  if (th_tensor_resize1d(r, (int64_t)n) != TH_OK) return TH_ERR;
+  if (fill_shape(r, (int64_t)n) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(r->dtype, range, (r, a, step));
 }
 
@@ -128,7 +136,7 @@ int th_tensor_linspace(th_tensor *r, double a, double b, int64_t n) {
   if (n < 1 || (n == 1 && a != b))
     return th_error_set("invalid number of points %lld (at least 2, or 1 when both ends are equal)",
                         (long long)n);
-  if (th_tensor_resize1d(r, n) != TH_OK) return TH_ERR;
+  if (fill_shape(r, n) != TH_OK) return TH_ERR;
   return TH_DISPATCH_ALL(r->dtype, range, (r, a, n > 1 ? (b - a) / (double)(n - 1) : 0.0));
 }
 

@@ -118,10 +118,10 @@ double th_random_cauchy(th_generator *g, double median, double sigma) {
   return median + sigma * tan(M_PI * (uniform01(g) - 0.5));
 }
 
-/* mean and stdv are those of the log-normal itself, not of its logarithm */
+/* exp(N(mean, stdv)): mean and stdv are those of the logarithm (current
+   Torch7; its first releases took the log-normal's own moments) */
 double th_random_lognormal(th_generator *g, double mean, double stdv) {
-  double zm = mean * mean, zs = stdv * stdv;
-  return exp(th_random_normal(g, log(zm / sqrt(zs + zm)), sqrt(log(zs / zm + 1))));
+  return exp(th_random_normal(g, mean, stdv));
 }
 
 int64_t th_random_geometric(th_generator *g, double p) {

@@ -31,11 +31,39 @@ th_storage *th_storage_new(th_dtype dtype, int64_t size) {
   s->size = size;
   s->refcount = 1;
   s->cat = TH_MEM_FREE;
+  s->base = NULL;
+  s->nviews = 0;
+  s->mapped = 0;
   s->data = th_alloc((size_t)size * th_dtype_size[dtype], s->cat);
   if (s->data == NULL) {
     free(s);
     return NULL;
   }
+  return s;
+}
+
+th_storage *th_storage_new_view(th_storage *base, int64_t offset, int64_t size) {
+  th_storage *s;
+  if (offset < 0 || size < 0 || offset > base->size || size > base->size - offset) {
+    th_error_set("%lld elements from position %lld do not fit a storage of %lld elements",
+                 (long long)size, (long long)offset + 1, (long long)base->size);
+    return NULL;
+  }
+  s = malloc(sizeof *s);
+  if (s == NULL) {
+    th_error_set("out of memory allocating a storage");
+    return NULL;
+  }
+  s->dtype = base->dtype;
+  s->size = size;
+  s->refcount = 1;
+  s->cat = TH_MEM_FREE;
+  s->base = base;
+  s->nviews = 0;
+  s->mapped = 0;
+  s->data = (char *)base->data + (size_t)offset * th_dtype_size[base->dtype];
+  th_storage_retain(base);
+  base->nviews++;
   return s;
 }
 
@@ -45,13 +73,26 @@ void th_storage_retain(th_storage *s) {
 
 void th_storage_release(th_storage *s) {
   if (s == NULL || --s->refcount > 0) return;
-  th_free(s->data, th_storage_bytes(s), s->cat);
+  if (s->base != NULL) {
+    s->base->nviews--;
+    th_storage_release(s->base);
+  } else if (s->mapped > 0) {
+    th_storage_unmap(s);
+  } else {
+    th_free(s->data, th_storage_bytes(s), s->cat);
+  }
   free(s);
 }
 
 int th_storage_resize(th_storage *s, int64_t size) {
   void *p;
   if (size == s->size) return TH_OK;
+  /* a view's memory is its parent's, a mapping's is the file's, and a
+     parent's block cannot move under its views */
+  if (s->base != NULL) return th_error_set("cannot resize a storage that views another");
+  if (s->mapped > 0) return th_error_set("cannot resize a storage mapped from a file");
+  if (s->nviews > 0)
+    return th_error_set("cannot resize a storage viewed by %d other storage(s)", s->nviews);
   if (th_storage_checksize(s->dtype, size) != TH_OK) return TH_ERR;
   p = th_realloc(s->data, th_storage_bytes(s), (size_t)size * th_dtype_size[s->dtype], s->cat);
   if (p == NULL) return TH_ERR;
@@ -61,6 +102,7 @@ int th_storage_resize(th_storage *s, int64_t size) {
 }
 
 void th_storage_set_category(th_storage *s, th_memcat cat) {
-  th_alloc_recategorize(th_storage_bytes(s), s->cat, cat);
+  /* views and mappings hold no heap bytes of their own */
+  if (s->base == NULL && s->mapped == 0) th_alloc_recategorize(th_storage_bytes(s), s->cat, cat);
   s->cat = cat;
 }

@@ -16,6 +16,9 @@ typedef struct th_storage {
   th_dtype dtype;
   int refcount;     /* views and Lua handles holding it */
   th_memcat cat;    /* accounting category of 'data' */
+  struct th_storage *base; /* a view's parent (retained): 'data' points into it */
+  int nviews;       /* storages viewing this one: its block must not move */
+  size_t mapped;    /* bytes of a file mapping 'data' is (0: heap memory) */
 } th_storage;
 
 /* a new storage with refcount 1; contents uninitialised. NULL + th_error on failure */
@@ -23,6 +26,15 @@ th_storage *th_storage_new(th_dtype dtype, int64_t size);
 void th_storage_retain(th_storage *s);
 /* drops one reference; frees at zero. NULL is ignored */
 void th_storage_release(th_storage *s);
+/* elements [offset, offset + size) of 'base' (0-based) as a storage of
+   its own sharing the memory (Torch7's Storage(s, offset, size)) */
+th_storage *th_storage_new_view(th_storage *base, int64_t offset, int64_t size);
+/* a storage over the file 'filename' mapped in memory (th_storage_map.c):
+   shared writes through to the file (created or grown to 'size' elements
+   as needed), else a private copy-on-write mapping of an existing file
+   that holds 'size' elements at least. size 0: the whole file. */
+th_storage *th_storage_new_mapped(th_dtype dtype, const char *filename, int shared, int64_t size);
+void th_storage_unmap(th_storage *s);
 /* grows or shrinks in place (the block may move), keeping the common prefix */
 int th_storage_resize(th_storage *s, int64_t size);
 void th_storage_set_category(th_storage *s, th_memcat cat);
