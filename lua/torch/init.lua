@@ -15,6 +15,15 @@ torch.setnumthreads = C.setnumthreads
 torch.getnumthreads = C.getnumthreads
 torch.memoryStats = C.memoryStats
 torch.resetPeakMemory = C.resetPeakMemory
+-- Torch7 told Lua's GC about tensor memory only with heap tracking on; here
+-- the binding always does (th_alloc counts every byte), so the switch is
+-- only recorded, as Torch7 recorded it (docs/compat.md)
+function torch.setheaptracking(on)
+  if type(on) ~= 'boolean' then
+    error(string.format('torch.setheaptracking: boolean expected, got %s', type(on)), 2)
+  end
+  torch._heaptracking = on
+end
 
 local typenames = C.dtypeNames   -- {'Byte', 'Char', ...}: the C core's one list
 torch._typenames = typenames

@@ -52,6 +52,9 @@ typedef enum {
   TH_SC_MAX, TH_SC_MIN,
   TH_SC_POW,        /* a ^ value, floating only */
   TH_SC_TPOW,       /* value ^ a, floating only */
+  TH_SC_BITAND, TH_SC_BITOR, TH_SC_BITXOR,  /* integer types only */
+  TH_SC_LSHIFT, TH_SC_RSHIFT,  /* integers: logical shifts of the bits (0 past
+                                  the width); floating: a * 2^value, a / 2^value */
   TH_NSCALAR
 } th_scalar_op;
 extern const char *const th_scalar_name[TH_NSCALAR];
@@ -67,6 +70,8 @@ typedef enum {
   TH_BI_MUL, TH_BI_DIV, TH_BI_FMOD, TH_BI_REMAINDER, TH_BI_MAX, TH_BI_MIN,
   TH_BI_POW,        /* floating only */
   TH_BI_LERP,       /* a + value * (b - a), floating only */
+  TH_BI_BITAND, TH_BI_BITOR, TH_BI_BITXOR,  /* integer types only */
+  TH_BI_LSHIFT, TH_BI_RSHIFT,  /* as TH_SC_LSHIFT, TH_SC_RSHIFT, per element */
   TH_NBINARY
 } th_binary_op;
 extern const char *const th_binary_name[TH_NBINARY];

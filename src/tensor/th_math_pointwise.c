@@ -19,6 +19,12 @@ static int check_result(const th_tensor *r, const th_tensor *a) {
                       th_dtype_name[a->dtype], th_dtype_name[r->dtype]);
 }
 
+/* Torch7 refuses bit operations on floating tensors (shifts multiply instead) */
+static int need_integer(const th_tensor *t) {
+  if (!TH_IS_FLOATING(t->dtype)) return TH_OK;
+  return th_error_set("not available for %sTensor (integer types only)", th_dtype_name[t->dtype]);
+}
+
 int th_tensor_unary(th_tensor *r, const th_tensor *a, th_unary_op op) {
   if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
   const th_tensor *in[1];
@@ -40,6 +46,10 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
   int rc;
   if ((int)op < 0 || op >= TH_NSCALAR) return th_error_set("unknown scalar op %d", (int)op);
   if ((op == TH_SC_POW || op == TH_SC_TPOW) && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
+  if ((op == TH_SC_LSHIFT || op == TH_SC_RSHIFT) && !TH_IS_FLOATING(a->dtype) &&
+      (value < 0 || value != floor(value)))
+    return th_error_set("shift count must be a non-negative integer, got %g", value);
   if (check_result(r, a) != TH_OK) return TH_ERR;
   in[0] = a;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
@@ -67,6 +77,7 @@ int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th
   int rc;
   if ((int)op < 0 || op >= TH_NBINARY) return th_error_set("unknown binary op %d", (int)op);
   if ((op == TH_BI_POW || op == TH_BI_LERP) && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (op >= TH_BI_BITAND && op <= TH_BI_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
   if (th_math_same_type(a, b, "the second tensor") != TH_OK || check_result(r, a) != TH_OK ||
       th_math_same_numel(a, b) != TH_OK)
     return TH_ERR;

@@ -13,11 +13,13 @@ const char *const th_unary_name[TH_NUNARY] = {
 _Static_assert(sizeof th_unary_name / sizeof th_unary_name[0] == TH_NUNARY, "th_unary_name");
 
 const char *const th_scalar_name[TH_NSCALAR] = {"add", "mul", "div", "fmod", "remainder",
-                                                "cmax", "cmin", "pow", "tpow"};
+                                                "cmax", "cmin", "pow", "tpow",
+                                                "bitand", "bitor", "bitxor", "lshift", "rshift"};
 _Static_assert(sizeof th_scalar_name / sizeof th_scalar_name[0] == TH_NSCALAR, "th_scalar_name");
 
 const char *const th_binary_name[TH_NBINARY] = {"add", "cmul", "cdiv", "cfmod", "cremainder",
-                                                "cmax", "cmin", "cpow", "lerp"};
+                                                "cmax", "cmin", "cpow", "lerp",
+                                                "cbitand", "cbitor", "cbitxor", "clshift", "crshift"};
 _Static_assert(sizeof th_binary_name / sizeof th_binary_name[0] == TH_NBINARY, "th_binary_name");
 
 const char *const th_cmp_name[TH_NCMP] = {"eq", "ne", "lt", "le", "gt", "ge"};

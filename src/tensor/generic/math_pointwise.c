@@ -30,6 +30,29 @@ static inline real TH_R(irem)(real x, real y) {
 #endif
   return m;
 }
+/* logical shifts in the unsigned type of real's width, as Torch7's
+   ((ureal) x) << s; a count past the width shifts every bit out */
+#if TH_REAL_SIZE == 1
+#define M_UREAL uint8_t
+#elif TH_REAL_SIZE == 2
+#define M_UREAL uint16_t
+#elif TH_REAL_SIZE == 4
+#define M_UREAL uint32_t
+#else
+#define M_UREAL uint64_t
+#endif
+static inline real TH_R(shl)(real x, int64_t s) {
+  return s >= TH_REAL_SIZE * 8 ? 0 : (real)(M_UREAL)((uint64_t)(M_UREAL)x << s);
+}
+static inline real TH_R(shr)(real x, int64_t s) {
+  return s >= TH_REAL_SIZE * 8 ? 0 : (real)(M_UREAL)((M_UREAL)x >> s);
+}
+#undef M_UREAL
+static int TH_R(has_negative)(const th_tensor *t) {
+  int found = 0;
+  TH_APPLY1(const real, p, t, if (*p < 0) found = 1;);
+  return found;
+}
 static int TH_R(has_zero)(const th_tensor *t) {
   int found = 0;
   TH_APPLY1(const real, p, t, if (*p == 0) found = 1;);
@@ -98,6 +121,7 @@ static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, doubl
     TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = (real)(__VA_ARGS__); }); \
     break;
 #if !M_FLOATING
+  const int64_t shift = value > 64 ? 64 : (int64_t)value;  /* >= 0, checked by the caller */
   if ((op == TH_SC_DIV || op == TH_SC_FMOD || op == TH_SC_REMAINDER) && v == 0)
     return th_error_set("integer division by zero");
 #endif
@@ -119,6 +143,15 @@ static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, doubl
     S(TH_SC_DIV, TH_R(idiv)(x, v))
     S(TH_SC_FMOD, TH_R(imod)(x, v))
     S(TH_SC_REMAINDER, TH_R(irem)(x, v))
+    S(TH_SC_BITAND, x & v)
+    S(TH_SC_BITOR, x | v)
+    S(TH_SC_BITXOR, x ^ v)
+    S(TH_SC_LSHIFT, TH_R(shl)(x, shift))
+    S(TH_SC_RSHIFT, TH_R(shr)(x, shift))
+#endif
+#if M_FLOATING
+    S(TH_SC_LSHIFT, x * MF(pow)(2, v))
+    S(TH_SC_RSHIFT, x / MF(pow)(2, v))
 #endif
     default: return th_error_set("scalar op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
   }
@@ -145,6 +178,8 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
 #if !M_FLOATING
   if ((op == TH_BI_DIV || op == TH_BI_FMOD || op == TH_BI_REMAINDER) && TH_R(has_zero)(b))
     return th_error_set("integer division by zero (the divisor tensor holds a 0)");
+  if ((op == TH_BI_LSHIFT || op == TH_BI_RSHIFT) && TH_R(has_negative)(b))
+    return th_error_set("shift counts must be non-negative (the count tensor holds a negative)");
 #endif
   switch (op) {
     case TH_BI_ADD:
@@ -160,10 +195,17 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
     B(TH_BI_REMAINDER, TH_R(frem)(x, y))
     B(TH_BI_POW, MF(pow)(x, y))
     B(TH_BI_LERP, x + v * (y - x))
+    B(TH_BI_LSHIFT, x * MF(pow)(2, y))
+    B(TH_BI_RSHIFT, x / MF(pow)(2, y))
 #else
     B(TH_BI_DIV, TH_R(idiv)(x, y))
     B(TH_BI_FMOD, TH_R(imod)(x, y))
     B(TH_BI_REMAINDER, TH_R(irem)(x, y))
+    B(TH_BI_BITAND, x & y)
+    B(TH_BI_BITOR, x | y)
+    B(TH_BI_BITXOR, x ^ y)
+    B(TH_BI_LSHIFT, TH_R(shl)(x, y))
+    B(TH_BI_RSHIFT, TH_R(shr)(x, y))
 #endif
     default: return th_error_set("binary op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
   }
