@@ -78,7 +78,7 @@ end
 
 -- sugar and services, one file each
 require 'torch.Tensor'
-for _, m in ipairs{'torch.math', 'torch.index', 'torch.print', 'torch.random', 'torch.multinomial', 'torch.File', 'torch.Timer',
+for _, m in ipairs{'torch.math', 'torch.index', 'torch.print', 'torch.random', 'torch.multinomial', 'torch.mathmore', 'torch.File', 'torch.Timer',
                    'torch.compat', 'torch.scope', 'torch.Tester', 'torch.CmdLine'} do
   local ok, err = pcall(require, m)
   if not ok and not tostring(err):find("module '" .. m .. "' not found", 1, true) then error(err, 0) end

@@ -1,0 +1,211 @@
+-- Torch7 math made of other kernels: cross, renorm, histc, bhistc, mode.
+-- Each takes Torch7's optional leading result: torch.cross([res,] a, b [, dim]);
+-- the methods follow Torch7 too (x:renorm(p, dim, maxnorm) works in place,
+-- x:cross(y), x:histc(), x:mode() return new tensors).
+
+local torch = torch
+local define = torch._defineTensorMethod
+
+local function tname(x) return torch.typename(x) or type(x) end
+
+local function need(cond, fname, fmt, ...)
+  if not cond then error(string.format('%s: ' .. fmt, fname, ...), 3) end
+end
+
+local function need_tensor(x, fname, what)
+  need(torch.isTensor(x), fname, '%s must be a tensor, got %s', what, tname(x))
+end
+
+local function need_floating(x, fname)
+  local t = torch.typename(x)
+  need(t == 'torch.FloatTensor' or t == 'torch.DoubleTensor', fname,
+       'not available for %s (expects a Float or Double tensor)', t)
+end
+
+local function need_dim(d, x, fname)
+  need(math.type(d) == 'integer' or (type(d) == 'number' and d == math.floor(d)), fname,
+       'dimension must be an integer, got %s', tname(d))
+  need(d >= 1 and d <= x:dim(), fname, 'dimension %d out of range for a %dD tensor', d, x:dim())
+  return math.tointeger(d)
+end
+
+-- [res] torch.cross([res,] a, b [, dim]): the cross product of 3-vectors
+-- along dim (default: the first dimension of size 3)
+function torch.cross(...)
+  local args = table.pack(...)
+  local res
+  if torch.isTensor(args[3]) then res = table.remove(args, 1); args.n = args.n - 1 end
+  local a, b, dim = args[1], args[2], args[3]
+  need_tensor(a, 'cross', 'the first vector tensor')
+  need_tensor(b, 'cross', 'the second vector tensor')
+  need(torch.typename(a) == torch.typename(b), 'cross', 'tensors of one type expected, got %s and %s',
+       torch.typename(a), torch.typename(b))
+  need(a:isSameSizeAs(b), 'cross', 'tensors of the same size expected, got %s and %s',
+       table.concat(a:size():totable(), 'x'), table.concat(b:size():totable(), 'x'))
+  if dim == nil then
+    for d = 1, a:dim() do if a:size(d) == 3 then dim = d; break end end
+    need(dim ~= nil, 'cross', 'no dimension of size 3 in a tensor of size %s',
+         table.concat(a:size():totable(), 'x'))
+  else
+    dim = need_dim(dim, a, 'cross')
+    need(a:size(dim) == 3, 'cross', 'dimension %d must have size 3, got %d', dim, a:size(dim))
+  end
+  if res == nil then res = a.new() end
+  need(torch.typename(res) == torch.typename(a), 'cross', 'result must be a %s, got %s',
+       torch.typename(a), torch.typename(res))
+  -- computed apart, so that res may be a or b
+  local function c(i) return a:select(dim, i), b:select(dim, i) end
+  local a1, b1 = c(1)
+  local a2, b2 = c(2)
+  local a3, b3 = c(3)
+  local out = a.new():resizeAs(a)
+  out:select(dim, 1):cmul(a2, b3):addcmul(-1, a3, b2)
+  out:select(dim, 2):cmul(a3, b1):addcmul(-1, a1, b3)
+  out:select(dim, 3):cmul(a1, b2):addcmul(-1, a2, b1)
+  res:resizeAs(a):copy(out)
+  return res
+end
+define('cross', function(self, ...) return torch.cross(self, ...) end)
+
+-- [res] torch.renorm([res,] x, p, dim, maxnorm): every slice x:select(dim, i)
+-- whose p-norm exceeds maxnorm is scaled to norm maxnorm (Torch7 divides
+-- by norm + 1e-7); the method works in place
+function torch.renorm(...)
+  local args = table.pack(...)
+  local res
+  if torch.isTensor(args[2]) then res = table.remove(args, 1) end
+  local x, p, dim, maxnorm = args[1], args[2], args[3], args[4]
+  need_tensor(x, 'renorm', 'the input')
+  need_floating(x, 'renorm')
+  need(type(p) == 'number' and p > 0, 'renorm', 'norm power must be a positive number, got %s', tostring(p))
+  need(type(maxnorm) == 'number' and maxnorm >= 0, 'renorm', 'maximum norm must be a non-negative number, got %s',
+       tostring(maxnorm))
+  need(x:dim() > 1, 'renorm', 'tensor of at least 2 dimensions expected, got %dD', x:dim())
+  dim = need_dim(dim, x, 'renorm')
+  res = res or x.new()
+  need(torch.typename(res) == torch.typename(x), 'renorm', 'result must be a %s, got %s',
+       torch.typename(x), torch.typename(res))
+  if res ~= x then res:resizeAs(x):copy(x) end
+  for i = 1, x:size(dim) do
+    local slice = res:select(dim, i)
+    local norm = slice:norm(p)
+    if norm > maxnorm then slice:mul(maxnorm / (norm + 1e-7)) end
+  end
+  return res
+end
+define('renorm', function(self, ...)
+  if torch.isTensor((...)) then return torch.renorm(self, ...) end
+  return torch.renorm(self, self, ...)
+end)
+
+-- the histogram range: [min, max] given, else the data's, widened to 2 if flat
+local function hist_range(x, nbins, lo, hi, fname)
+  need(type(nbins) == 'number' and nbins >= 1 and nbins == math.floor(nbins), fname,
+       'number of bins must be a positive integer, got %s', tostring(nbins))
+  need(type(lo) == 'number' and type(hi) == 'number', fname, 'min and max must be numbers, got %s and %s',
+       tname(lo), tname(hi))
+  need(lo <= hi, fname, 'min (%g) must not exceed max (%g)', lo, hi)
+  if lo == hi and x:nElement() > 0 then lo, hi = x:min(), x:max() end
+  if lo == hi then lo, hi = lo - 1, hi + 1 end
+  return math.tointeger(nbins), lo, hi
+end
+
+-- counts of the elements of x in nbins equal bins over [lo, hi] into row
+-- (a 1D tensor of nbins elements); values outside are left out, hi counts
+-- in the last bin
+local function count_into(row, x, nbins, lo, hi)
+  row:zero()
+  local flat = x:contiguous():view(-1)
+  local inside = torch.ge(flat, lo):cmul(torch.le(flat, hi))
+  if inside:sum() == 0 then return end
+  local vals = flat:maskedSelect(inside)
+  local bins = vals:add(-lo):mul(nbins / (hi - lo)):floor():clamp(0, nbins - 1):long():add(1)
+  row:indexAdd(1, bins, row.new(bins:size(1)):fill(1))
+end
+
+local function split_res(fname, ...)
+  local args = table.pack(...)
+  local res
+  if torch.isTensor(args[2]) then res = table.remove(args, 1) end
+  need_tensor(args[1], fname, 'the input')
+  need_floating(args[1], fname)
+  res = res or args[1].new()
+  need(torch.typename(res) == torch.typename(args[1]), fname, 'result must be a %s, got %s',
+       torch.typename(args[1]), torch.typename(res))
+  return res, args[1], args[2] or 100, args[3] or 0, args[4] or 0
+end
+
+-- [res] torch.histc([res,] x [, nbins = 100, min = 0, max = 0]): a histogram of
+-- all elements (min = max: the data's range)
+function torch.histc(...)
+  local res, x, nbins, lo, hi = split_res('histc', ...)
+  nbins, lo, hi = hist_range(x, nbins, lo, hi, 'histc')
+  count_into(res:resize(nbins), x, nbins, lo, hi)
+  return res
+end
+
+-- [res] torch.bhistc([res,] x [, nbins = 100, min = 0, max = 0]): one histogram
+-- per row of a 2D x (a 1D x is one row); min = max takes the whole tensor's range
+function torch.bhistc(...)
+  local res, x, nbins, lo, hi = split_res('bhistc', ...)
+  need(x:dim() == 1 or x:dim() == 2, 'bhistc', '1D or 2D tensor expected, got %dD', x:dim())
+  nbins, lo, hi = hist_range(x, nbins, lo, hi, 'bhistc')
+  local rows = x:dim() == 2 and x or x:view(1, -1)
+  res:resize(rows:size(1), nbins)
+  for i = 1, rows:size(1) do count_into(res[i], rows[i], nbins, lo, hi) end
+  if x:dim() == 1 then res:resize(nbins) end
+  return res
+end
+for _, n in ipairs{'histc', 'bhistc'} do
+  define(n, function(self, ...) return torch[n](self, ...) end)
+end
+
+-- values, indices = torch.mode([values, indices,] x [, dim = last]): the most
+-- frequent value of each slice along dim (the smallest of those tied) and
+-- the index of its last appearance, keeping dim with size 1 as Torch7
+function torch.mode(...)
+  local args = table.pack(...)
+  local rv, ri
+  if torch.isTensor(args[2]) and torch.isTensor(args[3]) then
+    rv, ri = args[1], args[2]
+    args = table.pack(table.unpack(args, 3, args.n))
+  end
+  local x, dim = args[1], args[2]
+  need_tensor(x, 'mode', 'the input')
+  need(x:dim() > 0, 'mode', 'non-empty tensor expected')
+  dim = need_dim(dim or x:dim(), x, 'mode')
+  rv = rv or x.new()
+  ri = ri or torch.LongTensor()
+  need(torch.typename(rv) == torch.typename(x), 'mode', 'values result must be a %s, got %s',
+       torch.typename(x), tname(rv))
+  need(torch.typename(ri) == 'torch.LongTensor', 'mode', 'indices result must be a torch.LongTensor, got %s', tname(ri))
+  local size = x:size()
+  size[dim] = 1
+  -- rows: the slices along dim, one per row of a 2D copy
+  local xt = x:transpose(dim, x:dim()):contiguous()
+  local n = x:size(dim)
+  local rows = xt:view(-1, n)
+  local vals, idxs = x.new(rows:size(1)), torch.LongTensor(rows:size(1))
+  for r = 1, rows:size(1) do
+    local row, count, last = rows[r], {}, {}
+    for j = 1, n do
+      local v = row[j]
+      need(v == v, 'mode', 'NaN in the input (it has no frequency)')
+      count[v] = (count[v] or 0) + 1
+      last[v] = j
+    end
+    local best, bestc = nil, 0
+    for v, c in pairs(count) do
+      if c > bestc or (c == bestc and v < best) then best, bestc = v, c end
+    end
+    vals[r], idxs[r] = best, last[best]
+  end
+  local tsize = xt:size()
+  tsize[xt:dim()] = 1
+  rv:resize(size):copy(vals:view(tsize):transpose(dim, x:dim()))
+  ri:resize(size):copy(idxs:view(tsize):transpose(dim, x:dim()))
+  return rv, ri
+end
+define('mode', function(self, ...) return torch.mode(self, ...) end)
+
+return torch
