@@ -21,6 +21,7 @@
 #include "th_lua.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_math.h"
+#include "../tensor/th_conv.h"
 
 /* --- argument conventions -------------------------------------------------- */
 
@@ -455,6 +456,38 @@ static int m_addmm(lua_State *L) {
   return 1;
 }
 
+/* --- convolutions ------------------------------------------------------------ */
+
+/* conv2, xcorr2, conv3, xcorr3 (upvalue: 2 * dims + flip): [res,] x, k [, 'V' | 'F'];
+   the method is the function, as Torch7 (x:conv2(k) returns a new tensor) */
+static int m_conv(lua_State *L) {
+  const int nd = op_of(L) / 2, flip = op_of(L) % 2;
+  int a = 1, full = 0, top;
+  th_tensor *x, *k, *r;
+  strip_nils(L);
+  top = lua_gettop(L);
+  if (top >= 3 && th_lua_totensor(L, 3) != NULL) a = 2;
+  x = tensor(L, a);
+  k = tensor(L, a + 1);
+  if (top >= a + 2) {
+    const char *mode = lua_tostring(L, a + 2);
+    if (lua_type(L, a + 2) != LUA_TSTRING || (strcmp(mode, "V") != 0 && strcmp(mode, "F") != 0))
+      return th_lua_argerror(L, a + 2, fname_of(L), "'V' or 'F' expected, got %s",
+                             lua_type(L, a + 2) == LUA_TSTRING ? mode : th_lua_typename(L, a + 2));
+    full = mode[0] == 'F';
+  }
+  if (top > a + 2) return th_lua_argerror(L, a + 3, fname_of(L), "no more arguments expected, got %s",
+                                          th_lua_typename(L, a + 3));
+  if (a == 2) {
+    r = th_lua_checktensortype(L, 1, x->dtype, fname_of(L));
+    lua_pushvalue(L, 1);
+  } else {
+    r = th_lua_newtensor(L, x->dtype);
+  }
+  check(L, th_tensor_conv(r, x, k, nd, full, flip));
+  return 1;
+}
+
 /* --- fills (methods; lua/torch/math.lua makes torch.zeros etc.) --------------- */
 
 /* x:zeros(sizes), x:ones(sizes) (upvalue: the fill value) */
@@ -551,6 +584,8 @@ static const mathreg math_functions[] = {
     {"bmm", m_product, BL_BADDBMM},
     {"addmm", m_addmm, BL_ADDMM}, {"addmv", m_addmm, BL_ADDMV}, {"addr", m_addmm, BL_ADDR},
     {"baddbmm", m_addmm, BL_BADDBMM}, {"addbmm", m_addmm, BL_ADDBMM},
+    {"conv2", m_conv, 2 * 2 + 1}, {"xcorr2", m_conv, 2 * 2}, {"conv3", m_conv, 2 * 3 + 1},
+    {"xcorr3", m_conv, 2 * 3},
     {NULL, NULL, 0}};
 
 static const mathreg math_fills[] = {
