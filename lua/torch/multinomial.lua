@@ -86,6 +86,85 @@ function torch.multinomial(...)
   return res
 end
 
+-- Walker's alias method (Torch7's multinomialAliasSetup / multinomialAlias):
+-- state = torch.multinomialAliasSetup(probs [, state]) builds, in O(K), the
+-- table {J, q} for K categories: J (LongTensor) the alias of each bucket,
+-- q (probs' type) the chance of keeping the bucket's own category; a draw
+-- is then one bucket and one coin. torch.multinomialAlias(output, state)
+-- fills the LongTensor output with 1-based categories and returns it.
+-- Buckets that need no alias point to themselves (Torch7 left 0 there).
+local function alias_fail(fname, msg, ...) error(string.format('torch.' .. fname .. ': ' .. msg, ...), 3) end
+
+function torch.multinomialAliasSetup(probs, state)
+  if not torch.isTensor(probs) or probs:dim() ~= 1 then
+    alias_fail('multinomialAliasSetup', 'a 1D tensor of probabilities expected, got %s',
+                torch.isTensor(probs) and (probs:dim() .. 'D tensor') or torch.type(probs))
+  end
+  local tn = torch.typename(probs)
+  if tn ~= 'torch.FloatTensor' and tn ~= 'torch.DoubleTensor' then
+    alias_fail('multinomialAliasSetup', 'Float or Double tensor expected, got %s', tn)
+  end
+  if state ~= nil and (type(state) ~= 'table' or (state[1] ~= nil and torch.type(state[1]) ~= 'torch.LongTensor')
+                       or (state[2] ~= nil and torch.type(state[2]) ~= tn)) then
+    alias_fail('multinomialAliasSetup', 'state {LongTensor, %s} expected, got %s', tn, torch.type(state))
+  end
+  local K = probs:size(1)
+  local p = probs:double()
+  local total = 0
+  for i = 1, K do
+    local w = p[i]
+    if not (w >= 0) or w == math.huge then alias_fail('multinomialAliasSetup', 'invalid probability %s at %d', tostring(w), i) end
+    total = total + w
+  end
+  if not (total > 0) then alias_fail('multinomialAliasSetup', 'probabilities sum to %s, a positive sum expected', tostring(total)) end
+  local q, J, small, large = {}, {}, {}, {}
+  for i = 1, K do
+    q[i] = K * p[i] / total
+    J[i] = i
+    if q[i] < 1 then small[#small + 1] = i else large[#large + 1] = i end
+  end
+  -- each small bucket is topped up to 1 by a large category, which keeps
+  -- the rest of its mass
+  while #small > 0 and #large > 0 do
+    local s, l = table.remove(small), large[#large]
+    J[s] = l
+    q[l] = q[l] - (1 - q[s])
+    if q[l] < 1 then table.remove(large); small[#small + 1] = l end
+  end
+  -- what is left is 1 up to rounding
+  for _, i in ipairs(large) do q[i] = 1 end
+  for _, i in ipairs(small) do q[i] = 1 end
+  state = state or {}
+  state[1] = (state[1] or torch.LongTensor()):resize(K)
+  state[2] = (state[2] or probs.new()):resize(K)
+  for i = 1, K do state[1][i], state[2][i] = J[i], q[i] end
+  return state
+end
+
+function torch.multinomialAlias(output, state)
+  if torch.type(output) ~= 'torch.LongTensor' then
+    alias_fail('multinomialAlias', 'LongTensor output expected, got %s', torch.type(output))
+  end
+  if type(state) ~= 'table' or torch.type(state[1]) ~= 'torch.LongTensor' or not torch.isTensor(state[2])
+     or state[1]:dim() ~= 1 or state[2]:dim() ~= 1 or state[1]:size(1) ~= state[2]:size(1) then
+    alias_fail('multinomialAlias', 'state {J, q} from torch.multinomialAliasSetup expected, got %s', torch.type(state))
+  end
+  local J, q = state[1], state[2]:double()
+  local K = J:size(1)
+  if J:min() < 1 or J:max() > K then alias_fail('multinomialAlias', 'state holds aliases outside 1..%d', K) end
+  local flat = output:view(-1)
+  local n, chunk = flat:size(1), 1048576
+  for first = 1, n, chunk do
+    local m = math.min(chunk, n - first + 1)
+    local bucket = torch.DoubleTensor(m):uniform(0, K):floor():clamp(0, K - 1):long():add(1)
+    local keep = torch.lt(torch.DoubleTensor(m):uniform(), q:index(1, bucket)):long()
+    local alias = J:index(1, bucket)
+    -- keep ? bucket : alias
+    flat:narrow(1, first, m):copy(bucket:csub(alias):cmul(keep):add(alias))
+  end
+  return output
+end
+
 torch._defineTensorMethod('multinomial', function(self, n, replacement)
   return torch.multinomial(self, n, replacement)
 end)
