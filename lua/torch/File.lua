@@ -362,14 +362,14 @@ end
 
 -- ascii reading works on the whole remaining content
 local function loadall(self)
-  if self._fh then
+  if self._fh and not self._all then
     local rest = self._buf:sub(self._pos)
     self._base = self._base + self._pos - 1
     local more, err = self._fh:read('a')
     if more == nil then error(sformat('%s: cannot read: %s', self._name, tostring(err)), 0) end
     self._buf = rest .. more
     self._pos = 1
-    self._fh = nil
+    self._all = true   -- the handle stays, for seek
   end
 end
 
@@ -384,6 +384,13 @@ local function token(self, what)
   local _, e, tok = self._buf:find('^%s*(%S+)', self._pos)
   if not tok then
     error(sformat('%s: truncated at byte %d (%s expected at byte %d)', self._name, self._base + #self._buf, what, at), 0)
+  end
+  -- Torch7 ends every token with a space or newline: one that runs into
+  -- the end of the data was cut short ("3.14" of "3.14159" is no number
+  -- of the file)
+  if e >= #self._buf then
+    error(sformat("%s: truncated at byte %d (%s '%s' at byte %d is cut short)", self._name,
+                  self._base + #self._buf, what, printable(tok), at), 0)
   end
   self._pos = e + 1
   return tok, at
@@ -581,6 +588,11 @@ local function readStoragePayload(self, info, tname)
       end
       corrupt(self, b, "bad number in %s: '%s'", what, printable(self._buf:match('^%S*', bad)))
     end
+    -- the last number is followed by a newline: without it, it may be cut short
+    if pos > #self._buf then
+      error(sformat('%s: truncated at byte %d (the last number of %s may be cut short)', self._name,
+                    self._base + #self._buf, what), 0)
+    end
     self._pos = pos
   end
   endline(self)
@@ -744,6 +756,49 @@ end
 
 function DiskFile:isOpened() return not self._closed end
 
+-- Torch7's positions are 1-based: f:seek(1) goes back to the start,
+-- f:position() is where the next read or write happens
+local function checkpos(self, fname, pos)
+  checkopen(self)
+  if math.type(pos) ~= 'integer' and not (type(pos) == 'number' and pos == math.floor(pos)) or pos < 1 then
+    error(sformat('%s:%s: a position >= 1 expected, got %s', self._name, fname, tostring(pos)), 3)
+  end
+  return math.tointeger(pos)
+end
+
+-- moves the handle ('set', off or 'end') and drops what was buffered
+local function moveto(self, whence, off)
+  if self._writable then flush(self) end
+  local at, err = self._fh:seek(whence, off)
+  if not at then error(sformat('%s: cannot seek: %s', self._name, tostring(err)), 0) end
+  self._buf, self._pos, self._base, self._all = '', 1, at, false
+  return at
+end
+
+function DiskFile:seek(pos)
+  pos = checkpos(self, 'seek', pos)
+  if self._readable and self._size and pos > self._size + 1 then
+    error(sformat('%s:seek: position %d is past the end (%d bytes)', self._name, pos, self._size), 2)
+  end
+  moveto(self, 'set', pos - 1)
+  return self
+end
+
+function DiskFile:seekEnd()
+  checkopen(self)
+  moveto(self, 'end', 0)
+  return self
+end
+
+function DiskFile:position()
+  checkopen(self)
+  if self._writable then
+    flush(self)
+    return self._fh:seek('cur') + 1
+  end
+  return tell(self) + 1
+end
+
 -- torch.MemoryFile([mode]) or torch.MemoryFile(storage [, mode]), as
 -- Torch7: a file in memory, mode 'r', 'w' or 'rw' (default); the storage
 -- (a CharStorage or ByteStorage) gives the contents to read.
@@ -807,6 +862,18 @@ function MemoryFile:seek(pos)
   end
   self._base, self._pos = 0, pos
   return self
+end
+
+function MemoryFile:seekEnd()
+  self:seek(#(self._buf or '') + self._outbytes + 1)
+  return self
+end
+
+-- where the next read happens ('w': the next write, at the end)
+function MemoryFile:position()
+  checkopen(self)
+  if not self._readable then return self._outbytes + 1 end
+  return tell(self) + 1
 end
 
 -- --- torch.save / torch.load ---------------------------------------------
