@@ -718,6 +718,36 @@ function File:readObject()
   return readObject(self)
 end
 
+-- --- torch.Generator -----------------------------------------------------
+
+-- as Torch7: the raw bytes of TH's generator struct (the getRNGState
+-- bytes), so that a generator saved by Torch7 loads here and the other way
+local genmt = torch.getmetatable('torch.Generator')
+if genmt then
+  function genmt.write(gen, f)
+    checkwrite(f)
+    put(f, torch.getRNGState(gen):storage():_bytes())
+    if f._mode ~= 'binary' then put(f, '\n') end
+  end
+  function genmt.read(gen, f)
+    checkread(f)
+    local n = torch.getRNGState(gen):nElement()
+    local at = tell(f)
+    if f._mode == 'binary' then
+      need(f, n, 'a torch.Generator state')
+    else
+      loadall(f)
+      if #f._buf - f._pos + 1 < n then truncated(f, at, n, 'a torch.Generator state') end
+    end
+    local state = torch.ByteTensor(n)
+    state:storage():_setbytes(f._buf, f._pos)
+    f._pos = f._pos + n
+    if f._mode ~= 'binary' then endline(f) end
+    local ok, err = pcall(torch.setRNGState, gen, state)
+    if not ok then corrupt(f, at, 'bad torch.Generator state (%s)', tostring(err)) end
+  end
+end
+
 -- --- files ---------------------------------------------------------------
 
 function File:close()
@@ -975,6 +1005,26 @@ function torch.deserialize(str, mode)
     return f:readObject()
   end)
   if not ok then error('torch.deserialize: ' .. tostring(res), 2) end
+  return res
+end
+
+-- torch.serializeToStorage(object [, mode]) -> CharStorage of the bytes (no
+-- trailing zero, as Torch7); torch.deserializeFromStorage(storage [, mode])
+function torch.serializeToStorage(object, mode)
+  local ok, res = pcall(torch.serialize, object, mode)
+  if not ok then error((tostring(res):gsub('^torch%.serialize', 'torch.serializeToStorage')), 2) end
+  local st = torch.CharStorage(#res)
+  if #res > 0 then st:_setbytes(res) end
+  return st
+end
+
+function torch.deserializeFromStorage(storage, mode)
+  local tn = torch.typename(storage)
+  if tn ~= 'torch.CharStorage' and tn ~= 'torch.ByteStorage' then
+    error(sformat('torch.deserializeFromStorage: CharStorage expected, got %s', torch.type(storage)), 2)
+  end
+  local ok, res = pcall(torch.deserialize, storage:_bytes(), mode)
+  if not ok then error((tostring(res):gsub('^torch%.deserialize', 'torch.deserializeFromStorage')), 2) end
   return res
 end
 

@@ -11,6 +11,13 @@ for _, name in ipairs{'Generator', 'seed', 'manualSeed', 'initialSeed', 'getRNGS
   torch[name] = R[name]
 end
 
+-- torch.Generator is a Torch class: torch.factory makes one (for loading
+-- saved generators) and its methods (File.lua's read/write hooks) are
+-- reachable from instances
+local genmt = getmetatable(R.Generator())
+genmt.__index = genmt
+torch._registerBuiltin('torch.Generator', genmt, R.Generator)
+
 local dtypes = torch._C.dtypes
 
 local function defaultdtype()
