@@ -294,12 +294,22 @@ define('repeatTensor', function(result, tensor, ...)
   if not tensor:isContiguous() then tensor = tensor:clone() end
   local xsize = tensor:dim() > 0 and tensor:size():totable() or {}
   while #xsize < #size do table.insert(xsize, 1, 1) end
-  local rsize = {}
+  local rsize, total = {}, 1
   for i = 1, #size do
-    if size[i] < 1 then
-      error(string.format("repeatTensor: repeat counts must be positive, got %d for dimension %d", size[i], i), 2)
+    local c = math.tointeger(size[i])
+    if c == nil then
+      error(string.format("repeatTensor: repeat counts must be integers, got %s for dimension %d", tostring(size[i]), i), 2)
     end
-    rsize[i] = xsize[i] * size[i]
+    if c < 1 then
+      error(string.format("repeatTensor: repeat counts must be positive, got %d for dimension %d", c, i), 2)
+    end
+    -- sizes and their product must stay below 2^63 (a wrapped product
+    -- would give a small tensor)
+    if c > math.maxinteger // xsize[i] or (xsize[i] * c > 0 and total > math.maxinteger // (xsize[i] * c)) then
+      error(string.format("repeatTensor: the result's size overflows (more than 2^63 elements)"), 2)
+    end
+    rsize[i] = xsize[i] * c
+    total = total * rsize[i]
   end
   local x = tensor.new():set(tensor:storage(), tensor:storageOffset(), torch.LongStorage(xsize))
   result:resize(torch.LongStorage(rsize))

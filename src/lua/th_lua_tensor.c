@@ -126,6 +126,7 @@ static void set_from_args(lua_State *L, th_tensor *t, int a, const char *fname) 
     return;
   }
   if ((src = th_lua_totensor(L, a)) != NULL) {
+    src = th_lua_checktensor(L, a, fname);  /* a freed source is an error, not an empty tensor */
     if (src->dtype != t->dtype)
       th_lua_argerror(L, a, fname, "%s expected, got %s", th_lua_tensor_mt[t->dtype], th_lua_tensor_mt[src->dtype]);
     th_tensor_set_tensor(t, src);

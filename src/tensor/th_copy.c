@@ -3,6 +3,7 @@
 ** Overlapping copies (src and dst views of one storage that overlap) go
 ** through a temporary, so a:copy(a:t()) is well defined.
 */
+#include <math.h>
 #include <string.h>
 #include "th_error.h"
 #include "th_iter.h"
@@ -42,6 +43,20 @@ static int copy_any(th_tensor *dst, const th_tensor *src) {
   return TH_DISPATCH_ALL(dst->dtype, copy, (dst, src));
 }
 
+/* NaN and inf have no integer value: converting one is an error, not a
+   silent 0 or INT64_MIN */
+static int nonfinite_error(th_dtype to) {
+  return th_error_set("cannot convert nan or inf to an integer (%sTensor)", th_dtype_name[to]);
+}
+
+static int has_nonfinite(const th_tensor *t) {
+  int bad = 0;
+  if (t->dtype == TH_FLOAT) TH_APPLY1(const float, p, t, if (!isfinite(*p)) bad = 1;);
+  else if (t->dtype == TH_DOUBLE) TH_APPLY1(const double, p, t, if (!isfinite(*p)) bad = 1;);
+  else if (t->dtype == TH_HALF) TH_APPLY1(const uint16_t, p, t, if ((*p & 0x7c00) == 0x7c00) bad = 1;);
+  return bad;
+}
+
 static int overlaps(const th_tensor *a, const th_tensor *b) {
   size_t ea = th_dtype_size[a->dtype], eb = th_dtype_size[b->dtype];
   const char *a0, *a1, *b0, *b1;
@@ -67,6 +82,8 @@ int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
                         th_tensor_sizestr(dst, a, sizeof a), (long long)th_tensor_numel(dst),
                         th_tensor_sizestr(src, b, sizeof b), (long long)th_tensor_numel(src));
   if (th_tensor_numel(dst) == 0 || same_view(dst, src)) return TH_OK;
+  if (!TH_IS_FLOATING(dst->dtype) && TH_IS_FLOATING(src->dtype) && has_nonfinite(src))
+    return nonfinite_error(dst->dtype);
   if (dst->dtype == src->dtype && th_tensor_is_contiguous(dst) && th_tensor_is_contiguous(src)) {
     memmove(th_tensor_data(dst), th_tensor_data(src),
             (size_t)th_tensor_numel(src) * th_dtype_size[src->dtype]);
@@ -86,6 +103,7 @@ int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
 }
 
 int th_tensor_fill(th_tensor *t, double value) {
+  if (!TH_IS_FLOATING(t->dtype) && !isfinite(value)) return nonfinite_error(t->dtype);
   if (t->dtype == TH_HALF) return fill_Half(t, value);
   return TH_DISPATCH_ALL(t->dtype, fill, (t, value));
 }

@@ -59,6 +59,8 @@ int th_math_out_end(th_math_out *o, int rc);
 /* --- checks (messages as in th_math.h: no operation name) -------------------- */
 
 int th_math_need_floating(const th_tensor *t);
+/* a number used with an integer tensor must convert: NaN and inf do not */
+int th_math_check_value(th_dtype dtype, double value);
 /* b has a's type; 'what' names b in the message ("tensor2") */
 int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what);
 int th_math_same_numel(const th_tensor *a, const th_tensor *b);

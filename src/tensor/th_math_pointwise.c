@@ -46,6 +46,7 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
   int rc;
   if ((int)op < 0 || op >= TH_NSCALAR) return th_error_set("unknown scalar op %d", (int)op);
   if ((op == TH_SC_POW || op == TH_SC_TPOW) && th_math_need_floating(a) != TH_OK) return TH_ERR;
+  if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
   if ((op == TH_SC_LSHIFT || op == TH_SC_RSHIFT) && !TH_IS_FLOATING(a->dtype) &&
       (value < 0 || value != floor(value)))
@@ -63,6 +64,7 @@ int th_tensor_clamp(th_tensor *r, const th_tensor *a, double lo, double hi) {
   th_math_out o;
   int rc;
   if (check_result(r, a) != TH_OK) return TH_ERR;
+  if (th_math_check_value(a->dtype, lo) != TH_OK || th_math_check_value(a->dtype, hi) != TH_OK) return TH_ERR;
   in[0] = a;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
   if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, clamp, (o.out, a, lo, hi));
@@ -78,6 +80,7 @@ int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th
   if ((int)op < 0 || op >= TH_NBINARY) return th_error_set("unknown binary op %d", (int)op);
   if ((op == TH_BI_POW || op == TH_BI_LERP) && th_math_need_floating(a) != TH_OK) return TH_ERR;
   if (op >= TH_BI_BITAND && op <= TH_BI_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
+  if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (th_math_same_type(a, b, "the second tensor") != TH_OK || check_result(r, a) != TH_OK ||
       th_math_same_numel(a, b) != TH_OK)
     return TH_ERR;
@@ -94,6 +97,7 @@ static int addc(th_tensor *r, const th_tensor *a, double value, const th_tensor 
   const th_tensor *in[3];
   th_math_out o;
   int rc;
+  if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (th_math_same_type(a, b, "tensor1") != TH_OK || th_math_same_type(a, c, "tensor2") != TH_OK ||
       check_result(r, a) != TH_OK || th_math_same_numel(a, b) != TH_OK ||
       th_math_same_numel(a, c) != TH_OK)

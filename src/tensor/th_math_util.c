@@ -4,6 +4,7 @@
 ** without its name), result placement, and argument checks.
 */
 #include <string.h>
+#include <math.h>
 #include "th_math_internal.h"
 
 const char *const th_unary_name[TH_NUNARY] = {
@@ -70,6 +71,12 @@ int th_math_out_end(th_math_out *o, int rc) {
     th_tensor_clear(&o->tmp);
   }
   return rc;
+}
+
+int th_math_check_value(th_dtype dtype, double value) {
+  if (TH_IS_FLOATING(dtype) || isfinite(value)) return TH_OK;
+  return th_error_set("cannot convert %s to an integer (%sTensor)", isnan(value) ? "nan" : value > 0 ? "inf" : "-inf",
+                      th_dtype_name[dtype]);
 }
 
 int th_math_need_floating(const th_tensor *t) {

@@ -47,7 +47,7 @@ static int TH_R(conv)(th_tensor *out, const th_tensor *x, const th_tensor *k, in
   const int64_t xn = xs[0] * xs[1] * xs[2], kn = ks[0] * ks[1] * ks[2];
   const int64_t on = os[0] * os[1] * os[2];
   int64_t j;
-#pragma omp parallel for if (planes * on * kn * nin > 262144)
+#pragma omp parallel for if ((double)planes * (double)on * (double)kn * (double)nin > 262144.0)
   for (j = 0; j < planes; j++) {
     int64_t a, b, c, i;
     real *rp = r + j * on;
