@@ -420,8 +420,11 @@ describe('storages', function()
            "bad argument #2 to 'copy' (storage of 3 elements expected, got 2)")
     errors(function() s:resize(-1) end, 'resize: size must be non-negative, got -1')
     errors(function() torch.DoubleStorage(-1) end, 'torch.DoubleStorage: size must be non-negative, got -1')
-    errors(function() torch.DoubleStorage('x') end,
-           "bad argument #2 to 'torch.DoubleStorage' (size must be a number, got string)")
+    -- a string is a file name (Torch7's mapped storages)
+    errors(function() torch.DoubleStorage('/nonexistent/x') end,
+           "torch.DoubleStorage: cannot open '/nonexistent/x': No such file or directory")
+    errors(function() torch.DoubleStorage(true) end,
+           "bad argument #2 to 'torch.DoubleStorage' (size must be a number, got boolean)")
     errors(function() torch.DoubleStorage({1, 'x'}) end,
            'torch.DoubleStorage: table holds a string at position 2 where a number was expected')
   end)

@@ -97,10 +97,16 @@ describe('integer tensor types: conversions', function()
   end)
 
   it('truncates floating values toward zero and wraps out-of-range ones (two\'s complement)', function()
-    local d = torch.DoubleTensor({2.9, -2.9, 300, -129, 40000, 3e9, 0 / 0})
-    assert.are.same({2, -2, 44, 127, 64, 0, 0}, d:char():totable())
-    assert.are.same({2, -2, 300, -129, -25536, 24064, 0}, d:short():totable())
-    assert.are.same({2, -2, 300, -129, 40000, -1294967296, 0}, d:int():totable())
+    local d = torch.DoubleTensor({2.9, -2.9, 300, -129, 40000, 3e9})
+    assert.are.same({2, -2, 44, 127, 64, 0}, d:char():totable())
+    assert.are.same({2, -2, 300, -129, -25536, 24064}, d:short():totable())
+    assert.are.same({2, -2, 300, -129, 40000, -1294967296}, d:int():totable())
+    -- NaN and inf have no integer value: an error, not a silent 0
+    for _, v in ipairs({0 / 0, math.huge, -math.huge}) do
+      for _, n in ipairs({'byte', 'char', 'short', 'int', 'long'}) do
+        assert.has_error(function() torch.DoubleTensor({1, v})[n](torch.DoubleTensor({1, v})) end)
+      end
+    end
     -- float sources take the same path
     assert.are.same({44, -2}, torch.FloatTensor({300, -2.5}):char():totable())
   end)

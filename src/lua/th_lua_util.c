@@ -313,7 +313,7 @@ void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i
     if (lua_isboolean(L, idx)) v = lua_toboolean(L, idx);
     else th_lua_argerror(L, idx, fname, "number expected, got %s", th_lua_typename(L, idx));
   }
-  if (!TH_IS_FLOATING(dt) && !lua_isinteger(L, idx) && !isfinite(v))
+  if (TH_IS_INTEGER(dt) && !lua_isinteger(L, idx) && !isfinite(v))
     th_lua_argerror(L, idx, fname, "cannot convert %s to an integer (%s element)",
                     isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", th_dtype_name[dt]);
   iv = lua_isinteger(L, idx) ? (int64_t)lua_tointeger(L, idx) : th_dtype_to_int64(v);

@@ -82,7 +82,7 @@ int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
                         th_tensor_sizestr(dst, a, sizeof a), (long long)th_tensor_numel(dst),
                         th_tensor_sizestr(src, b, sizeof b), (long long)th_tensor_numel(src));
   if (th_tensor_numel(dst) == 0 || same_view(dst, src)) return TH_OK;
-  if (!TH_IS_FLOATING(dst->dtype) && TH_IS_FLOATING(src->dtype) && has_nonfinite(src))
+  if (TH_IS_INTEGER(dst->dtype) && !TH_IS_INTEGER(src->dtype) && has_nonfinite(src))
     return nonfinite_error(dst->dtype);
   if (dst->dtype == src->dtype && th_tensor_is_contiguous(dst) && th_tensor_is_contiguous(src)) {
     memmove(th_tensor_data(dst), th_tensor_data(src),
@@ -103,7 +103,7 @@ int th_tensor_copy(th_tensor *dst, const th_tensor *src) {
 }
 
 int th_tensor_fill(th_tensor *t, double value) {
-  if (!TH_IS_FLOATING(t->dtype) && !isfinite(value)) return nonfinite_error(t->dtype);
+  if (TH_IS_INTEGER(t->dtype) && !isfinite(value)) return nonfinite_error(t->dtype);
   if (t->dtype == TH_HALF) return fill_Half(t, value);
   return TH_DISPATCH_ALL(t->dtype, fill, (t, value));
 }

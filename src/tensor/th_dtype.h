@@ -67,6 +67,8 @@ extern const int64_t th_dtype_lo[TH_NDTYPES];
 extern const int64_t th_dtype_hi[TH_NDTYPES];
 
 #define TH_IS_FLOATING(dt) (th_dtype_floating[dt])
+/* the integer types (Byte ... Long): NaN and inf do not convert to them */
+#define TH_IS_INTEGER(dt) (!TH_IS_FLOATING(dt) && (dt) != TH_HALF)
 
 /* TH_OK, or an error for a type without kernels ("not available for
    HalfTensor ..."): every op that dispatches on dtype checks its tensors */

@@ -74,7 +74,7 @@ int th_math_out_end(th_math_out *o, int rc) {
 }
 
 int th_math_check_value(th_dtype dtype, double value) {
-  if (TH_IS_FLOATING(dtype) || isfinite(value)) return TH_OK;
+  if (!TH_IS_INTEGER(dtype) || isfinite(value)) return TH_OK;
   return th_error_set("cannot convert %s to an integer (%sTensor)", isnan(value) ? "nan" : value > 0 ? "inf" : "-inf",
                       th_dtype_name[dtype]);
 }
