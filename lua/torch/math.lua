@@ -15,9 +15,13 @@ for name, f in pairs(F) do torch[name] = f end
 -- torch.sqrt(4), torch.lerp(a, b, w)); optim's line search relies on it.
 -- Rounding functions give an integer when the value fits, as math.floor
 -- does, so results print as Torch7 printed them.
+-- C's round: halves away from zero (x + 0.5 would round 0.49999999999999994 up)
 local function round(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end
-  return x >= 0 and math.floor(x + 0.5) or -math.floor(-x + 0.5)
+  local a = math.abs(x)
+  local f = math.floor(a)
+  if a - f >= 0.5 then f = f + 1 end
+  return x < 0 and -f or f
 end
 local function trunc(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end

@@ -470,10 +470,10 @@ static int m_conv(lua_State *L) {
   x = tensor(L, a);
   k = tensor(L, a + 1);
   if (top >= a + 2) {
-    const char *mode = lua_tostring(L, a + 2);
-    if (lua_type(L, a + 2) != LUA_TSTRING || (strcmp(mode, "V") != 0 && strcmp(mode, "F") != 0))
+    const char *mode = lua_type(L, a + 2) == LUA_TSTRING ? lua_tostring(L, a + 2) : NULL;
+    if (mode == NULL || (strcmp(mode, "V") != 0 && strcmp(mode, "F") != 0))
       return th_lua_argerror(L, a + 2, fname_of(L), "'V' or 'F' expected, got %s",
-                             lua_type(L, a + 2) == LUA_TSTRING ? mode : th_lua_typename(L, a + 2));
+                             mode != NULL ? mode : th_lua_typename(L, a + 2));
     full = mode[0] == 'F';
   }
   if (top > a + 2) return th_lua_argerror(L, a + 3, fname_of(L), "no more arguments expected, got %s",
