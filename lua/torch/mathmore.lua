@@ -54,14 +54,15 @@ function torch.cross(...)
   need(torch.typename(res) == torch.typename(a), 'cross', 'result must be a %s, got %s',
        torch.typename(a), torch.typename(res))
   -- computed apart, so that res may be a or b
-  local function c(i) return a:select(dim, i), b:select(dim, i) end
+  -- narrow, not select: a 1D select gives a number
+  local function c(i) return a:narrow(dim, i, 1), b:narrow(dim, i, 1) end
   local a1, b1 = c(1)
   local a2, b2 = c(2)
   local a3, b3 = c(3)
   local out = a.new():resizeAs(a)
-  out:select(dim, 1):cmul(a2, b3):addcmul(-1, a3, b2)
-  out:select(dim, 2):cmul(a3, b1):addcmul(-1, a1, b3)
-  out:select(dim, 3):cmul(a1, b2):addcmul(-1, a2, b1)
+  out:narrow(dim, 1, 1):cmul(a2, b3):addcmul(-1, a3, b2)
+  out:narrow(dim, 2, 1):cmul(a3, b1):addcmul(-1, a1, b3)
+  out:narrow(dim, 3, 1):cmul(a1, b2):addcmul(-1, a2, b1)
   res:resizeAs(a):copy(out)
   return res
 end

@@ -113,7 +113,7 @@ function torch.multinomialAliasSetup(probs, state)
   local total = 0
   for i = 1, K do
     local w = p[i]
-    if not (w >= 0) or w == math.huge then alias_fail('multinomialAliasSetup', 'invalid probability %s at %d', tostring(w), i) end
+    if not (w >= 0) or w == math.huge then alias_fail('multinomialAliasSetup', 'invalid probability %g at %d', w, i) end
     total = total + w
   end
   if not (total > 0) then alias_fail('multinomialAliasSetup', 'probabilities sum to %s, a positive sum expected', tostring(total)) end
