@@ -1,0 +1,238 @@
+-- Storage views (Storage(s, offset, size)), storages mapped from files
+-- (Storage(filename, shared, size), src/tensor/th_storage_map.c), File
+-- seek/seekEnd/position, serializeToStorage, saving a torch.Generator, and
+-- the ascii reader's refusal of a number cut short.
+require 'torch'
+local H = require 'spec.support.helpers'
+
+local TYPES = {'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double', 'Half'}
+
+local function tmpname()
+  local n = os.tmpname()
+  os.remove(n)
+  return n
+end
+
+local function readbytes(name)
+  local f = assert(io.open(name, 'rb'))
+  local s = f:read('a')
+  f:close()
+  return s
+end
+
+describe('storage views', function()
+  it('Storage(s, offset [, size]) shares memory with s, for every type', function()
+    for _, n in ipairs(TYPES) do
+      local S = torch[n .. 'Storage']
+      local s = S({3, 4, 5})
+      local v = S(s, 2)
+      assert.are.equal(2, v:size(), n)
+      assert.are.equal(4, v[1])
+      assert.are.equal(5, v[2])
+      v[1] = 13
+      assert.are.equal(13, s[2], n)
+      local w = S(s, 3, 1)
+      assert.are.equal(1, w:size())
+      s[3] = 7
+      assert.are.equal(7, w[1])
+      assert.are.equal(0, S(s, 4):size())
+    end
+  end)
+
+  it('keeps its parent alive, refuses resizing, and the parent cannot move under it', function()
+    local v
+    do
+      local s = torch.LongStorage({1, 2, 3})
+      v = torch.LongStorage(s, 2, 2)
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.are.same({2, 3}, {v[1], v[2]})
+    local s = torch.DoubleStorage(4):fill(1)
+    local w = torch.DoubleStorage(s, 1, 2)
+    H.errors(function() w:resize(3) end, 'cannot resize a storage that views another')
+    H.errors(function() s:resize(100) end, 'cannot resize a storage viewed by 1 other storage(s)')
+    local t = torch.DoubleTensor(w)
+    assert.are.same({1, 1}, t:totable())
+  end)
+
+  it('rejects ranges outside the parent and storages of another type', function()
+    local s = torch.IntStorage(3)
+    H.errors(function() torch.IntStorage(s, 0) end, "bad argument #3 to 'torch.IntStorage' (offset in 1..4 expected, got 0)")
+    H.errors(function() torch.IntStorage(s, 5) end, 'offset in 1..4 expected, got 5')
+    H.errors(function() torch.IntStorage(s, 2, 3) end, 'torch.IntStorage: 3 elements from position 2 do not fit a storage of 3 elements')
+    H.errors(function() torch.IntStorage(s, 1, -1) end, 'do not fit')
+    H.errors(function() torch.LongStorage(s, 1) end, "bad argument #2 to 'torch.LongStorage' (torch.LongStorage expected, got torch.IntStorage)")
+  end)
+end)
+
+describe('storages mapped from files', function()
+  it('shared: writes go through to the file, which is created or grown to the size', function()
+    for _, n in ipairs(TYPES) do
+      local name = tmpname()
+      local s = torch[n .. 'Storage'](name, true, 4)
+      local esize = s:elementSize()
+      assert.are.equal(4, s:size())
+      s:fill(3)
+      s[2] = 5
+      s = nil
+      collectgarbage()
+      collectgarbage()
+      local bytes = readbytes(name)
+      assert.are.equal(4 * esize, #bytes, n)
+      -- read back through a private mapping of the whole file
+      local r = torch[n .. 'Storage'](name)
+      assert.are.equal(4, r:size())
+      assert.are.same({3, 5, 3, 3}, {r[1], r[2], r[3], r[4]}, n)
+      os.remove(name)
+    end
+  end)
+
+  it('the bytes are the raw elements; a private mapping does not write back', function()
+    local name = tmpname()
+    local f = assert(io.open(name, 'wb'))
+    f:write(string.pack('<i4i4i4', 7, -1, 300))
+    f:close()
+    local s = torch.IntStorage(name, false)
+    assert.are.same({7, -1, 300}, {s[1], s[2], s[3]})
+    s[1] = 99
+    assert.are.equal(99, s[1])
+    assert.are.equal(string.pack('<i4i4i4', 7, -1, 300), readbytes(name))
+    local t = torch.IntTensor(s)
+    assert.are.same({99, -1, 300}, t:totable())
+    H.errors(function() s:resize(10) end, 'cannot resize a storage mapped from a file')
+    -- a size within the file maps a prefix; beyond it is an error without 'shared'
+    assert.are.equal(2, torch.IntStorage(name, false, 2):size())
+    H.errors(function() torch.IntStorage(name, false, 4) end, 'holds 12 bytes, fewer than the 4 elements asked (16 bytes)')
+    -- shared over an existing file sees and changes its contents
+    local sh = torch.IntStorage(name, true)
+    assert.are.equal(7, sh[1])
+    sh[3] = 1
+    sh = nil
+    collectgarbage()
+    collectgarbage()
+    assert.are.equal(string.pack('<i4i4i4', 7, -1, 1), readbytes(name))
+    os.remove(name)
+  end)
+
+  it('reports missing files and bad arguments', function()
+    H.errors(function() torch.FloatStorage('/nonexistent/dir/f') end,
+             "torch.FloatStorage: cannot open '/nonexistent/dir/f': No such file or directory")
+    H.errors(function() torch.FloatStorage('/nonexistent/dir/f', true, 3) end,
+             "cannot open '/nonexistent/dir/f' for reading and writing")
+    H.errors(function() torch.FloatStorage('x', 'yes') end,
+             "bad argument #3 to 'torch.FloatStorage' (shared flag (boolean) expected, got string)")
+    local name = tmpname()
+    assert(io.open(name, 'wb')):close()
+    assert.are.equal(0, torch.DoubleStorage(name):size())
+    os.remove(name)
+  end)
+end)
+
+describe('File positions', function()
+  it('DiskFile seek, seekEnd and position are 1-based, for reading and writing', function()
+    local name = tmpname()
+    local w = torch.DiskFile(name, 'w'):binary()
+    assert.are.equal(1, w:position())
+    w:writeInt(1)
+    w:writeInt(2)
+    assert.are.equal(9, w:position())
+    w:seek(1)
+    w:writeInt(7)
+    assert.are.equal(5, w:position())
+    w:seekEnd()
+    w:writeInt(3)
+    assert.are.equal(13, w:position())
+    w:close()
+    local r = torch.DiskFile(name, 'r'):binary()
+    assert.are.equal(7, r:readInt())
+    assert.are.equal(5, r:position())
+    r:seek(9)
+    assert.are.equal(3, r:readInt())
+    r:seek(1)
+    assert.are.same({7, 2}, {r:readInt(), r:readInt()})
+    r:seekEnd()
+    assert.are.equal(13, r:position())
+    H.errors(function() r:seek(0) end, 'seek: a position >= 1 expected, got 0')
+    H.errors(function() r:seek(20) end, 'seek: position 20 is past the end (12 bytes)')
+    r:close()
+    H.errors(function() r:position() end, 'file is closed')
+    os.remove(name)
+  end)
+
+  it('seek works in ascii reading too; MemoryFile has position and seekEnd', function()
+    local name = tmpname()
+    local w = torch.DiskFile(name, 'w'):ascii()
+    w:writeInt(41)
+    w:writeInt(42)
+    w:close()
+    local r = torch.DiskFile(name, 'r'):ascii()
+    assert.are.same({41, 42}, {r:readInt(), r:readInt()})
+    r:seek(1)
+    assert.are.equal(41, r:readInt())
+    r:close()
+    os.remove(name)
+    local m = torch.MemoryFile('rw'):binary()
+    m:writeInt(5)
+    assert.are.equal(1, m:position())
+    m:seekEnd()
+    assert.are.equal(5, m:position())
+    m:seek(1)
+    assert.are.equal(5, m:readInt())
+    assert.are.equal(5, m:position())
+    local wo = torch.MemoryFile('w')
+    wo:writeInt(1)
+    assert.are.equal(5, wo:position())
+  end)
+end)
+
+describe('serializeToStorage and Generators', function()
+  it('serializeToStorage gives the serialized bytes as a CharStorage', function()
+    local obj = {6, a = 42, t = torch.range(1, 3)}
+    local st = torch.serializeToStorage(obj)
+    assert.are.equal('torch.CharStorage', torch.type(st))
+    assert.are.equal(torch.serialize(obj), st:_bytes())
+    local back = torch.deserializeFromStorage(st)
+    assert.are.equal(42, back.a)
+    assert.are.same({1, 2, 3}, back.t:totable())
+    assert.are.equal(42, torch.deserializeFromStorage(torch.serializeToStorage({a = 42}, 'ascii'), 'ascii').a)
+    H.errors(function() torch.deserializeFromStorage('x') end, 'torch.deserializeFromStorage: CharStorage expected, got string')
+  end)
+
+  it('a saved generator gives the same numbers after loading, binary and ascii', function()
+    for _, mode in ipairs{'binary', 'ascii'} do
+      local g = torch.Generator()
+      torch.manualSeed(g, 123)
+      torch.uniform(g)
+      local h = torch.deserialize(torch.serialize(g, mode), mode)
+      assert.are.equal('torch.Generator', torch.type(h))
+      for _ = 1, 5 do assert.are.equal(torch.random(g), torch.random(h)) end
+      assert.are.equal(torch.normal(g), torch.normal(h))
+      local name = tmpname()
+      torch.save(name, {gen = g}, mode)
+      local l = torch.load(name, mode).gen
+      assert.are.equal(torch.uniform(g), torch.uniform(l))
+      os.remove(name)
+    end
+    -- Torch7's layout: the raw 5048 bytes of its generator after the class name
+    local s = torch.serialize(torch.Generator())
+    assert.is_truthy(s:find('torch.Generator', 1, true))
+    H.errors(function() torch.deserialize(s:sub(1, #s - 100)) end, 'truncated')
+  end)
+end)
+
+describe('the ascii reader', function()
+  it('refuses a file cut inside a number instead of loading another object', function()
+    local name = tmpname()
+    torch.save(name, {1.5, 'abc', 31415, torch.range(1, 3), torch.FloatTensor{2.25}}, 'ascii')
+    local all = readbytes(name)
+    assert.are.same({1, 2, 3}, torch.load(name, 'ascii')[4]:totable())
+    for cut = 1, #all - 1 do
+      local f = assert(io.open(name, 'wb'))
+      f:write(all:sub(1, cut))
+      f:close()
+      assert.is_false(pcall(torch.load, name, 'ascii'), 'loaded a file cut at byte ' .. cut)
+    end
+    os.remove(name)
+  end)
+end)
