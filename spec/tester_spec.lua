@@ -86,3 +86,49 @@ describe('torch.Tester', function()
       "torch.Tester:add: test 'x' must be a function, got number")
   end)
 end)
+
+describe('torch.Tester hooks, disable and warnings (as Torch7)', function()
+  it('runs _setUp and _tearDown around every test, with its name, also when it fails', function()
+    local suite, tester, log = torch.TestSuite(), torch.Tester(), {}
+    function suite._setUp(name) log[#log + 1] = 'up ' .. name end
+    function suite._tearDown(name) log[#log + 1] = 'down ' .. name end
+    function suite.a() log[#log + 1] = 'a' end
+    function suite.b() error('boom') end
+    tester:add(suite)
+    local ok, _, out = run(tester)
+    assert.is_false(ok)
+    assert.are.same({'up a', 'a', 'down a', 'up b', 'down b'}, log)
+    assert.is_truthy(out:find('Running 2 tests', 1, true))
+    assert.has_error(function() tester:add(function() end, '_setUp') end,
+                     'torch.Tester:add: only one _setUp function allowed')
+  end)
+
+  it('skips disabled tests and counts them', function()
+    local suite, tester, ran = torch.TestSuite(), torch.Tester(), {}
+    function suite.a() ran.a = true end
+    function suite.b() ran.b = true; error('not run') end
+    tester:add(suite):disable('b')
+    local ok, _, out = run(tester)
+    assert.is_true(ok)
+    assert.are.same({a = true}, ran)
+    assert.is_truthy(out:find('[SKIP]', 1, true))
+    assert.is_truthy(out:find('and 1 disabled', 1, true))
+    assert.has_error(function() tester:disable('zzz') end, "torch.Tester:disable: unrecognized test 'zzz'")
+    assert.has_error(function() tester:disable(3) end, 'torch.Tester:disable: test name or list of names expected, got number')
+  end)
+
+  it('warns about non-boolean asserts, assertne of tables and plain tables of tests', function()
+    local tester = torch.Tester()
+    tester:add({t = function() tester:assert(1); tester:assertne({}, {}) end})
+    local ok, _, out = run(tester)
+    assert.is_true(ok)
+    assert.is_truthy(out:find('[+warning]', 1, true))
+    assert.is_truthy(out:find('and 3 warnings', 1, true))
+    assert.is_truthy(out:find('Should use TestSuite rather than plain lua table', 1, true))
+    assert.is_truthy(out:find(':assert should only be used for boolean conditions', 1, true))
+    assert.is_truthy(out:find(':assertne should only be used to compare basic lua objects', 1, true))
+    assert.has_error(function() torch.Tester():add({x = {}}) end, 'torch.Tester:add: nested sets of tests are not supported')
+    assert.has_error(function() torch.Tester():add({x = function() end}, 'name') end,
+                     'torch.Tester:add: a name is not allowed with a table of tests (each test has its own)')
+  end)
+end)
