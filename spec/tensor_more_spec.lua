@@ -144,6 +144,45 @@ describe('fills into a result', function()
   end)
 end)
 
+describe('result arguments', function()
+  it('a non-contiguous result of the right shape is written in place, never outside the view', function()
+    local a, b, sq = torch.rand(3, 4), torch.rand(3, 4), torch.rand(4, 4)
+    local cases = {
+      {{3, 4}, function(r) return torch.add(r, a, b) end, function() return torch.add(a, b) end},
+      {{3, 4}, function(r) return torch.cmul(r, a, b) end, function() return torch.cmul(a, b) end},
+      {{3, 4}, function(r) return torch.exp(r, a) end, function() return torch.exp(a) end},
+      {{3, 4}, function(r) return torch.lerp(r, a, b, 0.3) end, function() return torch.lerp(a, b, 0.3) end},
+      {{3, 1}, function(r) return torch.sum(r, a, 2) end, function() return torch.sum(a, 2) end},
+      {{3, 4}, function(r) return torch.cumsum(r, a, 2) end, function() return torch.cumsum(a, 2) end},
+      {{4, 4}, function(r) return torch.mm(r, sq, sq) end, function() return torch.mm(sq, sq) end},
+      {{4, 4}, function(r) return torch.eye(r, 4) end, function() return torch.eye(4) end},
+      {{2, 2}, function(r) return torch.range(r, 1, 4) end, function() return torch.range(1, 4):view(2, 2) end},
+      {{2, 2}, function(r) return torch.linspace(r, 0, 3, 4) end, function() return torch.linspace(0, 3, 4):view(2, 2) end},
+      {{2, 2}, function(r) return torch.logspace(r, 0, 3, 4) end, function() return torch.logspace(0, 3, 4):view(2, 2) end},
+      {{3, 4}, function(r) return torch.cross(r, a, b, 1) end, function() return torch.cross(a, b, 1) end},
+      {{3, 4}, function(r) return torch.renorm(r, a, 2, 1, 0.5) end, function() return torch.renorm(a, 2, 1, 0.5) end},
+      {{2, 3}, function(r) return torch.conv2(r, a, torch.ones(2, 2)) end, function() return torch.conv2(a, torch.ones(2, 2)) end},
+      {{3, 8}, function(r) return torch.cat(r, a, b, 2) end, function() return torch.cat(a, b, 2) end},
+      {{3, 1}, function(r) return torch.mode(r, torch.LongTensor(), a, 2) end, function() return (torch.mode(a, 2)) end},
+      {{5}, function(r) return torch.histc(r, a, 5, 0, 1) end, function() return torch.histc(a, 5, 0, 1) end},
+    }
+    for k, c in ipairs(cases) do
+      local sizes, f, ref = c[1], c[2], c[3]
+      if ref then
+        local wide = {table.unpack(sizes)}
+        wide[#wide] = wide[#wide] + 2
+        local big = torch.zeros(table.unpack(wide))
+        local r = big:narrow(#sizes, 2, sizes[#sizes])
+        f(r)
+        assert.are.equal(2, r:storageOffset(), 'case ' .. k)
+        assert.are.equal(0, big:narrow(#sizes, 1, 1):abs():max() + big:narrow(#sizes, wide[#wide], 1):abs():max(),
+                         'case ' .. k .. ' wrote outside the view')
+        assert.is_true((r:clone():view(-1) - ref():contiguous():view(-1)):abs():max() < 1e-9, 'case ' .. k)
+      end
+    end
+  end)
+end)
+
 describe('logNormal', function()
   it('draws exp(N(mean, std)): the logarithm has the given mean and std', function()
     torch.manualSeed(11)
@@ -236,5 +275,7 @@ describe('conversions and sizes that are errors', function()
     H.errors(function() torch.Tensor(2):repeatTensor(2 ^ 40, 2 ^ 40) end, "repeatTensor: the result's size overflows")
     H.errors(function() torch.Tensor(2):repeatTensor(1.5) end, "bad argument #2 to 'repeatTensor'")
     H.errors(function() torch.Tensor():resize(2 ^ 32, 2 ^ 32, 4) end, 'size overflows')
+    H.errors(function() torch.cat(torch.Tensor(1):expand(2 ^ 62), torch.Tensor(1):expand(2 ^ 62)) end,
+             "cat: the result's dimension 1 overflows")
   end)
 end)

@@ -454,6 +454,8 @@ int th_tensor_cat(th_tensor *r, int n, const th_tensor *const *ts, int dim) {
     for (i = first; i < n; i++) {
       if (cat_skips(ts[i])) continue;
       if (d == dim) {
+        if (cat_size(ts[i], d) > INT64_MAX - size[d])
+          return th_error_set("the result's dimension %d overflows (more than 2^63 elements)", dim + 1);
         size[d] += cat_size(ts[i], d);
       } else if (cat_size(ts[i], d) != size[d]) {
         return th_error_set("sizes do not match: tensor %d is %s, tensor %d is %s "
