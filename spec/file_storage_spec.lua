@@ -221,6 +221,24 @@ describe('serializeToStorage and Generators', function()
   end)
 end)
 
+describe('writeObject hooks', function()
+  it('write hook(x) in place of every object x, keeping references to x shared', function()
+    local shared = {kind = 'old'}
+    local obj = {a = shared, b = shared, n = 1}
+    local f = torch.MemoryFile('rw'):binary()
+    f:writeObject(obj, nil, function(x)
+      if type(x) == 'table' and x.kind == 'old' then return {kind = 'new'} end
+      return x
+    end)
+    f:seek(1)
+    local back = f:readObject()
+    assert.are.equal('new', back.a.kind)
+    assert.are.equal(back.a, back.b)
+    assert.are.equal(1, back.n)
+    H.errors(function() torch.MemoryFile('w'):writeObject(1, nil, 'x') end, 'writeObject: hook must be a function, got string')
+  end)
+end)
+
 describe('the ascii reader', function()
   it('refuses a file cut inside a number instead of loading another object', function()
     local name = tmpname()

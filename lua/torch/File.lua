@@ -285,6 +285,10 @@ end
 writeObject = function(self, obj, name)
   local stack = self._stack
   stack[#stack + 1] = name or '?'
+  -- Torch7's write hook: hook(obj) is written in obj's place; references
+  -- are still counted on obj itself
+  local sobj = obj
+  if self._hook then obj = self._hook(obj) end
   local t = type(obj)
   local tname = classOf(obj)
   if obj == nil then
@@ -304,14 +308,14 @@ writeObject = function(self, obj, name)
     self:writeBool(obj)
   elseif tname ~= nil or t == 'table' then
     local tag = tname and TYPE_TORCH or TYPE_TABLE
-    local idx = self._wobj[obj]
+    local idx = self._wobj[sobj]
     self:writeInt(tag)
     if idx and not self._force then
       self:writeInt(idx)
     else
       idx = self._nw + 1
       self._nw = idx
-      if not self._force then self._wobj[obj] = idx end
+      if not self._force then self._wobj[sobj] = idx end
       self:writeInt(idx)
       if tname then
         writeTorch(self, obj, tname)
@@ -332,9 +336,19 @@ writeObject = function(self, obj, name)
   stack[#stack] = nil
 end
 
-function File:writeObject(obj, name)
+-- f:writeObject(obj [, debugname [, hook]]): hook(x), when given, is what
+-- gets written for every object x met on the way (Torch7's, to save under
+-- another configuration)
+function File:writeObject(obj, name, hook)
   checkwrite(self)
-  writeObject(self, obj, name or (#self._stack == 0 and 'root' or nil))
+  if hook ~= nil and type(hook) ~= 'function' then
+    error(sformat('%s: writeObject: hook must be a function, got %s', self._name, type(hook)), 2)
+  end
+  local saved = self._hook
+  self._hook = hook
+  local ok, err = pcall(writeObject, self, obj, name or (#self._stack == 0 and 'root' or nil))
+  self._hook = saved
+  if not ok then error(err, 0) end
 end
 
 -- --- reading: primitives -------------------------------------------------
