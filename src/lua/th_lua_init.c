@@ -19,6 +19,7 @@ int luaopen_torch_core(lua_State *L) {
   th_lua_open_storage(L, C);
   th_lua_open_tensor(L, methods);
   th_lua_open_math(L, methods);
+  th_lua_open_lapack(L, methods);  /* after math: adds to its __math table */
   th_lua_open_index(L, methods);
   th_lua_open_random(L, C, methods);
   th_lua_open_serialize(L, C);
