@@ -173,23 +173,29 @@ static int vector_new(th_tensor *w, th_dtype dt, int64_t n) {
   return th_tensor_resize1d(w, n);
 }
 
-/* puts work buffer (or view of one) w into result r by th_lapack.h's rule */
-static int place(th_tensor *r, const th_tensor *w) {
+/* puts work buffer (or view of one) w into result r by th_lapack.h's rule;
+   'colmajor' results (Torch7's checkTransposed ones) also turn a contiguous
+   r column-major, as Torch7 does with a result it reuses */
+static int place_as(th_tensor *r, const th_tensor *w, int colmajor) {
   if (r->storage == NULL && r->ndim == 0) {
     th_tensor_set_tensor(r, w);
     return TH_OK;
   }
-  if (!th_tensor_same_size(r, w)) {
-    if (w->ndim == 2) {
-      if (th_tensor_resize2d(r, w->size[1], w->size[0]) != TH_OK ||
-          th_tensor_transpose(r, r, 0, 1) != TH_OK)
-        return TH_ERR;
-    } else if (th_tensor_resize(r, w->ndim, w->size) != TH_OK) {
+  if (colmajor && w->ndim == 2 && (!th_tensor_same_size(r, w) || th_tensor_is_contiguous(r)) &&
+      !(th_tensor_same_size(r, w) && r->stride[0] == 1 && r->stride[1] == w->size[0])) {
+    if (th_tensor_resize2d(r, w->size[1], w->size[0]) != TH_OK ||
+        th_tensor_transpose(r, r, 0, 1) != TH_OK)
       return TH_ERR;
-    }
+  } else if (!th_tensor_same_size(r, w) && th_tensor_resize(r, w->ndim, w->size) != TH_OK) {
+    return TH_ERR;
   }
   return th_tensor_copy(r, w);
 }
+
+/* a matrix result LAPACK computes in place: column-major, as in Torch7 */
+static int place(th_tensor *r, const th_tensor *w) { return place_as(r, w, 1); }
+/* a result Torch7 builds row-major: vectors, eig's n x 2, svd's V, qr's R */
+static int place_rows(th_tensor *r, const th_tensor *w) { return place_as(r, w, 0); }
 
 static int clear2(th_tensor *a, th_tensor *b, int rc) {
   th_tensor_clear(a);
@@ -309,7 +315,7 @@ int th_lapack_geev(th_tensor *re, th_tensor *rv, const th_tensor *a, char jobvr)
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_geev,
                      (jobvr, INT(n), DATA(wa), DATA(we), jobvr == 'V' ? DATA(wv) : NULL));
-  if (rc == TH_OK) rc = place(re, &we);
+  if (rc == TH_OK) rc = place_rows(re, &we);
   if (rc == TH_OK && jobvr == 'V') rc = place(rv, &wv);
   th_tensor_clear(&wa);
   return clear2(&we, &wv, rc);
@@ -339,7 +345,7 @@ int th_lapack_gesvd(th_tensor *ru, th_tensor *rs, th_tensor *rv, const th_tensor
                      (jobu, INT(m), INT(n), DATA(wa), DATA(ws), DATA(wu), DATA(wv), INT(vcols)));
   if (rc == TH_OK) rc = place(ru, &wu);
   if (rc == TH_OK) rc = place(rs, &ws);
-  if (rc == TH_OK) rc = place(rv, &wv);
+  if (rc == TH_OK) rc = place_rows(rv, &wv);
   th_tensor_clear(&wa);
   th_tensor_clear(&wu);
   return clear2(&ws, &wv, rc);
@@ -508,7 +514,7 @@ int th_lapack_qr(th_tensor *rq, th_tensor *rr, const th_tensor *a) {
   q = wa;
   q.size[1] = k;
   if (rc == TH_OK) rc = place(rq, &q);
-  if (rc == TH_OK) rc = place(rr, &wr);
+  if (rc == TH_OK) rc = place_rows(rr, &wr);
   th_tensor_clear(&wa);
   return clear2(&wt, &wr, rc);
 }

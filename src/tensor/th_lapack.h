@@ -5,14 +5,17 @@
 ** Every input is first copied into a column-major work buffer: LAPACK
 ** overwrites its arguments, and the caller's inputs are never written,
 ** even when a result is the same tensor as an input (torch.gesv(b, a, b, a)).
-** Output: each result is placed after LAPACK succeeded, by this rule:
+** Output: each result is placed after LAPACK succeeded, as Torch7 does:
 **   - an empty result (no storage: a new tensor) takes the work buffer
-**     itself, so matrices come back column-major (strides 1, rows) as in
-**     Torch7;
-**   - a result that already has the shape is written in place, keeping its
-**     storage and strides (reusing results costs no allocation);
-**   - any other result is resized to the shape, column-major as Torch7 does,
-**     and written.
+**     itself, so matrices LAPACK computed come back column-major
+**     (strides 1, rows);
+**   - such a matrix result given contiguous or of another shape is resized
+**     and transposed to that column-major layout (keeping its storage when
+**     large enough) and written: a second call reuses it as it is;
+**   - a result already of the shape but strided otherwise is written in
+**     place, keeping its strides;
+**   - vectors, eig's n x 2 values, svd's V and qr's R are row-major in
+**     Torch7: resized (contiguous) only when their shape differs.
 ** Two results of one call must not share a storage.
 ** Failure: non-2D or empty matrices, non-square where square is needed,
 ** mismatched rows, sizes beyond LAPACK's int, NaN or infinite entries, and
