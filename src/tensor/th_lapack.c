@@ -119,7 +119,7 @@ static int results(const th_tensor *a, th_tensor *const *r, int n) {
       return th_error_set("result %d must be a %sTensor like A, got a %sTensor", i + 1,
                           th_dtype_name[a->dtype], th_dtype_name[r[i]->dtype]);
     for (j = 0; j < i; j++)
-      if (r[i]->storage != NULL && r[i]->storage == r[j]->storage)
+      if (r[i] == r[j] || (r[i]->storage != NULL && r[i]->storage == r[j]->storage))
         return th_error_set("results %d and %d share a storage: pass distinct tensors", j + 1, i + 1);
   }
   return TH_OK;
