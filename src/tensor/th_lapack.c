@@ -161,11 +161,14 @@ static int colmajor_copy(th_tensor *w, const th_tensor *src, int64_t rows, const
   return TH_OK;
 }
 
-/* a contiguous copy of a 1D tensor (tau) */
-static int vector_copy(th_tensor *w, const th_tensor *src) {
+/* a contiguous copy of a 1D tensor (tau) holding only finite numbers */
+static int vector_copy(th_tensor *w, const th_tensor *src, const char *name) {
   th_tensor_init(w, src->dtype);
-  if (th_tensor_resize1d(w, src->size[0]) != TH_OK) return TH_ERR;
-  return th_tensor_copy(w, src);
+  if (th_tensor_resize1d(w, src->size[0]) != TH_OK || th_tensor_copy(w, src) != TH_OK)
+    return TH_ERR;
+  if (!LAPACK_CALL(src->dtype, la_finite, (th_tensor_data(w), th_tensor_numel(w))))
+    return th_error_set("%s contains NaN or infinite values", name);
+  return TH_OK;
 }
 
 static int vector_new(th_tensor *w, th_dtype dt, int64_t n) {
@@ -457,7 +460,7 @@ int th_lapack_orgqr(th_tensor *rq, const th_tensor *a, const th_tensor *tau) {
   k = tau->size[0];
   th_tensor_init(&wt, a->dtype);
   rc = colmajor_copy(&wa, a, m, "A");
-  if (rc == TH_OK) rc = vector_copy(&wt, tau);
+  if (rc == TH_OK) rc = vector_copy(&wt, tau, "tau");
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_orgqr, (INT(m), INT(k), DATA(wa), DATA(wt)));
   q = wa;
   q.size[1] = k;
@@ -484,7 +487,7 @@ int th_lapack_ormqr(th_tensor *rc_, const th_tensor *a, const th_tensor *tau, co
   th_tensor_init(&wt, a->dtype);
   th_tensor_init(&wc, a->dtype);
   rc = colmajor_copy(&wa, a, nq, "A");
-  if (rc == TH_OK) rc = vector_copy(&wt, tau);
+  if (rc == TH_OK) rc = vector_copy(&wt, tau, "tau");
   if (rc == TH_OK) rc = colmajor_copy(&wc, c, m, "C");
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_ormqr, (side, trans, INT(m), INT(n), INT(tau->size[0]), DATA(wa),

@@ -20,7 +20,9 @@
 ** Failure: non-2D or empty matrices, non-square where square is needed,
 ** mismatched rows, sizes beyond LAPACK's int, NaN or infinite entries, and
 ** LAPACK's info > 0 (a singular or non-positive-definite matrix) are errors
-** with TH_ERR and a message; no result is touched when a call fails.
+** with TH_ERR and a message, found before any result is touched (only an
+** allocation failing while a later result is placed can leave earlier ones
+** written).
 ** Messages never name the operation: the binding prefixes it, and names the
 ** matrices as Torch7's documentation does (A, B).
 ** Character options are LAPACK's: uplo 'U'/'L', trans 'N'/'T', diag 'N'/'U',

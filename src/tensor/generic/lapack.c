@@ -107,19 +107,20 @@ static int TH_R(la_geev)(char jobvr, int n, real *a, real *e, real *vr) {
   if (wr == NULL) return TH_ERR;
   wi = wr + n;
   LA(geev)(&jobvl, &jobvr, &n, a, &n, wr, wi, NULL, &one, vr, &ldvr, &query, &lwork, &info, 1, 1);
-  if (info == 0 && (work = TH_R(workspace)(query, &lwork)) != NULL) {
+  if (info == 0) {
+    if ((work = TH_R(workspace)(query, &lwork)) == NULL) {
+      th_free(wr, sizeof(real) * 2 * (size_t)n, TH_MEM_FREE);
+      return TH_ERR;
+    }
     LA(geev)(&jobvl, &jobvr, &n, a, &n, wr, wi, NULL, &one, vr, &ldvr, work, &lwork, &info, 1, 1);
     TH_R(workfree)(work, lwork);
-  } else if (info == 0) {
-    th_free(wr, sizeof(real) * 2 * (size_t)n, TH_MEM_FREE);
-    return TH_ERR;
   }
   for (i = 0; info == 0 && i < n; i++) e[2 * i] = wr[i], e[2 * i + 1] = wi[i];
   th_free(wr, sizeof(real) * 2 * (size_t)n, TH_MEM_FREE);
   if (info < 0) return TH_R(bad_info)("geev", info);
   if (info > 0)
     return th_error_set("the QR algorithm failed to compute all eigenvalues "
-                        "(eigenvalues %d to %d did not converge)", 1, info);
+                        "(eigenvalues 1 to %d did not converge)", info);
   return TH_OK;
 }
 
@@ -144,6 +145,7 @@ static int TH_R(la_getri)(int n, real *a) {
   if (ipiv == NULL) return TH_ERR;
   LA(getrf)(&n, &n, a, &n, ipiv, &info);
   if (info == 0) LA(getri)(&n, a, &n, ipiv, &query, &lwork, &info);
+  /* INT_MIN: the workspace could not be allocated (th_alloc set the message) */
   if (info == 0 && (work = TH_R(workspace)(query, &lwork)) == NULL) info = INT_MIN;
   if (info == 0) LA(getri)(&n, a, &n, ipiv, work, &lwork, &info);
   TH_R(workfree)(work, lwork);
