@@ -314,6 +314,52 @@ for _, tname in ipairs{'Float', 'Double'} do
       errors(function() torch.orgqr(m, T(4):zero()) end, 'orgqr: tau has 4 reflectors')
     end)
 
+    it('every function: inputs unchanged, method form equal to the function', function()
+      local A, B, R = T(SPD), T{{1, 2}, {0, 1}, {-1, 3}}, T(RECT)
+      local chol = torch.potrf(A)
+      local m, tau = torch.geqrf(R)
+      local C = T{{1, 2}, {3, 4}, {5, 6}, {7, 8}}
+      local calls = {
+        {'gesv', B, A}, {'trtrs', B, A:triu()}, {'gels', C, R}, {'inverse', A},
+        {'symeig', A, 'V'}, {'eig', A, 'V'}, {'svd', R}, {'gesvd', R, 'A'}, {'potrf', A, 'L'},
+        {'potrs', B, chol}, {'potri', chol}, {'pstrf', A}, {'qr', R}, {'geqrf', R},
+        {'orgqr', m, tau}, {'ormqr', m, tau, C, 'L', 'T'},
+      }
+      for _, c in ipairs(calls) do
+        local name, args = c[1], {table.unpack(c, 2)}
+        local before = {}
+        for i, v in ipairs(args) do before[i] = torch.isTensor(v) and v:clone() or v end
+        local f = {torch[name](table.unpack(args))}
+        local g = {args[1][name](table.unpack(args))}
+        for i, v in ipairs(args) do
+          if torch.isTensor(v) then assert.are.equal(0, maxdiff(before[i], v), name .. ' changed input ' .. i) end
+        end
+        assert.are.equal(#f, #g, name)
+        for i = 1, #f do assert.are.equal(0, maxdiff(f[i], g[i]), name .. ' method result ' .. i) end
+      end
+    end)
+
+    it('result layout: column-major as Torch7, reused without reallocation, views written in place', function()
+      local A = T(SPD)
+      local inv = torch.inverse(A)
+      assert.are.same({1, 3}, inv:stride():totable())
+      local r = T(3, 3)
+      torch.inverse(r, A)
+      assert.are.same({1, 3}, r:stride():totable())
+      local storage = r:storage()
+      torch.inverse(r, A * 2)
+      assert.are.equal(storage, r:storage())
+      near(inv / 2, r)
+      -- a strided view of the right shape keeps its strides: the columns 2..4 of a 3x6
+      local big = T(3, 6):zero()
+      torch.inverse(big:narrow(2, 2, 3), A)
+      near(inv, big:narrow(2, 2, 3))
+      assert.are.equal(0, big:select(2, 1):abs():max() + big:narrow(2, 5, 2):abs():max())
+      -- svd's V and eig's values are row-major, as in Torch7
+      local _, _, v = torch.svd(T(RECT))
+      assert.is_true(v:isContiguous())
+    end)
+
     it('errors: shapes, types, NaN, options, results', function()
       local A = T(SPD)
       errors(function() torch.gesv(T{1, 2}, A) end, 'gesv: B must have as many rows as A (3), got size 2')
