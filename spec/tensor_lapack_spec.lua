@@ -269,6 +269,25 @@ for _, tname in ipairs{'Float', 'Double'} do
       errors(function() torch.pstrf(T{{1, 1}, {1, 1}}) end, 'pstrf: matrix is rank deficient')
     end)
 
+    it('Torch7\'s documented examples (doc/maths.md): pstrf and eig give its printed values', function()
+      local A = T{{1.2705, 0.9971, 0.4948, 0.1389, 0.2381}, {0.9971, 0.9966, 0.6752, 0.0686, 0.1196},
+                  {0.4948, 0.6752, 1.1434, 0.0314, 0.0582}, {0.1389, 0.0686, 0.0314, 0.0270, 0.0526},
+                  {0.2381, 0.1196, 0.0582, 0.0526, 0.3957}}
+      local U, piv = torch.pstrf(A)
+      assert.are.same({1, 3, 5, 2, 4}, piv:totable())
+      local printed = T{{1.1272, 0.4390, 0.2112, 0.8846, 0.1232}, {0, 0.9750, -0.0354, 0.2942, -0.0233},
+                        {0, 0, 0.5915, -0.0961, 0.0435}, {0, 0, 0, 0.3439, -0.0854}, {0, 0, 0, 0, 0.0456}}
+      assert(maxdiff(printed, U) < 1e-4, 'pstrf as printed')
+      local a = T{{1.96, -6.49, -0.47, -7.20, -0.65}, {0, 3.80, -6.39, 1.50, -6.34},
+                  {0, 0, 4.17, -1.51, 2.67}, {0, 0, 0, 5.70, 1.80}, {0, 0, 0, 0, -7.10}}
+      local b = a + torch.triu(a, 1):t()
+      local e = torch.eig(b)
+      assert(e:select(2, 2):clone():abs():max() == 0, 'real eigenvalues')
+      -- the order is LAPACK's own (Torch7 printed 16.0948 first; single precision may differ)
+      local sorted = torch.sort(e:select(2, 1))
+      assert(maxdiff(T{-11.0656, -6.2287, 0.8640, 8.8655, 16.0948}, sorted) < 1e-4, 'eig as printed')
+    end)
+
     it('qr: Q R = A with orthonormal Q and upper R, R by hand', function()
       local q, r = torch.qr(T{{12, -51, 4}, {6, 167, -68}, {-4, 24, -41}})
       near({14, 175, 35}, torch.diag(r):abs(), '|diag R| by hand')
