@@ -379,6 +379,24 @@ for _, tname in ipairs{'Float', 'Double'} do
       assert.is_true(v:isContiguous())
     end)
 
+    it('1x1 matrices, one row, one column', function()
+      local one = T{{4}}
+      near({{0.5}}, torch.gesv(T{{2}}, one))
+      near({{0.25}}, torch.inverse(one))
+      near({4}, torch.symeig(one))
+      near({{2}}, torch.potrf(one))
+      for _, A in ipairs{T{{1, 2, 2}}, T{{1}, {2}, {2}}} do
+        local u, s, v = torch.svd(A)
+        near({3}, s, 'the norm is the one singular value')
+        near(A, u * torch.diag(s) * v:t())
+        local q, r = torch.qr(A)
+        near(A, q * r)
+        orthonormal_columns(q)
+      end
+      -- one column: least squares is the mean
+      near({{2}}, torch.gels(T{{1}, {2}, {3}}, T{{1}, {1}, {1}}))
+    end)
+
     it('errors: shapes, types, NaN, options, results', function()
       local A = T(SPD)
       errors(function() torch.gesv(T{1, 2}, A) end, 'gesv: B must have as many rows as A (3), got size 2')
