@@ -59,9 +59,8 @@ TH_LAPACK_DECLS(double, d)
 #define TH_GENERIC_FILE "generic/lapack.c"
 #include "th_generic_floating.h"
 
-/* calls the Float or Double instance; the dtype was checked floating first */
-#define LAPACK_CALL(dtype, name, args) \
-  ((dtype) == TH_FLOAT ? TH_CAT(name, Float) args : TH_CAT(name, Double) args)
+/* calls the Float or Double instance; every caller checked the dtype first */
+#define LAPACK_CALL(dtype, name, args) TH_DISPATCH_FLOATING(dtype, name, args, "LAPACK")
 
 /* --- checks ------------------------------------------------------------------ */
 
