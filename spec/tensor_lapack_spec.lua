@@ -420,6 +420,11 @@ for _, tname in ipairs{'Float', 'Double'} do
       errors(function() torch.gesv(r, r, T{{1}, {2}, {3}}, A) end, 'gesv: results 1 and 2 share a storage')
       local wrong = tname == 'Float' and torch.DoubleTensor() or torch.FloatTensor()
       errors(function() torch.inverse(wrong, A) end, 'inverse')
+      -- overflow inside LAPACK is an error, not inf or NaN handed back
+      local huge = tname == 'Float' and 3e38 or 1e308
+      local big = T{{huge, -huge, huge}, {1, huge, 1}, {huge, huge, -huge}}
+      errors(function() torch.inverse(big) end, 'inverse: the result is not finite: the computation overflowed')
+      errors(function() torch.gesv(T{{1}, {1}, {1}}, big) end, 'gesv: the result is not finite')
       -- a failing call leaves its results alone
       local keep = T{{9}}
       pcall(torch.inverse, keep, T{{1, 2}, {2, 4}})

@@ -194,6 +194,29 @@ static int place_as(th_tensor *r, const th_tensor *w, int colmajor) {
   return th_tensor_copy(r, w);
 }
 
+/* LAPACK's outputs are finite unless something overflowed (entries near the
+   type's limit, a nearly singular matrix): an error rather than inf or NaN
+   handed back as an answer. w: work buffers, contiguous or column-major
+   (stride 1 down a column), possibly narrowed. */
+static int finite_view(const th_tensor *w) {
+  const char *base = th_tensor_data(w);
+  const size_t esize = th_dtype_size[w->dtype];
+  int64_t j;
+  if (th_tensor_is_contiguous(w)) return LAPACK_CALL(w->dtype, la_finite, ((const void *)base, th_tensor_numel(w)));
+  for (j = 0; j < w->size[1]; j++)
+    if (!LAPACK_CALL(w->dtype, la_finite, ((const void *)(base + (size_t)(j * w->stride[1]) * esize), w->size[0])))
+      return 0;
+  return 1;
+}
+
+/* w may be NULL (a result not computed) */
+static int finite_result(const th_tensor *w) {
+  if (w == NULL || finite_view(w)) return TH_OK;
+  return th_error_set("the result is not finite: the computation overflowed "
+                      "(A is too close to singular or its entries too large for %s)",
+                      th_dtype_name[w->dtype]);
+}
+
 /* a matrix result LAPACK computes in place: column-major, as in Torch7 */
 static int place(th_tensor *r, const th_tensor *w) { return place_as(r, w, 1); }
 /* a result Torch7 builds row-major: vectors, eig's n x 2, svd's V, qr's R */
@@ -222,6 +245,8 @@ int th_lapack_gesv(th_tensor *rb, th_tensor *ra, const th_tensor *b, const th_te
   if (rc == TH_OK) rc = colmajor_copy(&wb, b, rows_of(b), "B");
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_gesv, (INT(rows_of(a)), INT(cols_of(b)), DATA(wa), DATA(wb)));
+  if (rc == TH_OK) rc = finite_result(&wb);
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(rb, &wb);
   if (rc == TH_OK) rc = place(ra, &wa);
   return clear2(&wa, &wb, rc);
@@ -242,6 +267,7 @@ int th_lapack_trtrs(th_tensor *rb, th_tensor *ra, const th_tensor *b, const th_t
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_trtrs,
                      (uplo, trans, diag, INT(rows_of(a)), INT(cols_of(b)), DATA(wa), DATA(wb)));
+  if (rc == TH_OK) rc = finite_result(&wb);
   if (rc == TH_OK) rc = place(rb, &wb);
   if (rc == TH_OK) rc = place(ra, &wa);
   return clear2(&wa, &wb, rc);
@@ -265,6 +291,8 @@ int th_lapack_gels(th_tensor *rb, th_tensor *ra, const th_tensor *b, const th_te
                      (INT(m), INT(n), INT(cols_of(b)), DATA(wa), DATA(wb), INT(ldb)));
   x = wb;
   x.size[0] = n;
+  if (rc == TH_OK) rc = finite_result(&x);
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(rb, &x);
   if (rc == TH_OK) rc = place(ra, &wa);
   return clear2(&wa, &wb, rc);
@@ -277,6 +305,7 @@ int th_lapack_getri(th_tensor *ra, const th_tensor *a) {
     return TH_ERR;
   rc = colmajor_copy(&wa, a, rows_of(a), "A");
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_getri, (INT(rows_of(a)), DATA(wa)));
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(ra, &wa);
   th_tensor_clear(&wa);
   return rc;
@@ -296,6 +325,8 @@ int th_lapack_syev(th_tensor *re, th_tensor *rv, const th_tensor *a, char jobz, 
   if (rc == TH_OK) rc = vector_new(&we, a->dtype, rows_of(a));
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_syev, (jobz, uplo, INT(rows_of(a)), DATA(wv), DATA(we)));
+  if (rc == TH_OK) rc = finite_result(&we);
+  if (rc == TH_OK) rc = finite_result(jobz == 'V' ? &wv : NULL);
   if (rc == TH_OK) rc = place(re, &we);
   if (rc == TH_OK && jobz == 'V') rc = place(rv, &wv);
   return clear2(&wv, &we, rc);
@@ -317,6 +348,8 @@ int th_lapack_geev(th_tensor *re, th_tensor *rv, const th_tensor *a, char jobvr)
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_geev,
                      (jobvr, INT(n), DATA(wa), DATA(we), jobvr == 'V' ? DATA(wv) : NULL));
+  if (rc == TH_OK) rc = finite_result(&we);
+  if (rc == TH_OK) rc = finite_result(jobvr == 'V' ? &wv : NULL);
   if (rc == TH_OK) rc = place_rows(re, &we);
   if (rc == TH_OK && jobvr == 'V') rc = place(rv, &wv);
   th_tensor_clear(&wa);
@@ -345,6 +378,9 @@ int th_lapack_gesvd(th_tensor *ru, th_tensor *rs, th_tensor *rv, const th_tensor
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_gesvd,
                      (jobu, INT(m), INT(n), DATA(wa), DATA(ws), DATA(wu), DATA(wv), INT(vcols)));
+  if (rc == TH_OK) rc = finite_result(&wu);
+  if (rc == TH_OK) rc = finite_result(&ws);
+  if (rc == TH_OK) rc = finite_result(&wv);
   if (rc == TH_OK) rc = place(ru, &wu);
   if (rc == TH_OK) rc = place(rs, &ws);
   if (rc == TH_OK) rc = place_rows(rv, &wv);
@@ -363,6 +399,7 @@ int th_lapack_potrf(th_tensor *ra, const th_tensor *a, char uplo) {
     return TH_ERR;
   rc = colmajor_copy(&wa, a, rows_of(a), "A");
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_potrf, (uplo, INT(rows_of(a)), DATA(wa)));
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(ra, &wa);
   th_tensor_clear(&wa);
   return rc;
@@ -380,6 +417,7 @@ int th_lapack_potrs(th_tensor *rb, const th_tensor *b, const th_tensor *chol, ch
   if (rc == TH_OK)
     rc = LAPACK_CALL(chol->dtype, la_potrs,
                      (uplo, INT(rows_of(chol)), INT(cols_of(b)), DATA(wa), DATA(wb)));
+  if (rc == TH_OK) rc = finite_result(&wb);
   if (rc == TH_OK) rc = place(rb, &wb);
   return clear2(&wa, &wb, rc);
 }
@@ -392,6 +430,7 @@ int th_lapack_potri(th_tensor *ra, const th_tensor *chol, char uplo) {
     return TH_ERR;
   rc = colmajor_copy(&wa, chol, rows_of(chol), "A");
   if (rc == TH_OK) rc = LAPACK_CALL(chol->dtype, la_potri, (uplo, INT(rows_of(chol)), DATA(wa)));
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(ra, &wa);
   th_tensor_clear(&wa);
   return rc;
@@ -412,6 +451,7 @@ int th_lapack_pstrf(th_tensor *ra, th_tensor *rpiv, const th_tensor *a, char upl
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_pstrf,
                      (uplo, INT(rows_of(a)), DATA(wa), (int *)DATA(wp), tol));
+  if (rc == TH_OK) rc = finite_result(&wa);
   if (rc == TH_OK) rc = place(ra, &wa);
   if (rc == TH_OK) rc = place(rpiv, &wp);
   return clear2(&wa, &wp, rc);
@@ -431,6 +471,8 @@ int th_lapack_geqrf(th_tensor *ra, th_tensor *rtau, const th_tensor *a) {
   rc = colmajor_copy(&wa, a, m, "A");
   if (rc == TH_OK) rc = vector_new(&wt, a->dtype, m < n ? m : n);
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_geqrf, (INT(m), INT(n), DATA(wa), DATA(wt)));
+  if (rc == TH_OK) rc = finite_result(&wa);
+  if (rc == TH_OK) rc = finite_result(&wt);
   if (rc == TH_OK) rc = place(ra, &wa);
   if (rc == TH_OK) rc = place(rtau, &wt);
   return clear2(&wa, &wt, rc);
@@ -463,6 +505,7 @@ int th_lapack_orgqr(th_tensor *rq, const th_tensor *a, const th_tensor *tau) {
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_orgqr, (INT(m), INT(k), DATA(wa), DATA(wt)));
   q = wa;
   q.size[1] = k;
+  if (rc == TH_OK) rc = finite_result(&q);
   if (rc == TH_OK) rc = place(rq, &q);
   return clear2(&wa, &wt, rc);
 }
@@ -491,6 +534,7 @@ int th_lapack_ormqr(th_tensor *rc_, const th_tensor *a, const th_tensor *tau, co
   if (rc == TH_OK)
     rc = LAPACK_CALL(a->dtype, la_ormqr, (side, trans, INT(m), INT(n), INT(tau->size[0]), DATA(wa),
                                           INT(nq), DATA(wt), DATA(wc)));
+  if (rc == TH_OK) rc = finite_result(&wc);
   if (rc == TH_OK) rc = place(rc_, &wc);
   th_tensor_clear(&wa);
   return clear2(&wt, &wc, rc);
@@ -515,6 +559,8 @@ int th_lapack_qr(th_tensor *rq, th_tensor *rr, const th_tensor *a) {
   if (rc == TH_OK) rc = LAPACK_CALL(a->dtype, la_orgqr, (INT(m), INT(k), DATA(wa), DATA(wt)));
   q = wa;
   q.size[1] = k;
+  if (rc == TH_OK) rc = finite_result(&q);
+  if (rc == TH_OK) rc = finite_result(&wr);
   if (rc == TH_OK) rc = place(rq, &q);
   if (rc == TH_OK) rc = place_rows(rr, &wr);
   th_tensor_clear(&wa);
