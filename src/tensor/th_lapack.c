@@ -3,7 +3,8 @@
 ** contract). Each operation: check the arguments, copy every input into a
 ** fresh column-major work buffer (rejecting NaN and infinities, on which
 ** LAPACK's iterations give no defined answer), run the per-type routine of
-** generic/lapack.c, and only then place the buffers into the results. So
+** generic/lapack.c, check its outputs are finite (an overflow is an
+** error, not an answer), and only then place the buffers into the results. So
 ** an input is never written, results may be inputs, and a failing call
 ** leaves every result as it was.
 ** LAPACK is called through its Fortran symbols (OpenBLAS exports them);

@@ -18,8 +18,8 @@
 **     Torch7: resized (contiguous) only when their shape differs.
 ** Two results of one call must not share a storage.
 ** Failure: non-2D or empty matrices, non-square where square is needed,
-** mismatched rows, sizes beyond LAPACK's int, NaN or infinite entries, and
-** LAPACK's info > 0 (a singular or non-positive-definite matrix) and a
+** mismatched rows, sizes beyond LAPACK's int, NaN or infinite entries,
+** LAPACK's info > 0 (a singular or non-positive-definite matrix), and a
 ** result holding inf or NaN (an overflow inside LAPACK) are errors
 ** with TH_ERR and a message, found before any result is touched (only an
 ** allocation failing while a later result is placed can leave earlier ones
