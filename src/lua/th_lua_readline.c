@@ -238,14 +238,15 @@ static int rl_addhistory(lua_State *L) {
 static int rl_setcompleter(lua_State *L) {
   static char breaks[] = " \t\n\"\\'`><=;+-*/%^~#&|{}()[],";
   static char quotes[] = "\"'";
-  if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+  int set = !lua_isnoneornil(L, 1);
+  if (set) luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, COMPLETER);
   if (!resolve()) return 0;
   *rl.readline_name = "th";
   *rl.word_break = breaks;
   *rl.quote_characters = quotes;
-  *rl.attempted_completion = lua_isnoneornil(L, 1) ? NULL : complete;
+  *rl.attempted_completion = set ? complete : NULL;
   return 0;
 }
 
