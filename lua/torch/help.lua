@@ -13,6 +13,7 @@ help.maxhits = 8
 
 -- where the docs are: $TH_DOCS, the source tree's docs/ (lua/torch/ is
 -- two levels below the root), or PREFIX/share/doc/torch-optnet when installed
+-- (by make install; luarocks leaves them in its rock directory)
 function help.dirs()
   local dirs = {}
   local env = os.getenv('TH_DOCS')
@@ -22,7 +23,16 @@ function help.dirs()
     local root = init:match('^(.*)/lua/torch/init%.lua$')
     if root then dirs[#dirs + 1] = root .. '/docs'; dirs[#dirs + 1] = root end
     local prefix = init:match('^(.*)/share/lua/5%.4/torch/init%.lua$')
-    if prefix then dirs[#dirs + 1] = prefix .. '/share/doc/torch-optnet' end
+    if prefix then
+      dirs[#dirs + 1] = prefix .. '/share/doc/torch-optnet'
+      -- a luarocks tree keeps them in the rock's own directory
+      local p = io.popen("ls -d '" .. prefix:gsub("'", "'\\''") ..
+                         "'/lib/luarocks/rocks-5.4/torch-optnet/*/share/doc/torch-optnet 2>/dev/null")
+      if p then
+        for d in p:lines() do dirs[#dirs + 1] = d end
+        p:close()
+      end
+    end
   end
   return dirs
 end
