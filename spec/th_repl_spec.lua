@@ -237,3 +237,74 @@ describe_tty('the th session on a terminal', function()
     c:close()
   end)
 end)
+describe('the session helpers without a terminal', function()
+  local complete = require 'torch.complete'
+  local pretty = require 'torch.pretty'
+  local help = require 'torch.help'
+  require 'nn'
+
+  it('complete: fields, methods through metatables, keywords, nothing inside strings', function()
+    local env = setmetatable({x = torch.FloatTensor(2), m = nn.Linear(2, 3), a = {b = {cde = 1, cdf = 2}},
+                              s = 'text', torch = torch, nn = nn}, {__index = {inherited = 1}})
+    assert.are.same({'torch.rand', 'torch.randn', 'torch.random', 'torch.randperm', 'torch.range'},
+                    complete.candidates('torch.ran', '', env))
+    assert.are.same({'x:narrow'}, complete.candidates('x:narr', '', env))
+    assert.are.same({'m:updateGradInput', 'm:updateOutput', 'm:updateParameters'}, complete.candidates('m:upd', '', env))
+    assert.are.same({'m.weight:narrow'}, complete.candidates('m.weight:narr', '', env))
+    assert.are.same({'a.b.cde', 'a.b.cdf'}, complete.candidates('a.b.c', '', env))
+    assert.are.same({'s:upper'}, complete.candidates('s:up', '', env))
+    assert.are.same({'function'}, complete.candidates('fu', '', env))
+    assert.are.same({'inherited'}, complete.candidates('inh', '', env))
+    -- ':' lists functions only; unknown or non-name prefixes give nothing
+    assert.are.same({}, complete.candidates('a:b', '', env))
+    assert.are.same({}, complete.candidates('nosuch.f', '', env))
+    assert.are.same({}, complete.candidates('x[1].f', '', env))
+    -- inside a string literal: nil, so readline completes file names
+    assert.is_nil(complete.candidates('spec/th', "dofile('", env))
+    assert.is_nil(complete.candidates('a', 'print("it\\"s ', env))
+    assert.are.same({'a.b.cde', 'a.b.cdf'}, complete.candidates('a.b.c', 'print("done", ', env))
+    -- no function is called: an __index function is not run
+    local called = false
+    env.trap = setmetatable({}, {__index = function() called = true end})
+    complete.candidates('trap.x.y', '', env)
+    assert.is_false(called)
+  end)
+
+  it('pretty: nested tables, depth limit, cycles, tensors inside tables, no colour unless asked', function()
+    local t = {1, 'two', w = torch.FloatTensor(3, 4), e = torch.Tensor(), s = torch.LongStorage(5),
+               deep = {a = {b = {c = {d = {}}}}}, ['not a name'] = true}
+    t.self = t
+    assert.are.equal(table.concat({
+      '{',
+      '  1 : 1',
+      '  2 : "two"',
+      '  deep : {',
+      '    a : {',
+      '      b : {',
+      '        c : {...}',
+      '      }',
+      '    }',
+      '  }',
+      '  e : DoubleTensor - empty',
+      '  "not a name" : true',
+      '  s : LongStorage - size: 5',
+      '  self : <cycle: ' .. tostring(t) .. '>',
+      '  w : FloatTensor - size: 3x4',
+      '}'}, '\n'), pretty.format(t))
+    assert.are.equal('plain', pretty.format('plain'))
+    assert.are.equal(' 1\n 2\n[torch.DoubleTensor of size 2]', pretty.format(torch.Tensor({1, 2})))
+    assert.are.equal('nn.Linear(2 -> 3)', pretty.format(nn.Linear(2, 3)))
+    assert.are.equal('{\n  n : \27[36m12\27[0m\n}', pretty.format({n = 12}, {color = true}))
+  end)
+
+  it('help: from the docs, by name or by value, and says when it finds nothing', function()
+    local text = help.text('torch.setprintoptions')
+    assert.is_truthy(text:find('-- docs/repl.md', 1, true), text)
+    assert.are.equal(help.text('nn.Linear'), help.text(nn.Linear))
+    assert.is_truthy(help.text(nn.Linear):find('^%-%- docs/nn.md: Layers\n| `nn.Linear%(in, out'))
+    assert.is_truthy(help.text('x:narrow'):find('x:narrow(2, 2, 2)', 1, true))
+    assert.are.same({nil, 'help: no documentation found for torch.nosuch'}, {help.text('torch.nosuch')})
+    local _, err = help.text(function() end)
+    assert.is_truthy(err:find('^help: no documentation found for function: 0x'), err)
+  end)
+end)

@@ -3,11 +3,10 @@
 -- 'word' is the text before the cursor back to the last operator, bracket
 -- or space ('torch.ran', 'x:na', 'a.b.c'); 'before' is the line before it.
 -- The expression before the last '.' or ':' is walked by names only, never
--- called, through tables and the metatable chain (a tensor's methods live
--- in its metatable, a class instance's in its class and its parents), so
--- completing runs no user code except __index metamethods that are
--- functions, which are not called either. Inside a string literal the
--- answer is nil: readline then completes file names.
+-- called, through raw fields and the metatable chain (a tensor's methods
+-- live in its metatable, a class instance's in its class and its parents):
+-- completing calls no function, not even an __index metamethod. Inside a
+-- string literal the answer is nil: readline then completes file names.
 
 local complete = {}
 
@@ -59,17 +58,36 @@ local function collect(v, set, methodsonly, depth)
   end
 end
 
--- the value an expression of names 'a.b.c' denotes, or nil; indexing goes
--- through __index tables only (rawget when a metamethod is a function)
+-- v[name] without calling anything: raw fields, then the __index tables of
+-- the metatable chain; a userdata whose __index is a function (tensors)
+-- keeps its methods in the metatable itself
+local function field(v, name)
+  for _ = 1, 16 do
+    if type(v) == 'table' then
+      local x = rawget(v, name)
+      if x ~= nil then return x end
+    end
+    local mt = getmetatable(v)
+    if type(mt) ~= 'table' then return nil end
+    local idx = rawget(mt, '__index')
+    if type(idx) == 'table' then
+      v = idx
+    elseif type(v) ~= 'table' then
+      return rawget(mt, name)
+    else
+      return nil
+    end
+  end
+  return nil
+end
+
+-- the value an expression of names 'a.b.c' denotes, or nil
 local function resolve(expr, env)
   local v = env
   for name in expr:gmatch('[^.]+') do
     if not name:match('^[%a_][%w_]*$') then return nil end
-    local t = type(v)
-    if t ~= 'table' and t ~= 'userdata' and t ~= 'string' then return nil end
-    local ok, x = pcall(function() return v[name] end)
-    if not ok then return nil end
-    v = x
+    v = field(v, name)
+    if v == nil then return nil end
   end
   return v
 end
