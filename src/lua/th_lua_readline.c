@@ -9,8 +9,8 @@
 ** so that a Ctrl-C (SIGINT, caught here, never by readline) ends the wait:
 ** the line is dropped and the caller gets false. Completion calls a Lua
 ** function kept in the registry with the word before the cursor.
-** Invariant: one session per process; the Lua state used by the hooks is
-** the main thread of the state that called 'read' or 'arm'.
+** Invariant: one session per process; completion runs on the thread that
+** is inside 'read', the Ctrl-C hook is set on the main thread (as lua.c).
 */
 #include <dlfcn.h>
 #include <errno.h>
@@ -91,7 +91,7 @@ static int resolve(void) {
 
 /* --- completion ---------------------------------------------------------- */
 
-static lua_State *session;          /* main thread of the session's state */
+static lua_State *session;          /* the thread inside 'read' (completion runs there) */
 static const char COMPLETER[] = "th.readline.completer";
 static int ncand, nextcand;         /* candidates in the registry table */
 static const char CANDIDATES[] = "th.readline.candidates";
@@ -173,9 +173,7 @@ static int rl_read(lua_State *L) {
   struct sigaction sa, old;
   int status = 0;   /* 0 reading, 1 line or EOF, 2 interrupted */
   if (!resolve()) return luaL_error(L, "torch._C.readline.read: no GNU readline in this process");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  session = lua_tothread(L, -1);
-  lua_pop(L, 1);
+  session = L;   /* the running thread: the completer runs on it, above this call */
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = onsigint;   /* no SA_RESTART: select() returns EINTR */
   sigemptyset(&sa.sa_mask);
