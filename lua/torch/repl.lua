@@ -205,7 +205,7 @@ function repl.loop(loaded)
       end
     end
   end
-  io.write(string.format('th: Lua 5.4 + %s (default %s)%s; ?name for help\n',
+  io.write(string.format('th: Lua 5.4 + %s (default %s)\n    ?name or help(fn): docs, Tab: completion%s\n',
                          table.concat(loaded or {'torch'}, ' + '), torch.getdefaulttensortype(), note))
   local buf
   while true do
