@@ -192,6 +192,16 @@ describe('tensor printing', function()
         '[torch.DoubleTensor of size 40x30]', ''}, '\n'), tostring(t))
     end)
 
+    it('prints a non-contiguous view in summary as its contiguous copy', function()
+      local t = seq({30, 40})
+      local v = t:t()
+      assert.is_false(v:isContiguous())
+      assert.are.equal(tostring(v:contiguous()), tostring(v))
+      local n = t:narrow(2, 5, 30):narrow(1, 2, 28)
+      assert.are.equal(tostring(n:clone()), tostring(n))
+      assert.is_truthy(tostring(v):find('^    1    41    81   ...  1081  1121  1161\n'))
+    end)
+
     it('prints one ... for the skipped slices of a 3D tensor', function()
       local s = tostring(seq({10, 2, 60}))
       assert.is_truthy(s:find('(3,.,.) = \n   241   242   243   ...   298   299   300\n' ..

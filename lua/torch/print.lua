@@ -212,10 +212,26 @@ local function tensor_tostring(self)
     sizes[d] = self:size(d)
     lists[d] = shown(sizes[d], summary)
   end
-  -- the values in row-major order: element k (1-based) is s[off + k]
-  local flat = self:contiguous()
-  local s, off = flat:storage(), flat:storageOffset() - 1
-  local get = function(k) return s[off + k] end
+  -- get(k): element k (1-based) in row-major order. In summary only a few
+  -- elements print: they are read through the strides, with no copy of a
+  -- tensor that may be huge; otherwise from a contiguous copy
+  local get
+  if summary and not self:isContiguous() then
+    local s, off, strides = self:storage(), self:storageOffset(), {}
+    for d = 1, nd do strides[d] = self:stride(d) end
+    get = function(k)
+      local idx, pos = k - 1, off
+      for d = nd, 1, -1 do
+        pos = pos + (idx % sizes[d]) * strides[d]
+        idx = idx // sizes[d]
+      end
+      return s[pos]
+    end
+  else
+    local flat = self:contiguous()
+    local s, off = flat:storage(), flat:storageOffset() - 1
+    get = function(k) return s[off + k] end
+  end
   -- the format comes from the values that print
   local format, scale, sz
   if summary then
