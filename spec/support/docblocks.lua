@@ -44,6 +44,7 @@ os.exit = function(code) error('the block called os.exit(' .. tostring(code) .. 
 for i = 2, #arg do
   local path = arg[i]
   local env = setmetatable({}, {__index = _G})
+  torch.setdefaulttensortype('torch.DoubleTensor')  -- each file starts from the default
   for _, b in ipairs(blocks(path)) do
     local where = path .. ':' .. b.line
     if b.norun then
