@@ -93,12 +93,32 @@ $(BUILD)/tests/plan_test: tests/plan_test.c $(PLAN_SRCS) $(HDRS)
 test-plan: $(BUILD)/tests/plan_test
 	$(BUILD)/tests/plan_test $(PLAN_TEST_ARGS)
 
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: tools/install.sh puts
+# the Lua modules, models/, core.so, bin/th, tools/*.lua and the docs, and
+# lists them in DATADIR/install-manifest.txt; make uninstall removes exactly
+# those. LUADIR and LIBDIR must stay PREFIX/share/lua/5.4 and
+# PREFIX/lib/lua/5.4 as seen from BINDIR/.. (the installed th looks there);
+# luarocks passes its own (torch-optnet-scm-1.rockspec) and moves them so.
+LUADIR  ?= $(PREFIX)/share/lua/5.4
+LIBDIR  ?= $(PREFIX)/lib/lua/5.4
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/torch-optnet
+DOCDIR  ?= $(PREFIX)/share/doc/torch-optnet
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LUADIR="$(LUADIR)" LIBDIR="$(LIBDIR)" BINDIR="$(BINDIR)" \
+  DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" LIB="$(LIB)"
+
+.PHONY: uninstall install-files lib
 install: build
-	install -d $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch $(DESTDIR)$(PREFIX)/bin
-	cp -r lua/* $(DESTDIR)$(PREFIX)/share/lua/5.4/
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch/core.so
-	sed 's|^TH_INSTALLED=.*|TH_INSTALLED=1|' bin/th > $(DESTDIR)$(PREFIX)/bin/th
-	chmod 755 $(DESTDIR)$(PREFIX)/bin/th
+	@$(MAKE) --no-print-directory install-files
+
+# without tools/deps.sh (luarocks builds with 'lib', installs with this)
+lib: $(LIB)
+
+install-files: $(LIB)
+	@$(INSTALL_ENV) tools/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) tools/install.sh uninstall
 
 clean:
 	rm -rf build build-asan build-vg build-fuzz

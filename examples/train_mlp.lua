@@ -2,7 +2,7 @@
 -- set (three interleaved spirals in the plane, which no linear model can
 -- separate) with optim.sgd, printing the falling loss and rising accuracy.
 --
---   lua5.4 examples/train_mlp.lua            (or: make demo-style RUNENV)
+--   bin/th examples/train_mlp.lua            (from the repository root)
 --
 -- Loaded with an argument ('--lib'), it returns the module instead of
 -- running, so specs can call train(opts) and look at the numbers:

@@ -1,6 +1,8 @@
 -- make install PREFIX=dir: the Lua files in dir/share/lua/5.4, the C module
 -- in dir/lib/lua/5.4, and dir/bin/th running scripts and -e from there,
--- with no LUA_PATH help and from another directory.
+-- with no LUA_PATH help and from another directory; with DESTDIR, models/,
+-- the tools and the docs, and make uninstall removing exactly that; and
+-- luarocks make --tree dir with the rockspec.
 require 'torch'
 
 local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/install_spec%.lua$') or ''
@@ -51,5 +53,65 @@ describe('make install', function()
     assert.are.equal(prefix .. ' linux 2 ' .. prefix .. '/bin', o4:match('[^\n]*$'))
     os.remove(script)
     run('rm -rf ' .. sh(prefix))
+  end)
+
+  -- every file under dir, relative, sorted
+  local function tree(dir)
+    local out = run('cd ' .. sh(dir) .. ' && find . | sort')
+    return out
+  end
+
+  it_plain('stages with DESTDIR models, tools and docs, and uninstall removes exactly that', function()
+    local dest = os.tmpname()
+    os.remove(dest)
+    assert(os.execute('mkdir -p ' .. sh(dest .. '/opt/keep') .. ' && touch ' .. sh(dest .. '/opt/keep/mine')))
+    local before = tree(dest)
+    local mk = string.format('make -s -C %s BUILD=%s DESTDIR=%s PREFIX=/opt/th ', sh(root), sh(build), sh(dest))
+    local out, status = run(mk .. 'install')
+    assert.are.equal(0, status, out)
+    local p = dest .. '/opt/th'
+    for _, f in ipairs{'/share/lua/5.4/models/resnet.lua', '/share/lua/5.4/torch/repl.lua',
+                       '/share/torch-optnet/tools/memreport.lua', '/share/doc/torch-optnet/README.md',
+                       '/share/doc/torch-optnet/tensor.md', '/share/torch-optnet/install-manifest.txt'} do
+      assert.is_truthy(io.open(p .. f), 'missing ' .. f)
+    end
+    -- the staged th works from elsewhere: models found by require, help from the installed docs
+    local o, s = run('cd / && env -u LUA_PATH -u LUA_CPATH TH_DOCS= ' .. sh(p .. '/bin/th') ..
+                     [[ -e "local m = require('models.lenet'); io.write(torch.type(m()), ' ', ]] ..
+                     [[require('torch.help').text('torch.randn'):match('^%-%- docs/%S+'))"]])
+    assert.are.equal(0, s, o)
+    assert.are.equal('nn.Sequential -- docs/compat.md:', o:match('[^\n]*$'))
+    -- a file of the user's in an installed directory stays, with its directory
+    assert(os.execute('touch ' .. sh(p .. '/share/lua/5.4/nn/user_added.lua')))
+    out, status = run(mk .. 'uninstall')
+    assert.are.equal(0, status, out)
+    assert.are.equal(before .. './opt/th\n./opt/th/share\n./opt/th/share/lua\n./opt/th/share/lua/5.4\n' ..
+                     './opt/th/share/lua/5.4/nn\n./opt/th/share/lua/5.4/nn/user_added.lua\n',
+                     tree(dest):gsub('\n%./opt/th', '\n./opt/th'))
+    os.remove(p .. '/share/lua/5.4/nn/user_added.lua')
+    -- a second uninstall has no list to work from
+    out, status = run(mk .. 'uninstall')
+    assert.are_not.equal(0, status)
+    assert.is_truthy(out:find('no ' .. dest .. '/opt/th/share/torch-optnet/install-manifest.txt', 1, true), out)
+    run('rm -rf ' .. sh(dest))
+  end)
+
+  local has_luarocks = os.execute('command -v luarocks >/dev/null 2>&1')
+  local it_rocks = (has_luarocks and build and not build:find('asan', 1, true)) and it or pending
+  it_rocks('luarocks make --tree dir installs a th that runs from any directory', function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local out, status = run(string.format('cd %s && BUILD=%s luarocks --lua-version 5.4 make --tree %s torch-optnet-scm-1.rockspec',
+                                          sh(root), sh(build), sh(dir)))
+    assert.are.equal(0, status, out)
+    local o, s = run('cd / && env -u LUA_PATH -u LUA_CPATH ' .. sh(dir .. '/bin/th') ..
+                     [[ -e "require 'nn'; io.write(nn.Linear(2, 3):forward(torch.ones(2)):size(1), ' ', ]] ..
+                     [[package.searchpath('torch', package.path), ' ', tostring(require('torch.help').text('nn.Linear') ~= nil))"]])
+    assert.are.equal(0, s, o)
+    assert.are.equal('3 ' .. dir .. '/share/lua/5.4/torch/init.lua true', o:match('[^\n]*$'))
+    out, status = run(string.format('luarocks --lua-version 5.4 remove --tree %s torch-optnet', sh(dir)))
+    assert.are.equal(0, status, out)
+    assert.is_nil(io.open(dir .. '/bin/th'))
+    run('rm -rf ' .. sh(dir))
   end)
 end)

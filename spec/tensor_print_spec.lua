@@ -155,12 +155,88 @@ describe('tensor printing', function()
     assert.are.equal(tostring(t:storage()), t:storage():__tostring__())
   end)
 
-  it('prints every element of a large tensor in reasonable time', function()
+  it('prints every element of a large tensor in reasonable time under profile full', function()
     local t = torch.FloatTensor(1000, 100):fill(0.5)
-    local s = tostring(t)
+    torch.setprintoptions{profile = 'full'}
+    local ok, s = pcall(tostring, t)
+    torch.setprintoptions{profile = 'default'}
+    assert(ok, s)
     local _, rows = s:gsub('\n', '\n')
     -- 100 columns of width 7 make 10 blocks of 1000 rows, 10 headers, 9 blank lines, 1 footer
     assert.are.equal(10 * 1000 + 10 + 9 + 1, rows)
     assert.is_truthy(s:find('[torch.FloatTensor of size 1000x100]', 1, true))
+  end)
+
+  describe('summary beyond the threshold', function()
+    after_each(function() torch.setprintoptions{profile = 'default'} end)
+
+    it('prints the first and last 3 entries of a long 1D tensor', function()
+      assert.are.equal('    1\n    2\n    3\n  ...\n 1999\n 2000\n 2001\n[torch.DoubleTensor of size 2001]\n',
+                       tostring(torch.range(1, 2001)))
+      -- 1000 elements is not beyond the default threshold
+      local _, lines = tostring(torch.range(1, 1000)):gsub('\n', '')
+      assert.are.equal(1001, lines)
+    end)
+
+    it('prints corners of a matrix, its format from the shown values only', function()
+      local t = seq({40, 30})
+      t[20][15] = 1e9   -- not shown: it does not change the format
+      assert.are.equal(table.concat({
+        '    1     2     3   ...    28    29    30',
+        '   31    32    33   ...    58    59    60',
+        '   61    62    63   ...    88    89    90',
+        '  ...   ...   ...   ...   ...   ...   ...',
+        ' 1111  1112  1113   ...  1138  1139  1140',
+        ' 1141  1142  1143   ...  1168  1169  1170',
+        ' 1171  1172  1173   ...  1198  1199  1200',
+        '[torch.DoubleTensor of size 40x30]', ''}, '\n'), tostring(t))
+    end)
+
+    it('prints a non-contiguous view in summary as its contiguous copy', function()
+      local t = seq({30, 40})
+      local v = t:t()
+      assert.is_false(v:isContiguous())
+      assert.are.equal(tostring(v:contiguous()), tostring(v))
+      local n = t:narrow(2, 5, 30):narrow(1, 2, 28)
+      assert.are.equal(tostring(n:clone()), tostring(n))
+      assert.is_truthy(tostring(v):find('^    1    41    81   ...  1081  1121  1161\n'))
+    end)
+
+    it('prints one ... for the skipped slices of a 3D tensor', function()
+      local s = tostring(seq({10, 2, 60}))
+      assert.is_truthy(s:find('(3,.,.) = \n   241   242   243   ...   298   299   300\n' ..
+                              '   301   302   303   ...   358   359   360\n\n...\n\n(8,.,.) = \n', 1, true), s)
+      local _, n = s:gsub('\n%.%.%.\n', '')
+      assert.are.equal(1, n)   -- one line for the skipped slices
+      local _, cells = s:gsub(' %.%.%. ', '')
+      assert.are.equal(6 * 2, cells)   -- a column of '...' in the 2 rows of the 6 shown slices
+    end)
+
+    it('follows threshold, edgeitems, precision and linewidth', function()
+      torch.setprintoptions{threshold = 4, edgeitems = 1}
+      assert.are.equal(' 1\n...\n 5\n[torch.DoubleTensor of size 5]\n', tostring(torch.range(1, 5)))
+      torch.setprintoptions{profile = 'default', precision = 2}
+      assert.are.equal(' 0.50  1.25\n[torch.DoubleTensor of size 1x2]\n', tostring(torch.Tensor({{0.5, 1.25}})))
+      torch.setprintoptions{precision = 4, linewidth = 20}
+      assert.is_truthy(tostring(seq({2, 8})):find('^Columns 1 to 5\n'))
+      local o = torch.getprintoptions()
+      assert.are.same({threshold = 1000, edgeitems = 3, precision = 4, linewidth = 20}, o)
+      -- storages follow the threshold too
+      torch.setprintoptions{threshold = 4}
+      torch.setprintoptions{threshold = 4, edgeitems = 3}
+      assert.are.equal('\n 1\n 2\n 3\n...\n 6\n 7\n 8\n[torch.DoubleStorage of size 8]\n',
+                       tostring(torch.range(1, 8):storage()))
+    end)
+
+    it('refuses bad options naming the function', function()
+      assert.has_error(function() torch.setprintoptions{edgeitems = 0} end,
+                       'torch.setprintoptions: edgeitems must be an integer >= 1, got 0')
+      assert.has_error(function() torch.setprintoptions{treshold = 5} end,
+                       'torch.setprintoptions: unknown option treshold (threshold, edgeitems, precision, linewidth, profile)')
+      assert.has_error(function() torch.setprintoptions(5) end,
+                       'torch.setprintoptions: table of options expected, got number')
+      assert.has_error(function() torch.setprintoptions{profile = 'short'} end,
+                       "torch.setprintoptions: profile 'default' or 'full' expected, got short")
+    end)
   end)
 end)

@@ -74,6 +74,7 @@ void th_lua_setelement(lua_State *L, int idx, th_dtype dt, void *data, int64_t i
 void th_lua_open_tensor(lua_State *L, int methods);   /* core: views, set, resize, copy */
 void th_lua_open_storage(lua_State *L, int C);
 void th_lua_open_math(lua_State *L, int methods);     /* pointwise, reductions, BLAS */
+void th_lua_open_lapack(lua_State *L, int methods);   /* gesv, svd, qr, ...: th_lapack.h */
 void th_lua_open_index(lua_State *L, int methods);    /* index, gather, scatter, masks, sort, cat */
 void th_lua_open_random(lua_State *L, int C, int methods);
 void th_lua_open_serialize(lua_State *L, int C);
@@ -81,6 +82,7 @@ void th_lua_open_nn(lua_State *L, int C);
 void th_lua_open_nn_layers(lua_State *L, int C);  /* pointwise layers; called by th_lua_open_nn */
 void th_lua_open_plan(lua_State *L, int C);
 void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
+void th_lua_open_readline(lua_State *L, int C);       /* the th session's line editor, Ctrl-C */
 void th_lua_open_scope(lua_State *L, int C);          /* dispose scopes, memory categories */
 void th_lua_open_image(lua_State *L, int C);          /* image codecs and kernels: C.image */
 

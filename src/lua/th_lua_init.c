@@ -19,12 +19,14 @@ int luaopen_torch_core(lua_State *L) {
   th_lua_open_storage(L, C);
   th_lua_open_tensor(L, methods);
   th_lua_open_math(L, methods);
+  th_lua_open_lapack(L, methods);  /* after math: adds to its __math table */
   th_lua_open_index(L, methods);
   th_lua_open_random(L, C, methods);
   th_lua_open_serialize(L, C);
   th_lua_open_nn(L, C);
   th_lua_open_plan(L, C);
   th_lua_open_sys(L, C);
+  th_lua_open_readline(L, C);
   th_lua_open_image(L, C);
   th_lua_open_scope(L, C);  /* after storage: adds storage methods */
 
