@@ -122,6 +122,10 @@ describe('multinomialAliasSetup / multinomialAlias', function()
     for k, w in ipairs{0.1, 0.2, 0.7, 0} do
       assert.is_true(math.abs(out:eq(k):sum() / 50000 - w) < 0.01, 'category ' .. k)
     end
+    local big = torch.LongTensor(3, 4):zero()
+    torch.multinomialAlias(big:narrow(2, 2, 2), state)
+    assert.are.equal(0, big:narrow(2, 1, 1):sum() + big:narrow(2, 4, 1):sum())
+    assert.is_true(big:narrow(2, 2, 2):min() >= 1 and big:narrow(2, 2, 2):max() <= 3)
     H.errors(function() torch.multinomialAliasSetup(torch.Tensor{1, -1}) end,
              'torch.multinomialAliasSetup: invalid probability -1 at 2')
     H.errors(function() torch.multinomialAliasSetup(torch.zeros(3)) end, 'probabilities sum to 0')

@@ -152,7 +152,8 @@ function torch.multinomialAlias(output, state)
   local J, q = state[1], state[2]:double()
   local K = J:size(1)
   if J:min() < 1 or J:max() > K then alias_fail('multinomialAlias', 'state holds aliases outside 1..%d', K) end
-  local flat = output:view(-1)
+  -- a non-contiguous output is filled through a contiguous copy
+  local flat = output:isContiguous() and output:view(-1) or torch.LongTensor(output:nElement())
   local n, chunk = flat:size(1), 1048576
   for first = 1, n, chunk do
     local m = math.min(chunk, n - first + 1)
@@ -162,6 +163,7 @@ function torch.multinomialAlias(output, state)
     -- keep ? bucket : alias
     flat:narrow(1, first, m):copy(bucket:csub(alias):cmul(keep):add(alias))
   end
+  if not output:isContiguous() then output:copy(flat:viewAs(output)) end
   return output
 end
 
