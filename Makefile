@@ -29,7 +29,7 @@ deps:
 	@tools/deps.sh
 
 build: deps
-	@$(MAKE) --no-print-directory $(LIB)
+	@$(MAKE) --no-print-directory $(LIB) $(MPI_LIB)
 
 $(LIB): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -38,6 +38,24 @@ $(LIB): $(OBJS)
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# --- Open MPI (src/mpi -> $(BUILD)/mpi/core.so, require 'mpi'): built only
+# where mpicc is (tools/deps.sh installs it). Linked against torch/core.so
+# (DT_NEEDED core.so, rpath $$ORIGIN/../torch): the loader binds it to the copy
+# Lua loaded, so tensors, allocator and metatables are the engine's own.
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+MPI_SRCS   := $(wildcard src/mpi/*.c)
+MPI_LIB    := $(if $(MPI_LIBS),$(BUILD)/mpi/core.so)
+
+$(BUILD)/obj/src/mpi/%.o: src/mpi/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(BUILD)/mpi/core.so: $(MPI_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(MPI_SRCS:%.c=$(BUILD)/obj/%.o) -L$(BUILD)/torch -l:core.so \
+	  -Wl,-rpath,'$$ORIGIN/../torch' $(MPI_LIBS) -ldl $(EXTRA_LDFLAGS)
 
 test: build
 	$(BUSTED) $(BUSTED_ARGS) $(or $(SPEC),spec)
@@ -52,7 +70,7 @@ ASAN_SKIP := spec/optnet_lifecycle_spec.lua spec/optnet_inplace_traits_spec.lua 
              spec/optnet_verify_spec.lua spec/optnet_neverworse_spec.lua spec/optnet_smalltrace_spec.lua
 ASAN_SPEC ?= $(filter-out $(ASAN_SKIP),$(sort $(wildcard spec/*_spec.lua)))
 test-asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so $(if $(MPI_LIBS),build-asan/mpi/core.so)
 	@$(MAKE) --no-print-directory BUILD=build-asan SPEC="$(or $(SPEC),$(ASAN_SPEC))" \
 	  PRELOAD='MODCHECK_OPTNET=0 LD_PRELOAD="$(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1' test-run
 
@@ -97,6 +115,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/share/lua/5.4 $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch $(DESTDIR)$(PREFIX)/bin
 	cp -r lua/* $(DESTDIR)$(PREFIX)/share/lua/5.4/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/lua/5.4/torch/core.so
+	$(if $(MPI_LIB),install -d $(DESTDIR)$(PREFIX)/lib/lua/5.4/mpi && install -m 755 $(MPI_LIB) $(DESTDIR)$(PREFIX)/lib/lua/5.4/mpi/core.so)
 	sed 's|^TH_INSTALLED=.*|TH_INSTALLED=1|' bin/th > $(DESTDIR)$(PREFIX)/bin/th
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/th
 
