@@ -67,10 +67,15 @@ static MPI_Datatype mpitype(lua_State *L, const th_tensor *t, int arg, const cha
   }
 }
 
-static MPI_Op mpiop(lua_State *L, int arg) {
-  static const char *const names[] = {"sum", "max", "min", "prod", NULL};
+static MPI_Op mpiop(lua_State *L, int arg, const char *fname) {
+  static const char *const names[] = {"sum", "max", "min", "prod"};
   static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
-  return ops[luaL_checkoption(L, arg, "sum", names)];
+  const char *name = luaL_optstring(L, arg, "sum");
+  size_t i;
+  for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(name, names[i]) == 0) return ops[i];
+  th_lua_argerror(L, arg, fname, "'sum', 'max', 'min' or 'prod' expected, got '%s'", name);
+  return MPI_OP_NULL;
 }
 
 static int count_of(lua_State *L, int64_t n, const char *fname) {
@@ -160,7 +165,7 @@ static int allreduce(lua_State *L, int nb) {
   th_mpi_need(L, fname);
   t = th_lua_checktensor(L, 1, fname);
   dt = mpitype(L, t, 1, fname);
-  o = mpiop(L, 2);
+  o = mpiop(L, 2, fname);
   n = count_of(L, th_tensor_numel(t), fname);
   op = newop(L, fname);
   opidx = lua_gettop(L);
@@ -220,7 +225,7 @@ static int reducescatter(lua_State *L, int nb) {
   send = th_lua_checktensor(L, 2, fname);
   same_type(L, 1, 2, fname);
   dt = mpitype(L, recv, 1, fname);
-  o = mpiop(L, 3);
+  o = mpiop(L, 3, fname);
   op = newop(L, fname);
   opidx = lua_gettop(L);
   blocks(L, op, 4, th_tensor_numel(send), fname);
@@ -368,6 +373,8 @@ void th_mpi_open_coll(lua_State *L) {
     lua_setfield(L, -2, "__tostring");
     lua_pushliteral(L, REQUEST_MT);
     lua_setfield(L, -2, "__name");
+    lua_pushliteral(L, REQUEST_MT);
+    lua_setfield(L, -2, "__typename");  /* torch.type(req) */
   }
   lua_pop(L, 1);
 }
