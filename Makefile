@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -98,6 +98,14 @@ bench-memory: build
 
 bench-rnn: build
 	$(RUNENV) $(LUA) bench/rnn.lua
+
+# ours (dataparallel over Open MPI) against PyTorch DDP on gloo, R = 1, 2 (and 4)
+bench-mpi: build
+	$(RUNENV) $(LUA) bench/mpi.lua
+
+# examples/train_mpi.lua on 2 ranks
+demo-mpi: build
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 bin/th examples/train_mpi.lua
 
 # the memory planner's plain C test program (src/plan has no Lua): property
 # tests, hand-made cases, then timings and quality ratios (PLAN_TEST_ARGS=--quick skips those)

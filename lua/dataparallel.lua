@@ -200,14 +200,24 @@ end
 
 function Trainer:_hook()
   local T = torch._transient
+  -- gradients computed inside the net's forward are not the step's: optnet
+  -- re-plans a net for a new input shape in its forward, tracing a backward
+  local trainer = self
+  local forward = self.net.forward
+  local leave = setmetatable({}, {__close = function() trainer.inForward = trainer.inForward - 1 end})
+  self.inForward = 0
+  self.net.forward = T(function(net, ...)
+    trainer.inForward = trainer.inForward + 1
+    local _ <close> = leave
+    return forward(net, ...)
+  end)
   for _, b in ipairs(self.buckets) do
     for _, u in ipairs(b.units) do
       for _, m in ipairs(u.modules) do
         local orig = m.accGradParameters
-        local trainer = self
         m.accGradParameters = T(function(mod, input, gradOutput, scale)
           orig(mod, input, gradOutput, scale)
-          if trainer.inStep and not trainer.seen[mod] then
+          if trainer.inStep and trainer.inForward == 0 and not trainer.seen[mod] then
             trainer.seen[mod] = true
             b.pending = b.pending - 1
             if b.pending == 0 then trainer:_advance() end

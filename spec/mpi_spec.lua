@@ -115,6 +115,7 @@ describe('mpi on 2 ranks', function()
       -- optnet (training mode), with recompute too: the same numbers
       assert.are.equal(0, (R.optnet - R.double):abs():max())
       assert.are.equal(0, (R.recompute - R.double):abs():max())
+      assert.are.equal(0, (R.replan - R.double):abs():max())
     end
     assert.are.equal(0, (R0.float - R1.float):abs():max())
     assert.are.equal(0, (R0.double - R1.double):abs():max())

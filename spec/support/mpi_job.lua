@@ -97,7 +97,7 @@ end
 -- training: 10 SGD steps at batch B per rank on rank's part of each global
 -- batch; the spec compares with one process at batch size*B
 local B, STEPS = 4, 10
-local function train(tname, opts, net, steps, from)
+local function train(tname, opts, net, steps, from, between)
   net = net or support.net(tname, 1)
   local crit = nn.ClassNLLCriterion():type(tname)
   local X, Y = support.data(tname, size * B * 12)
@@ -111,6 +111,7 @@ local function train(tname, opts, net, steps, from)
       net:backward(x, crit:backward(out, y))
       return l
     end)
+    if between then between(net, X) end
   end
   return trainer, net
 end
@@ -165,14 +166,17 @@ end
 -- optnet in training mode, with and without recompute: the same numbers
 do
   local optnet = require 'optnet'
-  local function withOptnet(o)
+  local function withOptnet(o, between)
     local net = support.net('torch.DoubleTensor', 1)
     local x = support.data('torch.DoubleTensor', B)
     optnet.optimizeMemory(net, x, o)
-    return train('torch.DoubleTensor', {config = cfg(sgd)}, net, STEPS).params:clone()
+    return train('torch.DoubleTensor', {config = cfg(sgd)}, net, STEPS, 1, between).params:clone()
   end
   R.optnet = withOptnet({mode = 'training'})
   R.recompute = withOptnet({mode = 'training', recompute = 'sqrt'})
+  -- a forward at another batch size between steps: optnet re-plans (tracing
+  -- a backward) inside the next step's forward
+  R.replan = withOptnet({mode = 'training'}, function(net, X) net:forward(X:narrow(1, 1, 7)) end)
 end
 
 -- data shards of 22 samples, batch 2: epoch 1 and 2
