@@ -36,15 +36,16 @@ local function relerr(a, b)
   return (a - b):abs():max() / math.max(torch.abs(b):max(), 1e-30)
 end
 
--- one process at global batch 2*B over the same samples in the same order
-local function reference(tname, method, config, steps)
+-- one process at global batch R*B (B = 4) over the same samples in the same order
+local function reference(tname, method, config, steps, R)
+  R = R or 2
   local net = support.net(tname, 1)
   local crit = nn.ClassNLLCriterion():type(tname)
-  local X, Y = support.data(tname, 2 * 4 * 12)
+  local X, Y = support.data(tname, R * 4 * 12)
   local p, g = net:getParameters()
   local state = {}
   for s = 1, steps do
-    local x, y = X:narrow(1, (s - 1) * 8 + 1, 8), Y:narrow(1, (s - 1) * 8 + 1, 8)
+    local x, y = X:narrow(1, (s - 1) * R * 4 + 1, R * 4), Y:narrow(1, (s - 1) * R * 4 + 1, R * 4)
     method(function()
       g:zero()
       local out = net:forward(x)
@@ -165,6 +166,58 @@ describe('mpi on 2 ranks', function()
       end
     end
     assert.is_true((R0.shard1 - R0.shard2):abs():max() > 0)
+  end)
+end)
+
+describe('mpi on 4 ranks (2 per core)', function()
+  it('train as one process at batch 4B, sharded or not', function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute('mkdir -p ' .. sh(dir)))
+    local out, status = mpirun(4, dir, 'train')
+    local Rs = {}
+    for r = 0, 3 do
+      local ok, R = pcall(torch.load, string.format('%s/rank%d.t7', dir, r))
+      assert.is_true(status == 0 and ok, out)
+      Rs[#Rs + 1] = R
+    end
+    os.execute('rm -rf ' .. sh(dir))
+    local f = reference('torch.FloatTensor', optim.sgd, {learningRate = 0.1, momentum = 0.9}, 10, 4)
+    local d = reference('torch.DoubleTensor', optim.adam, {learningRate = 0.01}, 10, 4)
+    local bytes = 0
+    for _, R in ipairs(Rs) do
+      assert.is_true(relerr(R.float, f) < 1e-5, 'float: ' .. relerr(R.float, f))
+      assert.is_true(relerr(R.adamNone, d) < 1e-13, 'adam: ' .. relerr(R.adamNone, d))
+      -- 4 ranks sum in an order of MPI's choosing: rounding only
+      assert.is_true(relerr(R.adamOptim, R.adamNone) < 1e-13)
+      assert.is_true(relerr(R.adamGrad, R.adamNone) < 1e-13)
+      bytes = bytes + R.bytesOptim
+      assert.is_true(math.abs(R.bytesOptim - R.bytesNone / 4) <= 3 * 8)
+    end
+    assert.are.equal(Rs[1].bytesNone, bytes)
+  end)
+end)
+
+describe('examples/train_mpi.lua', function()
+  it('learns the spirals on 2 ranks and resumes from its checkpoint with the same numbers', function()
+    local ck = os.tmpname()
+    local function run(extra)
+      local p = io.popen(string.format('cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TH_BUILD=%s '
+        .. 'timeout -s KILL 120 mpirun --oversubscribe -np 2 bin/th examples/train_mpi.lua -epochs 30 -shard grad '
+        .. '-optim adam -lr 0.01 -save %s -every 200 %s 2>&1', sh(root), sh(build), sh(ck), extra))
+      local out = p:read('a')
+      local _, _, status = p:close()
+      assert.are.equal(0, status, out)
+      return out
+    end
+    local straight = run('')
+    local resumed = run('-resume')
+    os.remove(ck)
+    local last = straight:match('(epoch  30[^\n]*)')
+    assert.is_truthy(last, straight)
+    assert.is_true(tonumber(last:match('accuracy ([%d.]+)')) > 0.9, last)
+    assert.matches('resumed from .* at epoch 23, step 400', resumed)
+    assert.are.equal(last, resumed:match('(epoch  30[^\n]*)'))
   end)
 end)
 

@@ -2,6 +2,7 @@
 -- WHAT = 'all': every rank computes, and writes DIR/rank<r>.t7 with what the
 --   spec checks (collectives, training equivalence, sharding, memory,
 --   checkpoints, optnet and recompute, data shards);
+-- WHAT = 'train': the training comparisons only, on any number of ranks;
 -- WHAT = 'error' / 'kill': rank 1 raises an error / kills itself at step 3
 --   of a training loop while rank 0 goes on (the job must end, not hang).
 require 'torch'
@@ -39,9 +40,10 @@ if what == 'error' or what == 'kill' then
 end
 
 local R = {}
+local full = what == 'all'      -- 'train': only the training comparisons (any number of ranks)
 
 -- collectives: each rank contributes rank+1; R[...] holds what this rank got
-do
+if full then
   local t = torch.FloatTensor(5):fill(rank + 1)
   R.sum = mpi.allreduce(t):clone()
   local nc = torch.DoubleTensor(4, 3):fill(rank + 1):t()      -- not contiguous
@@ -134,7 +136,7 @@ R.bytesNone, R.bytesOptim, R.bytesGrad = none:stateBytes(), so:stateBytes(), sg:
 R.gshard = sg.gshard:nElement()
 
 -- checkpoint every K = 3 steps by rank 0; a new job resumes from it
-do
+if full then
   local path = dir .. '/ck.t7'
   local opts = {optim = optim.adam, config = cfg(adam), shard = 'optim'}
   local t1, net1 = train('torch.DoubleTensor', opts, nil, 3)
@@ -164,7 +166,7 @@ do
 end
 
 -- optnet in training mode, with and without recompute: the same numbers
-do
+if full then
   local optnet = require 'optnet'
   local function withOptnet(o, between)
     local net = support.net('torch.DoubleTensor', 1)
