@@ -191,7 +191,13 @@ function Trainer:_advance()
     self:_start(bs[self.next])
     self.next = self.next + 1
   end
-  -- a test drives MPI's progress on the buckets in flight
+  self:_progress()
+end
+
+-- Open MPI moves a nonblocking collective on only inside MPI calls: a test
+-- of each bucket in flight, after each module's backward, keeps them going
+function Trainer:_progress()
+  local bs = self.buckets
   for i = 1, self.next - 1 do
     local r = bs[i].req
     if r then r:test() end
@@ -220,7 +226,11 @@ function Trainer:_hook()
           if trainer.inStep and trainer.inForward == 0 and not trainer.seen[mod] then
             trainer.seen[mod] = true
             b.pending = b.pending - 1
-            if b.pending == 0 then trainer:_advance() end
+            if b.pending == 0 then
+              trainer:_advance()
+            elseif trainer.next > 1 then
+              trainer:_progress()
+            end
           end
         end)
       end
