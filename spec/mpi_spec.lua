@@ -20,9 +20,13 @@ if not hasMpirun then
   return
 end
 
+-- root may run mpirun (CI does); no single-copy shared memory (CMA), which
+-- containers without ptrace rights refuse
+local OMPI_ENV = 'OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none '
+
 -- runs the job on np ranks; its output, exit status and seconds taken
 local function mpirun(np, dir, what)
-  local cmd = string.format('cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TH_BUILD=%s '
+  local cmd = string.format('cd %s && ' .. OMPI_ENV .. 'TH_BUILD=%s '
     .. 'timeout -s KILL 120 mpirun --oversubscribe -np %d bin/th spec/support/mpi_job.lua %s %s 2>&1',
     sh(root), sh(build), np, sh(dir), what)
   local timer = torch.Timer()
@@ -202,7 +206,7 @@ describe('examples/train_mpi.lua', function()
   it('learns the spirals on 2 ranks and resumes from its checkpoint with the same numbers', function()
     local ck = os.tmpname()
     local function run(extra)
-      local p = io.popen(string.format('cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TH_BUILD=%s '
+      local p = io.popen(string.format('cd %s && ' .. OMPI_ENV .. 'TH_BUILD=%s '
         .. 'timeout -s KILL 120 mpirun --oversubscribe -np 2 bin/th examples/train_mpi.lua -epochs 30 -shard grad '
         .. '-optim adam -lr 0.01 -save %s -every 200 %s 2>&1', sh(root), sh(build), sh(ck), extra))
       local out = p:read('a')
