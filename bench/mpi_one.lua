@@ -5,7 +5,8 @@
 -- cores): forward, ClassNLLCriterion, backward with the gradient buckets
 -- averaged during it (dataparallel, 25 MB buckets), SGD step; as
 -- /work/shared/peers/pytorch_ddp.py does. Rank 0 prints one line:
--- model=... ranks=... median_ms=... (the median of the timed steps).
+-- model=... ranks=... median_ms=... (the median of the timed steps) wait_ms=...
+-- (rank 0's median time waiting for the reductions after the backward).
 require 'torch'
 require 'nn'
 local mpi = require 'mpi'
@@ -50,18 +51,22 @@ local function feval()
   net:backward(input, crit:backward(out, target))
   return l
 end
-local times = {}
+local times, waits = {}, {}
 for i = 1, warmup + runs do
   local t0 = mpi.wtime()
   trainer:step(feval)
-  if i > warmup then times[#times + 1] = (mpi.wtime() - t0) * 1000 end
+  if i > warmup then
+    times[#times + 1] = (mpi.wtime() - t0) * 1000
+    waits[#waits + 1] = trainer.waitTime * 1000
+  end
 end
 table.sort(times)
+table.sort(waits)
 -- every rank's median: the step ends when the slowest rank's does
 local med = torch.DoubleTensor(1):fill(times[(#times + 1) // 2])
 mpi.allreduce(med, 'max')
 if rank == 0 then
-  print(string.format('model=%s ranks=%d global_batch=%d median_ms=%.2f buckets=%d params=%d',
-    name, R, global, med[1], #trainer.buckets, trainer.n))
+  print(string.format('model=%s ranks=%d global_batch=%d median_ms=%.2f wait_ms=%.2f buckets=%d params=%d',
+    name, R, global, med[1], waits[(#waits + 1) // 2], #trainer.buckets, trainer.n))
 end
 mpi.finalize()

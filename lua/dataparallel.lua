@@ -254,7 +254,10 @@ function Trainer:step(feval)
   -- modules that ran no backward this step: their buckets start now
   for _, b in ipairs(self.buckets) do b.pending = 0 end
   self:_advance()
+  local t0 = mpi.wtime()
   for _, b in ipairs(self.buckets) do b.req:wait(); b.req = nil end
+  -- the reduction not hidden behind the backward (seconds, this step)
+  self.waitTime = mpi.wtime() - t0
   local x, g
   if self.shard == 'none' then
     x, g = self.params, self.grads:div(R)
