@@ -144,7 +144,8 @@ function dp.new(net, opts)
   self.state = {}
   self.rank, self.size = mpi.rank(), mpi.size()
   self.params, self.grads = net:getParameters()
-  local n = self.params:nElement()
+  local n = self.params and self.params:nElement() or 0
+  if n == 0 then fail('dataparallel.new', 'the net (%s) has no parameters to train', torch.typename(net)) end
   self.n = n
   mpi.broadcast(self.params, 0)
   self.steps = 0

@@ -104,6 +104,8 @@ describe('mpi on 2 ranks', function()
     assert.matches("bad argument #3 to 'mpi.allgather' %(counts add up to 2, the tensor holds 4 elements%)", e[6])
     assert.matches("mpi.range: a count >= 0 expected, got %-1", e[7])
     assert.matches("dataparallel.new: shard should be 'none', 'optim' or 'grad', got zero", e[8])
+    assert.matches("dataparallel.new: the net %(nn.Sequential%) has no parameters to train", e[9])
+    assert.matches("trainer:step: a function expected, got number", e[10])
   end)
 
   it('10 SGD steps on 2 ranks at batch B equal one process at batch 2B', function()

@@ -89,6 +89,8 @@ if full then
     function() mpi.allgather(torch.FloatTensor(4), nil, {1, 1}) end,
     function() mpi.range(-1) end,
     function() dp.new(nn.Linear(2, 2), {shard = 'zero'}) end,
+    function() dp.new(nn.Sequential():add(nn.ReLU())) end,
+    function() dp.new(nn.Linear(2, 2)):step(42) end,
   } do
     local ok, e = pcall(f)
     errs[#errs + 1] = ok and 'no error' or tostring(e)
