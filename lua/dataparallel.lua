@@ -275,11 +275,17 @@ function Trainer:step(feval)
   return loss
 end
 
--- bytes of optimizer state this rank holds (tensors of trainer.state)
+-- bytes of optimizer state this rank holds: the storages under the
+-- tensors of trainer.state, each counted once, whole (a view does not hide
+-- a bigger storage)
 function Trainer:stateBytes()
-  local bytes = 0
+  local bytes, seen = 0, {}
   for _, v in pairs(self.state) do
-    if torch.isTensor(v) then bytes = bytes + v:nElement() * v:elementSize() end
+    local s = torch.isTensor(v) and v:storage()
+    if s and not seen[s] then
+      seen[s] = true
+      bytes = bytes + s:size() * v:elementSize()
+    end
   end
   return bytes
 end
