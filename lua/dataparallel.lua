@@ -224,6 +224,12 @@ function Trainer:_hook()
         local orig = m.accGradParameters
         m.accGradParameters = T(function(mod, input, gradOutput, scale)
           orig(mod, input, gradOutput, scale)
+          if trainer.inStep and trainer.inForward == 0 and trainer.seen[mod] and b.started then
+            -- its gradient is in flight (or was averaged): adding to it now
+            -- would be lost on some ranks, or race with MPI
+            error(string.format('trainer:step: %s accumulated its gradient again after its bucket was sent '
+              .. '(one backward per step; a module used twice in a net is not supported)', torch.typename(mod)), 2)
+          end
           if trainer.inStep and trainer.inForward == 0 and not trainer.seen[mod] then
             trainer.seen[mod] = true
             b.pending = b.pending - 1

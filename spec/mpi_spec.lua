@@ -106,6 +106,7 @@ describe('mpi on 2 ranks', function()
     assert.matches("dataparallel.new: shard should be 'none', 'optim' or 'grad', got zero", e[8])
     assert.matches("dataparallel.new: the net %(nn.Sequential%) has no parameters to train", e[9])
     assert.matches("trainer:step: a function expected, got number", e[10])
+    assert.matches("trainer:step: nn.Linear accumulated its gradient again after its bucket was sent", e[11], 1, true)
   end)
 
   it('10 SGD steps on 2 ranks at batch B equal one process at batch 2B', function()

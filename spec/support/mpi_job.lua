@@ -91,6 +91,16 @@ if full then
     function() dp.new(nn.Linear(2, 2), {shard = 'zero'}) end,
     function() dp.new(nn.Sequential():add(nn.ReLU())) end,
     function() dp.new(nn.Linear(2, 2)):step(42) end,
+    function()
+      local lin = nn.Linear(2, 2)
+      local t = dp.new(lin)
+      local x = torch.randn(3, 2)
+      t:step(function()
+        lin:forward(x)
+        lin:backward(x, torch.ones(3, 2))
+        lin:backward(x, torch.ones(3, 2))
+      end)
+    end,
   } do
     local ok, e = pcall(f)
     errs[#errs + 1] = ok and 'no error' or tostring(e)
