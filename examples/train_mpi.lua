@@ -51,8 +51,17 @@ if opt.resume then
   startEpoch, startStep = extra.epoch, trainer.steps
   say('resumed from %s at epoch %d, step %d', opt.save, startEpoch, startStep)
 end
-say('%d ranks, global batch %d, %d parameters, shard %s, optimizer state on rank 0: %d bytes',
-    size, size * opt.batch, trainer.n, opt.shard, trainer:stateBytes())
+-- after one step the optimizer state exists: its bytes on every rank
+local function stateReport()
+  local bytes = torch.LongTensor(size):zero()
+  bytes[rank + 1] = trainer:stateBytes()
+  mpi.allreduce(bytes)
+  local t = {}
+  for r = 1, size do t[r] = tostring(bytes[r]) end
+  return table.concat(t, ' ')
+end
+say('%d ranks, global batch %d, %d parameters, shard %s',
+    size, size * opt.batch, trainer.n, opt.shard)
 
 local x, y = torch.DoubleTensor(), torch.LongTensor()
 for epoch = startEpoch, opt.epochs do
@@ -78,6 +87,10 @@ for epoch = startEpoch, opt.epochs do
     end
   end
   mpi.allreduce(sum)
+  if epoch == startEpoch then
+    local report = stateReport()
+    say('optimizer state per rank (bytes): %s', report)
+  end
   if epoch % 10 == 0 or epoch == opt.epochs then
     net:evaluate()
     local acc = M.accuracy(net:forward(X), Y)

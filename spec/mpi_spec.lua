@@ -225,6 +225,9 @@ describe('examples/train_mpi.lua', function()
     assert.is_true(tonumber(last:match('accuracy ([%d.]+)')) > 0.9, last)
     assert.matches('resumed from .* at epoch 23, step 400', resumed)
     assert.are.equal(last, resumed:match('(epoch  30[^\n]*)'))
+    -- adam's 3 doubles per parameter of 4547, split between the 2 ranks
+    local b0, b1 = straight:match('optimizer state per rank %(bytes%): (%d+) (%d+)')
+    assert.are.same({2273 * 24, 2274 * 24}, {tonumber(b0), tonumber(b1)})
   end)
 end)
 
