@@ -87,6 +87,7 @@ if full then
     function() mpi.reducescatter(torch.FloatTensor(9), torch.FloatTensor(7)) end,
     function() mpi.reducescatter(torch.FloatTensor(n), torch.DoubleTensor(7)) end,
     function() mpi.allgather(torch.FloatTensor(4), nil, {1, 1}) end,
+    function() mpi.allgather(torch.FloatTensor(4), nil, 2) end,
     function() mpi.range(-1) end,
     function() dp.new(nn.Linear(2, 2), {shard = 'zero'}) end,
     function() dp.new(nn.Sequential():add(nn.ReLU())) end,

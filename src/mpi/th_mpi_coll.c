@@ -122,6 +122,8 @@ static void blocks(lua_State *L, mpi_op *op, int arg, int64_t total, const char 
   op->counts = malloc(sizeof(int) * (size_t)R);
   op->displs = malloc(sizeof(int) * (size_t)R);
   if (!op->counts || !op->displs) luaL_error(L, "%s: out of memory", fname);
+  if (!lua_isnoneornil(L, arg) && !lua_istable(L, arg))
+    th_lua_argerror(L, arg, fname, "a table of counts (one per rank) expected, got %s", th_lua_typename(L, arg));
   count_of(L, total, fname);
   for (r = 0; r < R; r++) {
     int64_t c;
@@ -162,6 +164,7 @@ static int allreduce(lua_State *L, int nb) {
   mpi_op *op;
   void *p;
   int n, opidx;
+  lua_settop(L, 2);  /* the op userdata goes above the arguments */
   th_mpi_need(L, fname);
   t = th_lua_checktensor(L, 1, fname);
   dt = mpitype(L, t, 1, fname);
@@ -189,6 +192,7 @@ static int broadcast(lua_State *L, int nb) {
   lua_Integer root;
   void *p;
   int n, opidx;
+  lua_settop(L, 2);  /* the op userdata goes above the arguments */
   th_mpi_need(L, fname);
   t = th_lua_checktensor(L, 1, fname);
   dt = mpitype(L, t, 1, fname);
@@ -220,6 +224,7 @@ static int reducescatter(lua_State *L, int nb) {
   mpi_op *op;
   void *pr, *ps;
   int opidx;
+  lua_settop(L, 4);  /* the op userdata goes above the arguments */
   th_mpi_need(L, fname);
   recv = th_lua_checktensor(L, 1, fname);
   send = th_lua_checktensor(L, 2, fname);
@@ -256,6 +261,7 @@ static int allgather(lua_State *L, int nb) {
   mpi_op *op;
   void *pr, *ps = MPI_IN_PLACE;
   int opidx, me = th_mpi_rank(), inplace = lua_isnoneornil(L, 2);
+  lua_settop(L, 3);  /* the op userdata goes above the arguments */
   th_mpi_need(L, fname);
   recv = th_lua_checktensor(L, 1, fname);
   dt = mpitype(L, recv, 1, fname);
