@@ -143,6 +143,10 @@ describe('mpi on 2 ranks', function()
       assert.are.equal(3 * mine * 8, R.bytesOptim)
       assert.are.equal(3 * mine * 8, R.bytesGrad)
       assert.are.equal(mine, R.gshard)
+      -- and as the allocator counts them: what dropping the state frees
+      assert.are.equal(R.bytesNone, R.allocNone)
+      assert.are.equal(R.bytesOptim, R.allocOptim)
+      assert.are.equal(R.bytesGrad, R.allocGrad)
     end
     assert.are.equal(R0.bytesNone, R0.bytesOptim + R1.bytesOptim)
   end)

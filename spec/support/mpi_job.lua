@@ -147,6 +147,16 @@ R.adamNone, R.adamOptim, R.adamGrad = none.params:clone(), so.params:clone(), sg
 R.nparams = none.n
 R.bytesNone, R.bytesOptim, R.bytesGrad = none:stateBytes(), so:stateBytes(), sg:stateBytes()
 R.gshard = sg.gshard:nElement()
+-- the allocator's count of the same: live bytes that dropping the state
+-- frees (the trainers are not used after this)
+local function allocBytes(trainer)
+  collectgarbage(); collectgarbage()
+  local before = torch.memoryStats().live_bytes
+  trainer.state = {}
+  collectgarbage(); collectgarbage()
+  return before - torch.memoryStats().live_bytes
+end
+R.allocNone, R.allocOptim, R.allocGrad = allocBytes(none), allocBytes(so), allocBytes(sg)
 
 -- checkpoint every K = 3 steps by rank 0; a new job resumes from it
 if full then
