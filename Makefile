@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -29,7 +29,7 @@ deps:
 	@tools/deps.sh
 
 build: deps
-	@$(MAKE) --no-print-directory $(LIB)
+	@$(MAKE) --no-print-directory $(LIB) $(MPI_LIB)
 
 $(LIB): $(OBJS)
 	@mkdir -p $(dir $@)
@@ -38,6 +38,24 @@ $(LIB): $(OBJS)
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# --- Open MPI (src/mpi -> $(BUILD)/mpi/core.so, require 'mpi'): built only
+# where mpicc is (tools/deps.sh installs it). Linked against torch/core.so
+# (DT_NEEDED core.so, rpath $$ORIGIN/../torch): the loader binds it to the copy
+# Lua loaded, so tensors, allocator and metatables are the engine's own.
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+MPI_SRCS   := $(wildcard src/mpi/*.c)
+MPI_LIB    := $(if $(MPI_LIBS),$(BUILD)/mpi/core.so)
+
+$(BUILD)/obj/src/mpi/%.o: src/mpi/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(BUILD)/mpi/core.so: $(MPI_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(MPI_SRCS:%.c=$(BUILD)/obj/%.o) -L$(BUILD)/torch -l:core.so \
+	  -Wl,-rpath,'$$ORIGIN/../torch' $(MPI_LIBS) -ldl $(EXTRA_LDFLAGS)
 
 test: build
 	$(BUSTED) $(BUSTED_ARGS) $(or $(SPEC),spec)
@@ -52,7 +70,7 @@ ASAN_SKIP := spec/optnet_lifecycle_spec.lua spec/optnet_inplace_traits_spec.lua 
              spec/optnet_verify_spec.lua spec/optnet_neverworse_spec.lua spec/optnet_smalltrace_spec.lua
 ASAN_SPEC ?= $(filter-out $(ASAN_SKIP),$(sort $(wildcard spec/*_spec.lua)))
 test-asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so $(if $(MPI_LIBS),build-asan/mpi/core.so)
 	@$(MAKE) --no-print-directory BUILD=build-asan SPEC="$(or $(SPEC),$(ASAN_SPEC))" \
 	  PRELOAD='MODCHECK_OPTNET=0 LD_PRELOAD="$(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1' test-run
 
@@ -81,6 +99,14 @@ bench-memory: build
 bench-rnn: build
 	$(RUNENV) $(LUA) bench/rnn.lua
 
+# ours (dataparallel over Open MPI) against PyTorch DDP on gloo, R = 1, 2 (and 4)
+bench-mpi: build
+	$(RUNENV) $(LUA) bench/mpi.lua
+
+# examples/train_mpi.lua on 2 ranks
+demo-mpi: build
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 bin/th examples/train_mpi.lua
+
 # the memory planner's plain C test program (src/plan has no Lua): property
 # tests, hand-made cases, then timings and quality ratios (PLAN_TEST_ARGS=--quick skips those)
 .PHONY: test-plan
@@ -105,7 +131,7 @@ BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/torch-optnet
 DOCDIR  ?= $(PREFIX)/share/doc/torch-optnet
 INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LUADIR="$(LUADIR)" LIBDIR="$(LIBDIR)" BINDIR="$(BINDIR)" \
-  DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" LIB="$(LIB)"
+  DATADIR="$(DATADIR)" DOCDIR="$(DOCDIR)" LIB="$(LIB)" MPI_LIB="$(MPI_LIB)"
 
 .PHONY: uninstall install-files lib
 install: build
@@ -114,7 +140,7 @@ install: build
 # without tools/deps.sh (luarocks builds with 'lib', installs with this)
 lib: $(LIB)
 
-install-files: $(LIB)
+install-files: $(LIB) $(MPI_LIB)
 	@$(INSTALL_ENV) tools/install.sh install
 
 uninstall:

@@ -57,6 +57,8 @@ install)
   putall 644 lua "$LUADIR" $(cd lua && find . -name '*.lua' | sort)
   putall 644 . "$LUADIR" models/*.lua
   put 755 "$LIB" "$LIBDIR/torch/core.so"
+  # the MPI module, built only where Open MPI is (found next to torch/core.so)
+  if [ -n "${MPI_LIB:-}" ] && [ -f "$MPI_LIB" ]; then put 755 "$MPI_LIB" "$LIBDIR/mpi/core.so"; fi
   mkdirs "$BINDIR"
   sed 's|^TH_INSTALLED=.*|TH_INSTALLED=1|' bin/th > "$DESTDIR$BINDIR/th"
   chmod 755 "$DESTDIR$BINDIR/th"

@@ -1,0 +1,399 @@
+-- dataparallel: data-parallel training over MPI ranks (docs/mpi.md).
+--   local dp = require 'dataparallel'
+--   local trainer = dp.new(net, {optim = optim.sgd, config = {learningRate = 0.1},
+--                                shard = 'none' | 'optim' | 'grad', bucketMB = 25})
+--   local loss = trainer:step(feval)   -- feval runs forward/backward, returns the loss
+-- At dp.new, rank 0's parameters are broadcast to every rank. During
+-- feval's backward, the gradients are averaged across ranks in buckets
+-- (contiguous ranges of the flat gradient, about bucketMB each, in backward
+-- order): a bucket's nonblocking reduction starts as soon as the last module
+-- whose gradient lies in it finished accGradParameters, so communication
+-- overlaps the rest of the backward. trainer:step then waits and runs the
+-- optim method.
+-- shard = 'none': every rank allreduces the whole gradient and updates all
+--   parameters (optimizer state: all of it on every rank).
+-- shard = 'optim' (ZeRO stage 1): the gradient is allreduced as above, but a
+--   rank keeps optimizer state for its slice of the flat parameters only
+--   (mpi.range's even split), updates that slice, and the slices are
+--   all-gathered into every rank's parameters.
+-- shard = 'grad' (ZeRO stage 2): each bucket is reduce-scattered instead, so
+--   the averaged gradient exists only as the rank's slice (1/R of it); then
+--   as 'optim'. (The modules' own gradient accumulators stay whole: nn's
+--   accGradParameters writes into them.)
+-- The hooks are transient instance fields on the modules with parameters
+-- (torch._transient: never saved or cloned), live only inside step, so
+-- optnet (which wraps and restores instance methods) and recompute (which
+-- re-runs forwards and calls the modules' backward) work unchanged.
+require 'torch'
+local mpi = require 'mpi'
+
+local dp = {}
+local Trainer = {}
+Trainer.__index = Trainer
+Trainer.__name = 'dataparallel.Trainer'
+
+local SHARDS = {none = true, optim = true, grad = true}
+
+local function fail(fname, fmt, ...)
+  error(fname .. ': ' .. string.format(fmt, ...), 3)
+end
+
+-- the leaf modules holding parameters, with the range [lo, hi) (0-based,
+-- elements) their gradients take in the flat gradient
+local function units(net, grads)
+  local byKey, list = {}, {}
+  local base = grads:storageOffset()
+  for _, m in ipairs(net:listModules()) do
+    if type(m.modules) ~= 'table' then
+      local _, gs = m:parameters()
+      if gs and #gs > 0 then
+        local lo, hi = math.huge, -1
+        for _, g in ipairs(gs) do
+          if g:nElement() > 0 then
+            if g:storage() ~= grads:storage() then
+              fail('dataparallel.new', 'a gradient of %s is outside the flat gradient (net:getParameters() was called on a part only?)',
+                   torch.typename(m))
+            end
+            local o = g:storageOffset() - base
+            lo, hi = math.min(lo, o), math.max(hi, o + g:nElement())
+          end
+        end
+        if hi > lo then
+          local key = lo .. ':' .. hi
+          local u = byKey[key]
+          if not u then
+            u = {lo = lo, hi = hi, modules = {}}
+            byKey[key] = u
+            list[#list + 1] = u
+          end
+          u.modules[#u.modules + 1] = m
+        end
+      end
+    end
+  end
+  -- backward order: the last parameters first
+  table.sort(list, function(a, b) return a.lo > b.lo end)
+  return list
+end
+
+-- buckets tiling [0, n) from the end, each of about capElems elements, each
+-- made of whole units; a unit overlapping its neighbour joins its bucket
+local function buckets(list, n, capElems)
+  local out, cur = {}, nil
+  local hi = n
+  for _, u in ipairs(list) do
+    if cur and hi - cur.lo >= capElems and u.hi <= cur.lo then
+      cur.hi, hi = hi, cur.lo
+      out[#out + 1] = cur
+      cur = nil
+    end
+    cur = cur or {lo = u.lo, units = {}}
+    cur.lo = math.min(cur.lo, u.lo)
+    cur.units[#cur.units + 1] = u
+  end
+  if cur then
+    cur.hi = hi
+    out[#out + 1] = cur
+  end
+  if #out == 0 then out[1] = {lo = 0, hi = n, units = {}} end
+  out[#out].lo = 0
+  for i, b in ipairs(out) do
+    b.index = i
+    b.nmodules = 0
+    for _, u in ipairs(b.units) do
+      u.bucket = b
+      b.nmodules = b.nmodules + #u.modules
+    end
+  end
+  return out
+end
+
+-- rank r's part of [lo, hi) under the even split of n: counts for every rank
+local function splitCounts(lo, hi, n, R)
+  local counts = {}
+  for r = 0, R - 1 do
+    local a, b = r * n // R, (r + 1) * n // R
+    counts[r + 1] = math.max(0, math.min(b, hi) - math.max(a, lo))
+  end
+  return counts
+end
+
+-- dp.new(net, opts): see the file head. opts.optim (default optim.sgd),
+-- opts.config (the optim config), opts.shard, opts.bucketMB (default 25)
+function dp.new(net, opts)
+  opts = opts or {}
+  if type(net) ~= 'table' or type(net.getParameters) ~= 'function' then
+    fail('dataparallel.new', 'an nn module expected as argument #1, got %s', torch.typename(net) or type(net))
+  end
+  if type(opts) ~= 'table' then fail('dataparallel.new', 'an options table expected, got %s', type(opts)) end
+  local shard = opts.shard or 'none'
+  if not SHARDS[shard] then
+    fail('dataparallel.new', "shard should be 'none', 'optim' or 'grad', got %s", tostring(shard))
+  end
+  local bucketMB = opts.bucketMB or 25
+  if type(bucketMB) ~= 'number' or bucketMB <= 0 then
+    fail('dataparallel.new', 'bucketMB should be a number > 0, got %s', tostring(bucketMB))
+  end
+  local method = opts.optim or require('optim').sgd
+  if type(method) ~= 'function' then fail('dataparallel.new', 'optim should be a function, got %s', type(method)) end
+  if not mpi.initialized() then mpi.init() end
+
+  local self = setmetatable({}, Trainer)
+  self.net, self.shard, self.method = net, shard, method
+  self.config = opts.config or {}
+  self.state = {}
+  self.rank, self.size = mpi.rank(), mpi.size()
+  self.params, self.grads = net:getParameters()
+  local n = self.params and self.params:nElement() or 0
+  if n == 0 then fail('dataparallel.new', 'the net (%s) has no parameters to train', torch.typename(net)) end
+  self.n = n
+  mpi.broadcast(self.params, 0)
+  self.steps = 0
+
+  local cap = math.max(1, math.floor(bucketMB * 2^20 / self.grads:elementSize()))
+  self.buckets = buckets(units(net, self.grads), n, cap)
+  -- this rank's slice of the flat parameters (sharded modes)
+  self.first, self.count = mpi.range(n)
+  if shard ~= 'none' then
+    self.pslice = self.params:narrow(1, self.first, math.max(self.count, 0))
+  end
+  if shard == 'grad' then
+    self.gshard = self.grads.new(math.max(self.count, 0)):zero()
+    local a = self.first - 1
+    for _, b in ipairs(self.buckets) do
+      b.counts = splitCounts(b.lo, b.hi, n, self.size)
+      local mine = b.counts[self.rank + 1]
+      if mine > 0 then
+        b.recv = self.gshard:narrow(1, math.max(b.lo, a) - a + 1, mine)
+      else
+        b.recv = self.grads.new()
+      end
+    end
+  end
+  self:_hook()
+  return self
+end
+
+function Trainer:_start(b)
+  local send = self.grads:narrow(1, b.lo + 1, b.hi - b.lo)
+  if self.shard == 'grad' then
+    b.req = mpi.ireducescatter(b.recv, send, 'sum', b.counts)
+  else
+    b.req = mpi.iallreduce(send)
+  end
+  b.started = true
+end
+
+-- starts the ready buckets in index order (every rank starts the same
+-- collectives in the same order, as MPI requires)
+function Trainer:_advance()
+  local bs = self.buckets
+  while self.next <= #bs and bs[self.next].pending == 0 do
+    self:_start(bs[self.next])
+    self.next = self.next + 1
+  end
+  self:_progress()
+end
+
+-- Open MPI moves a nonblocking collective on only inside MPI calls: a test
+-- of each bucket in flight, after each module's backward, keeps them going
+function Trainer:_progress()
+  local bs = self.buckets
+  for i = 1, self.next - 1 do
+    local r = bs[i].req
+    if r then r:test() end
+  end
+end
+
+function Trainer:_hook()
+  local T = torch._transient
+  -- gradients computed inside the net's forward are not the step's: optnet
+  -- re-plans a net for a new input shape in its forward, tracing a backward
+  local trainer = self
+  local forward = self.net.forward
+  local leave = setmetatable({}, {__close = function() trainer.inForward = trainer.inForward - 1 end})
+  self.inForward = 0
+  self.net.forward = T(function(net, ...)
+    trainer.inForward = trainer.inForward + 1
+    local _ <close> = leave
+    return forward(net, ...)
+  end)
+  for _, b in ipairs(self.buckets) do
+    for _, u in ipairs(b.units) do
+      for _, m in ipairs(u.modules) do
+        local orig = m.accGradParameters
+        m.accGradParameters = T(function(mod, input, gradOutput, scale)
+          orig(mod, input, gradOutput, scale)
+          if trainer.inStep and trainer.inForward == 0 and trainer.seen[mod] and b.started then
+            -- its gradient is in flight (or was averaged): adding to it now
+            -- would be lost on some ranks, or race with MPI
+            error(string.format('trainer:step: %s accumulated its gradient again after its bucket was sent '
+              .. '(one backward per step; a module used twice in a net is not supported)', torch.typename(mod)), 2)
+          end
+          if trainer.inStep and trainer.inForward == 0 and not trainer.seen[mod] then
+            trainer.seen[mod] = true
+            b.pending = b.pending - 1
+            if b.pending == 0 then
+              trainer:_advance()
+            elseif trainer.next > 1 then
+              trainer:_progress()
+            end
+          end
+        end)
+      end
+    end
+  end
+end
+
+-- trainer:step(feval): feval() runs forward and backward of the net on this
+-- rank's batch (gradients zeroed by the trainer first) and returns the loss;
+-- then the averaged gradient updates the parameters. Returns feval's loss.
+function Trainer:step(feval)
+  if type(feval) ~= 'function' then fail('trainer:step', 'a function expected, got %s', type(feval)) end
+  local R = self.size
+  self.grads:zero()
+  for _, b in ipairs(self.buckets) do b.pending, b.started, b.req = b.nmodules, false, nil end
+  self.next, self.seen = 1, {}
+  self.inStep = true
+  local ok, loss = pcall(feval)
+  self.inStep = false
+  if not ok then error(loss, 0) end
+  -- modules that ran no backward this step: their buckets start now
+  for _, b in ipairs(self.buckets) do b.pending = 0 end
+  self:_advance()
+  local t0 = mpi.wtime()
+  for _, b in ipairs(self.buckets) do b.req:wait(); b.req = nil end
+  -- the reduction not hidden behind the backward (seconds, this step)
+  self.waitTime = mpi.wtime() - t0
+  local x, g
+  if self.shard == 'none' then
+    x, g = self.params, self.grads:div(R)
+  elseif self.shard == 'optim' then
+    x, g = self.pslice, self.grads:narrow(1, self.first, self.count):div(R)
+  else
+    x, g = self.pslice, self.gshard:div(R)
+  end
+  if x:nElement() > 0 then
+    self.method(function() return loss, g end, x, self.config, self.state)
+  end
+  if self.shard ~= 'none' then mpi.allgather(self.params) end
+  self.steps = self.steps + 1
+  return loss
+end
+
+-- bytes of optimizer state this rank holds: the storages under the
+-- tensors of trainer.state, each counted once, whole (a view does not hide
+-- a bigger storage)
+function Trainer:stateBytes()
+  local bytes, seen = 0, {}
+  for _, v in pairs(self.state) do
+    local s = torch.isTensor(v) and v:storage()
+    if s and not seen[s] then
+      seen[s] = true
+      bytes = bytes + s:size() * v:elementSize()
+    end
+  end
+  return bytes
+end
+
+-- the whole optimizer state: sharded tensors gathered (a collective: every
+-- rank calls it)
+function Trainer:_fullState()
+  if self.shard == 'none' then return self.state end
+  local keys = {}
+  for k in pairs(self.state) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local full = {}
+  for _, k in ipairs(keys) do
+    local v = self.state[k]
+    if torch.isTensor(v) and v:nElement() == self.count then
+      full[k] = v.new(self.n)
+      mpi.allgather(full[k], v:contiguous())
+    else
+      full[k] = v
+    end
+  end
+  return full
+end
+
+-- trainer:checkpoint(path [, extra]): every rank calls it; rank 0 writes
+-- {params, state (whole), steps, shard, extra} with torch.save (through a
+-- temporary file, renamed: a crash never leaves half a checkpoint)
+function Trainer:checkpoint(path, extra)
+  if type(path) ~= 'string' then fail('trainer:checkpoint', 'a path expected, got %s', type(path)) end
+  local full = self:_fullState()
+  if self.rank == 0 then
+    torch.save(path .. '.tmp', {params = self.params, state = full, steps = self.steps,
+                                shard = self.shard, size = self.size, extra = extra})
+    assert(os.rename(path .. '.tmp', path))
+  end
+  mpi.barrier()
+end
+
+-- trainer:resume(path): every rank calls it; rank 0 reads the checkpoint and
+-- broadcasts it (no shared file system needed). Returns its 'extra'.
+function Trainer:resume(path)
+  if type(path) ~= 'string' then fail('trainer:resume', 'a path expected, got %s', type(path)) end
+  local len = torch.LongTensor(1):zero()
+  local bytes
+  if self.rank == 0 then
+    local ok, ck = pcall(torch.load, path)
+    if ok then
+      local s = torch.serialize(ck)
+      bytes = torch.ByteTensor(torch.ByteStorage():string(s))
+      len[1] = #s
+    else
+      io.stderr:write('trainer:resume: ', tostring(ck), '\n')
+      len[1] = -1
+    end
+  end
+  mpi.broadcast(len, 0)
+  if len[1] < 0 then fail('trainer:resume', 'rank 0 could not read %s', path) end
+  if self.rank ~= 0 then bytes = torch.ByteTensor(len[1]) end
+  mpi.broadcast(bytes, 0)
+  local ck = torch.deserialize(bytes:storage():string())
+  if type(ck) ~= 'table' or not torch.isTensor(ck.params) or ck.params:nElement() ~= self.n then
+    fail('trainer:resume', '%s is not a checkpoint of this net (%d parameters expected)', path, self.n)
+  end
+  self.params:copy(ck.params)
+  self.state = {}
+  for k, v in pairs(ck.state or {}) do
+    if torch.isTensor(v) and self.shard ~= 'none' and v:nElement() == self.n then
+      self.state[k] = v:narrow(1, self.first, self.count):clone()
+    else
+      self.state[k] = v
+    end
+  end
+  self.steps = ck.steps or 0
+  return ck.extra
+end
+
+-- dp.shard(n [, opts]): this rank's sample indices (LongTensor, 1-based) for
+-- one epoch of a data set of n samples: a permutation seeded by opts.seed
+-- (default 1) and opts.epoch (default 1), the same on every rank without
+-- touching the global generator, cut into global batches of size*opts.batch
+-- (default batch 1); each rank takes its opts.batch-long part of each global
+-- batch, so that R ranks at batch B see exactly the samples, in the order, a
+-- single process at batch R*B sees. The last partial global batch is left
+-- out: every rank runs the same number of steps.
+function dp.shard(n, opts)
+  opts = opts or {}
+  if math.type(n) ~= 'integer' or n < 0 then fail('dataparallel.shard', 'a sample count >= 0 expected, got %s', tostring(n)) end
+  local B = opts.batch or 1
+  if math.type(B) ~= 'integer' or B < 1 then fail('dataparallel.shard', 'batch should be an integer >= 1, got %s', tostring(B)) end
+  local R, r = opts.size or mpi.size(), opts.rank or mpi.rank()
+  local gen = torch.Generator()
+  torch.manualSeed(gen, (opts.seed or 1) * 100003 + (opts.epoch or 1))
+  local perm = torch.randperm(gen, n):long()
+  local steps = n // (R * B)
+  local out = torch.LongTensor(steps * B)
+  for s = 0, steps - 1 do
+    if B > 0 then
+      out:narrow(1, s * B + 1, B):copy(perm:narrow(1, s * R * B + r * B + 1, B))
+    end
+  end
+  return out
+end
+
+dp.Trainer = Trainer
+return dp
