@@ -14,6 +14,7 @@ end
 
 local function need_tensor(x, fname, what)
   need(torch.isTensor(x), fname, '%s must be a tensor, got %s', what, tname(x))
+  need(not x:isFreed(), fname, '%s was freed (used after :free()/:dispose())', what)
 end
 
 local function need_floating(x, fname)
@@ -22,10 +23,11 @@ local function need_floating(x, fname)
        'not available for %s (expects a Float or Double tensor)', t)
 end
 
+-- %s, not %d, in the messages: d may be inf or 2^70, which %d refuses
 local function need_dim(d, x, fname)
   need(math.type(d) == 'integer' or (type(d) == 'number' and d == math.floor(d)), fname,
-       'dimension must be an integer, got %s', tname(d))
-  need(d >= 1 and d <= x:dim(), fname, 'dimension %d out of range for a %dD tensor', d, x:dim())
+       'dimension must be an integer, got %s', type(d) == 'number' and tostring(d) or tname(d))
+  need(d >= 1 and d <= x:dim(), fname, 'dimension %s out of range for a %dD tensor', tostring(d), x:dim())
   return math.tointeger(d)
 end
 
@@ -51,6 +53,7 @@ function torch.cross(...)
     need(a:size(dim) == 3, 'cross', 'dimension %d must have size 3, got %d', dim, a:size(dim))
   end
   if res == nil then res = a.new() end
+  need_tensor(res, 'cross', 'the result')
   need(torch.typename(res) == torch.typename(a), 'cross', 'result must be a %s, got %s',
        torch.typename(a), torch.typename(res))
   -- computed apart, so that res may be a or b
@@ -84,6 +87,7 @@ function torch.renorm(...)
   need(x:dim() > 1, 'renorm', 'tensor of at least 2 dimensions expected, got %dD', x:dim())
   dim = need_dim(dim, x, 'renorm')
   res = res or x.new()
+  need_tensor(res, 'renorm', 'the result')
   need(torch.typename(res) == torch.typename(x), 'renorm', 'result must be a %s, got %s',
        torch.typename(x), torch.typename(res))
   if res ~= x then res:resizeAs(x):copy(x) end
@@ -100,14 +104,21 @@ define('renorm', function(self, ...)
 end)
 
 -- the histogram range: [min, max] given, else the data's, widened to 2 if flat
+-- (an infinite or NaN bound would give no bin width: the bins come out NaN)
 local function hist_range(x, nbins, lo, hi, fname)
-  need(type(nbins) == 'number' and nbins >= 1 and nbins == math.floor(nbins), fname,
+  need(type(nbins) == 'number' and nbins >= 1 and math.tointeger(nbins) ~= nil, fname,
        'number of bins must be a positive integer, got %s', tostring(nbins))
   need(type(lo) == 'number' and type(hi) == 'number', fname, 'min and max must be numbers, got %s and %s',
        tname(lo), tname(hi))
+  need(lo - lo == 0 and hi - hi == 0, fname, 'min and max must be finite, got %s and %s', tostring(lo), tostring(hi))
   need(lo <= hi, fname, 'min (%g) must not exceed max (%g)', lo, hi)
-  if lo == hi and x:nElement() > 0 then lo, hi = x:min(), x:max() end
+  if lo == hi and x:nElement() > 0 then
+    lo, hi = x:min(), x:max()
+    need(lo - lo == 0 and hi - hi == 0, fname, "the data's range [%s, %s] is not finite: give min and max",
+         tostring(lo), tostring(hi))
+  end
   if lo == hi then lo, hi = lo - 1, hi + 1 end
+  need(hi - lo < math.huge, fname, 'the range [%g, %g] is too wide (its width overflows)', lo, hi)
   return math.tointeger(nbins), lo, hi
 end
 
@@ -124,6 +135,14 @@ local function count_into(row, x, nbins, lo, hi)
   row:indexAdd(1, bins, row.new(bins:size(1)):fill(1))
 end
 
+-- the counts, apart from the result (which may be x or a view of x); a
+-- refused size (2^62 bins) is reported under the caller's name
+local function new_counts(x, fname, ...)
+  local ok, out = pcall(x.new, ...)
+  need(ok, fname, '%s', tostring(out):gsub('^.-: ', '', 1))
+  return out
+end
+
 local function split_res(fname, ...)
   local args = table.pack(...)
   local res
@@ -131,6 +150,7 @@ local function split_res(fname, ...)
   need_tensor(args[1], fname, 'the input')
   need_floating(args[1], fname)
   res = res or args[1].new()
+  need_tensor(res, fname, 'the result')
   need(torch.typename(res) == torch.typename(args[1]), fname, 'result must be a %s, got %s',
        torch.typename(args[1]), torch.typename(res))
   return res, args[1], args[2] or 100, args[3] or 0, args[4] or 0
@@ -141,8 +161,9 @@ end
 function torch.histc(...)
   local res, x, nbins, lo, hi = split_res('histc', ...)
   nbins, lo, hi = hist_range(x, nbins, lo, hi, 'histc')
-  count_into(res:resize(nbins), x, nbins, lo, hi)
-  return res
+  local out = new_counts(x, 'histc', nbins)
+  count_into(out, x, nbins, lo, hi)
+  return res:resize(nbins):copy(out)
 end
 
 -- [res] torch.bhistc([res,] x [, nbins = 100, min = 0, max = 0]): one histogram
@@ -152,10 +173,10 @@ function torch.bhistc(...)
   need(x:dim() == 1 or x:dim() == 2, 'bhistc', '1D or 2D tensor expected, got %dD', x:dim())
   nbins, lo, hi = hist_range(x, nbins, lo, hi, 'bhistc')
   local rows = x:dim() == 2 and x or x:view(1, -1)
-  res:resize(rows:size(1), nbins)
-  for i = 1, rows:size(1) do count_into(res[i], rows[i], nbins, lo, hi) end
-  if x:dim() == 1 then res:resize(nbins) end
-  return res
+  local out = new_counts(x, 'bhistc', rows:size(1), nbins)
+  for i = 1, rows:size(1) do count_into(out[i], rows[i], nbins, lo, hi) end
+  if x:dim() == 1 then out = out[1] end
+  return res:resizeAs(out):copy(out)
 end
 for _, n in ipairs{'histc', 'bhistc'} do
   define(n, function(self, ...) return torch[n](self, ...) end)
@@ -177,6 +198,8 @@ function torch.mode(...)
   dim = need_dim(dim or x:dim(), x, 'mode')
   rv = rv or x.new()
   ri = ri or torch.LongTensor()
+  need_tensor(rv, 'mode', 'the values result')
+  need_tensor(ri, 'mode', 'the indices result')
   need(torch.typename(rv) == torch.typename(x), 'mode', 'values result must be a %s, got %s',
        torch.typename(x), tname(rv))
   need(torch.typename(ri) == 'torch.LongTensor', 'mode', 'indices result must be a torch.LongTensor, got %s', tname(ri))
