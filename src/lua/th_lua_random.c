@@ -45,8 +45,21 @@ static void argcheck(lua_State *L, int rc, int arg, const char *fname) {
 
 /* --- generators and seeds ---------------------------------------------- */
 
+/* these take nothing after the optional generator: anything else there is
+   a mistake (a misspelt generator), not an argument to drop silently; nil
+   passes (an optional generator left unset) */
+static void noextra(lua_State *L, int arg, const char *fname) {
+  for (; arg <= lua_gettop(L); arg++)
+    if (!lua_isnil(L, arg))
+      th_lua_argerror(L, arg, fname, "%s expected, got %s",
+                      arg > 1 ? "nothing more" : strcmp(fname, "Generator") == 0 ? "no argument" : "nothing or a torch.Generator",
+                      th_lua_typename(L, arg));
+}
+
 static int r_generator(lua_State *L) {
-  th_generator *g = lua_newuserdatauv(L, sizeof *g, 0);
+  th_generator *g;
+  noextra(L, 1, "Generator");
+  g = lua_newuserdatauv(L, sizeof *g, 0);
   memset(g, 0, sizeof *g);
   luaL_setmetatable(L, GEN_MT);
   th_random_seed(g);
@@ -56,6 +69,7 @@ static int r_generator(lua_State *L) {
 static int r_seed(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
+  noextra(L, arg, "seed");
   lua_pushinteger(L, (lua_Integer)th_random_seed(g));
   return 1;
 }
@@ -70,6 +84,7 @@ static int r_manualseed(lua_State *L) {
 static int r_initialseed(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
+  noextra(L, arg, "initialSeed");
   lua_pushinteger(L, (lua_Integer)th_random_initial_seed(g));
   return 1;
 }
@@ -77,7 +92,9 @@ static int r_initialseed(lua_State *L) {
 static int r_getstate(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  th_tensor *t = th_lua_newtensor(L, TH_BYTE);
+  th_tensor *t;
+  noextra(L, arg, "getRNGState");
+  t = th_lua_newtensor(L, TH_BYTE);
   th_lua_check(L, th_tensor_resize1d(t, TH_GENERATOR_BYTES), "getRNGState");
   memcpy(th_tensor_data(t), g, TH_GENERATOR_BYTES);
   return 1;
