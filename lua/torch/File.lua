@@ -61,8 +61,8 @@ local function init(self, name)
   self._buf, self._pos, self._base = '', 1, 0
 end
 
-local function checkopen(self)
-  if self._closed then error(sformat('%s: file is closed', self._name), 0) end
+local function checkopen(self, fname)
+  if self._closed then error(sformat('%s%s: file is closed', self._name, fname and ':' .. fname or ''), 0) end
 end
 
 function File:binary()
@@ -802,12 +802,16 @@ function DiskFile:isOpened() return not self._closed end
 
 -- Torch7's positions are 1-based: f:seek(1) goes back to the start,
 -- f:position() is where the next read or write happens
+-- (math.tointeger, not pos == floor(pos): inf passes that and is no position;
+-- a tensor is named by its type, not printed whole into the message)
 local function checkpos(self, fname, pos)
-  checkopen(self)
-  if math.type(pos) ~= 'integer' and not (type(pos) == 'number' and pos == math.floor(pos)) or pos < 1 then
-    error(sformat('%s:%s: a position >= 1 expected, got %s', self._name, fname, tostring(pos)), 3)
+  checkopen(self, fname)
+  local n = math.tointeger(pos)
+  if n == nil or n < 1 then
+    error(sformat('%s:%s: a position >= 1 expected, got %s', self._name, fname,
+                  type(pos) == 'number' and tostring(pos) or torch.type(pos)), 3)
   end
-  return math.tointeger(pos)
+  return n
 end
 
 -- moves the handle ('set', off or 'end') and drops what was buffered
@@ -829,13 +833,13 @@ function DiskFile:seek(pos)
 end
 
 function DiskFile:seekEnd()
-  checkopen(self)
+  checkopen(self, 'seekEnd')
   moveto(self, 'end', 0)
   return self
 end
 
 function DiskFile:position()
-  checkopen(self)
+  checkopen(self, 'position')
   if self._writable then
     flush(self)
     return self._fh:seek('cur') + 1
@@ -897,8 +901,11 @@ end
 
 -- the next read starts at byte pos (1-based) of what is in the file
 function MemoryFile:seek(pos)
+  checkopen(self, 'seek')
+  pos = math.tointeger(pos) or pos
   if math.type(pos) ~= 'integer' or pos < 1 then
-    error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s', tostring(pos)), 2)
+    error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s',
+                  type(pos) == 'number' and tostring(pos) or torch.type(pos)), 2)
   end
   if self._outn > 0 then self._buf = (self._buf or '') .. self:string(); self._out, self._outn, self._outbytes = {}, 0, 0 end
   if pos > #self._buf + 1 then
@@ -909,13 +916,14 @@ function MemoryFile:seek(pos)
 end
 
 function MemoryFile:seekEnd()
+  checkopen(self, 'seekEnd')
   self:seek(#(self._buf or '') + self._outbytes + 1)
   return self
 end
 
 -- where the next read happens ('w': the next write, at the end)
 function MemoryFile:position()
-  checkopen(self)
+  checkopen(self, 'position')
   if not self._readable then return self._outbytes + 1 end
   return tell(self) + 1
 end
