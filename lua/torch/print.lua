@@ -133,7 +133,8 @@ end
 local function shown(n, summary)
   local e = opts.edgeitems
   local list = {}
-  if summary and n > 2 * e then
+  -- e < n / 2, not n > 2 * e: 2 * math.maxinteger wraps to -2
+  if summary and e < n / 2 then
     for i = 1, e do list[#list + 1] = i end
     list[#list + 1] = 0
     for i = n - e + 1, n do list[#list + 1] = i end
