@@ -1,0 +1,202 @@
+-- Adversarial arguments to the functions merged with the LAPACK, conv,
+-- bit-op, histogram, alias-method, mapped-storage, File-position,
+-- Generator and printing work: each case is a fault found by a driver that
+-- called them with wrong types, sizes, freed, aliased and non-finite
+-- arguments (fixed since), or a sample of the cases that already gave a
+-- clear error. Every error must name the function and what came.
+require 'torch'
+local H = require 'spec.support.helpers'
+
+local NaN, inf = 0 / 0, math.huge
+
+local function freed(t) t:free(); return t end
+
+describe('adversarial: histc, bhistc', function()
+  it('refuses an infinite or NaN number of bins, bounds and data range by name', function()
+    local x = torch.Tensor{1, 2, 3}
+    H.fails({'histc', 'number of bins', 'inf'}, torch.histc, x, inf)
+    H.fails({'histc', 'number of bins', 'nan'}, torch.histc, x, NaN)
+    H.fails({'bhistc', 'number of bins', 'inf'}, torch.bhistc, x, inf)
+    H.fails({'histc', 'number of bins', '0'}, torch.histc, x, 0)
+    H.fails({'histc', 'min and max must be finite', '-inf and inf'}, torch.histc, x, 3, -inf, inf)
+    H.fails({'histc', 'min (5) must not exceed max (1)'}, torch.histc, x, 3, 5, 1)
+    H.fails({'histc', "data's range", 'not finite'}, torch.histc, torch.Tensor{1, NaN, 2}, 3)
+    H.fails({'histc', "data's range", 'inf'}, torch.histc, torch.Tensor{1, inf}, 3)
+    H.fails({'histc', 'too wide'}, torch.histc, torch.Tensor{-1e308, 1e308}, 3)
+    -- a NaN outside an explicit range is not counted, as any value outside
+    assert.are.same({0, 1, 1}, torch.histc(torch.Tensor{1, NaN, 2}, 3, 0, 3):totable())
+  end)
+
+  it('refuses a giant bin count under its own name, without allocating', function()
+    H.fails({'histc', 'too large'}, torch.histc, torch.Tensor{1, 2}, 2 ^ 62)
+    H.fails({'bhistc', 'too large'}, torch.bhistc, torch.Tensor(3, 2):zero(), 2 ^ 61)
+  end)
+
+  it('counts right when the result is the input or a view of it', function()
+    local x = torch.Tensor{1, 2, 2, 3, 3, 3}
+    assert.are.same({1, 2, 3}, torch.histc(x, x, 3):totable())
+    local m = torch.Tensor{{1, 2, 2}, {3, 3, 3}}
+    assert.are.same({{1, 2, 0}, {0, 0, 3}}, torch.bhistc(m, m, 3):totable())
+    m = torch.Tensor{{1, 2, 2}, {3, 3, 3}}
+    local row = m[1]
+    assert.are.same({{1, 2, 0}, {0, 0, 3}}, torch.bhistc(row, m, 3):totable())
+  end)
+
+  it('names the function for a freed input or result', function()
+    H.fails({'histc', 'the input was freed'}, torch.histc, freed(torch.Tensor{1, 2}))
+    H.fails({'histc', 'the result was freed'}, torch.histc, freed(torch.Tensor(2)), torch.Tensor{1, 2})
+    H.fails({'bhistc', 'the input was freed'}, torch.bhistc, freed(torch.Tensor{1, 2}))
+  end)
+end)
+
+describe('adversarial: cross, renorm, mode', function()
+  it('names the function for dimensions that are inf, NaN or huge', function()
+    local x = torch.rand(2, 3)
+    H.fails({'renorm', 'dimension inf out of range'}, torch.renorm, x, 2, inf, 1)
+    H.fails({'mode', 'dimension inf out of range'}, torch.mode, x, inf)
+    H.fails({'mode', 'dimension must be an integer', 'nan'}, torch.mode, x, NaN)
+    H.fails({'cross', 'dimension must be an integer'}, torch.cross, torch.rand(3), torch.rand(3), NaN)
+    H.fails({'cross', 'dimension 1e+20 out of range'}, torch.cross, torch.rand(3), torch.rand(3), 1e20)
+  end)
+
+  it('names the function for freed tensors', function()
+    H.fails({'cross', 'the first vector tensor was freed'}, torch.cross, freed(torch.rand(3)), torch.rand(3))
+    H.fails({'cross', 'the result was freed'}, torch.cross, freed(torch.rand(3)), torch.rand(3), torch.rand(3))
+    H.fails({'mode', 'the input was freed'}, torch.mode, freed(torch.rand(3)))
+    H.fails({'mode', 'the values result was freed'}, torch.mode, freed(torch.rand(1)), torch.LongTensor(), torch.rand(3))
+    H.fails({'renorm', 'the input was freed'}, torch.renorm, freed(torch.rand(2, 2)), 2, 1, 1)
+  end)
+
+  it('keeps the sample of clear errors', function()
+    H.fails({'cross', 'no dimension of size 3', '2x2'}, torch.cross, torch.rand(2, 2), torch.rand(2, 2))
+    H.fails({'renorm', 'norm power must be a positive number', '0'}, torch.renorm, torch.rand(2, 2), 0, 1, 1)
+    H.fails({'renorm', 'norm power', 'nan'}, torch.renorm, torch.rand(2, 2), NaN, 1, 1)
+    H.fails({'renorm', 'maximum norm', 'nan'}, torch.renorm, torch.rand(2, 2), 2, 1, NaN)
+    H.fails({'renorm', 'not available for torch.IntTensor'}, torch.renorm, torch.IntTensor(2, 2), 2, 1, 1)
+    H.fails({'mode', 'NaN in the input'}, torch.mode, torch.Tensor{1, NaN})
+  end)
+end)
+
+describe('adversarial: multinomialAlias', function()
+  it('names the function for freed probabilities, states and outputs', function()
+    H.fails({'multinomialAliasSetup', 'probs was freed'}, torch.multinomialAliasSetup, freed(torch.Tensor{1, 1}))
+    H.fails({'multinomialAliasSetup', 'state[1] was freed'}, torch.multinomialAliasSetup, torch.Tensor{1, 2},
+            {freed(torch.LongTensor(2))})
+    local s = torch.multinomialAliasSetup(torch.Tensor{1, 1})
+    H.fails({'multinomialAlias', 'output was freed'}, torch.multinomialAlias, freed(torch.LongTensor(3)), s)
+    s[2]:free()
+    H.fails({'multinomialAlias', 'state[2] was freed'}, torch.multinomialAlias, torch.LongTensor(3), s)
+  end)
+
+  it('refuses a state whose bucket probabilities are NaN or outside [0, 1]', function()
+    H.fails({'multinomialAlias', 'outside [0, 1]'}, torch.multinomialAlias, torch.LongTensor(3),
+            {torch.LongTensor{1, 2}, torch.Tensor{NaN, 1}})
+    H.fails({'multinomialAlias', 'outside [0, 1]'}, torch.multinomialAlias, torch.LongTensor(3),
+            {torch.LongTensor{1, 2}, torch.Tensor{2, 1}})
+  end)
+
+  it('builds the right table for weights whose sum overflows', function()
+    -- weights 1e308 and 1e307: probabilities 10/11 and 1/11; with K = 2
+    -- bucket 2 keeps 2/11 of its draws and aliases the rest to 1
+    local s = torch.multinomialAliasSetup(torch.Tensor{1e308, 1e307})
+    assert.are.same({1, 1}, s[1]:totable())
+    assert.is_true(math.abs(s[2][2] - 2 / 11) < 1e-12)
+    assert.are.equal(1, s[2][1])
+  end)
+
+  it('keeps the sample of clear errors', function()
+    H.fails({'multinomialAliasSetup', 'invalid probability -1 at 1'}, torch.multinomialAliasSetup, torch.Tensor{-1, 2})
+    H.fails({'multinomialAliasSetup', 'invalid probability', 'nan'}, torch.multinomialAliasSetup, torch.Tensor{NaN, 2})
+    H.fails({'multinomialAliasSetup', 'sum to 0'}, torch.multinomialAliasSetup, torch.Tensor{0, 0})
+    H.fails({'multinomialAliasSetup', 'invalid probability inf'}, torch.multinomialAliasSetup, torch.Tensor{inf, 1})
+    H.fails({'multinomialAliasSetup', 'Float or Double', 'IntTensor'}, torch.multinomialAliasSetup, torch.IntTensor{1, 2})
+    H.fails({'multinomialAlias', 'LongTensor output expected'}, torch.multinomialAlias, torch.IntTensor(2), {})
+  end)
+end)
+
+describe('adversarial: Generator and RNG state', function()
+  it('refuses arguments that are not a generator instead of dropping them', function()
+    H.fails({'getRNGState', 'nothing or a torch.Generator expected, got string'}, torch.getRNGState, 'abc')
+    H.fails({'getRNGState', 'nothing or a torch.Generator expected, got torch.DoubleTensor'}, torch.getRNGState,
+            torch.rand(2))
+    H.fails({'getRNGState', 'nothing more expected, got number'}, torch.getRNGState, torch.Generator(), 3)
+    H.fails({'seed', 'nothing or a torch.Generator expected, got table'}, torch.seed, {})
+    H.fails({'initialSeed', 'got boolean'}, torch.initialSeed, true)
+    H.fails({'Generator', 'no argument expected, got number'}, torch.Generator, 1)
+    -- an unset optional generator (nil) is no argument
+    assert.are.equal(torch.getRNGState():nElement(), torch.getRNGState(nil):nElement())
+  end)
+
+  it('keeps the sample of clear errors', function()
+    H.fails({'setRNGState', 'ByteTensor'}, torch.setRNGState, torch.rand(3))
+    H.fails({'setRNGState'}, torch.setRNGState, torch.ByteTensor(3))
+    H.fails({'manualSeed', 'seed'}, torch.manualSeed, 'abc')
+  end)
+end)
+
+describe('adversarial: File positions', function()
+  it('names seek, seekEnd and position on a closed file', function()
+    local f = torch.MemoryFile('rw')
+    f:close()
+    H.fails({'seek: file is closed'}, function() f:seek(1) end)
+    H.fails({'seekEnd: file is closed'}, function() f:seekEnd() end)
+    H.fails({'position: file is closed'}, function() f:position() end)
+    local name = os.tmpname()
+    local d = torch.DiskFile(name, 'w')
+    d:close()
+    H.fails({'seek: file is closed'}, function() d:seek(1) end)
+    H.fails({'position: file is closed'}, function() d:position() end)
+    os.remove(name)
+  end)
+
+  it('refuses inf, NaN and non-numbers by type, accepts integral floats', function()
+    local name = os.tmpname()
+    local w = torch.DiskFile(name, 'w')
+    w:writeInt(5)
+    w:close()
+    local r = torch.DiskFile(name, 'r')
+    H.fails({'seek: a position >= 1 expected, got inf'}, function() r:seek(inf) end)
+    H.fails({'seek: a position >= 1 expected, got ', 'nan'}, function() r:seek(NaN) end)
+    H.fails({'seek: a position >= 1 expected, got torch.DoubleTensor'}, function() r:seek(torch.rand(1000)) end)
+    H.fails({'seek: position 6 is past the end (4 bytes)'}, function() r:seek(6) end)
+    H.fails({'seek: position 4611686018427387904 is past the end'}, function() r:seek(2 ^ 62) end)
+    r:seek(1.0)
+    assert.are.equal(5, r:readInt())
+    r:close()
+    os.remove(name)
+    local m = torch.MemoryFile('rw')
+    m:writeInt(7)
+    H.fails({'MemoryFile:seek: a position >= 1 expected, got torch.DoubleTensor'}, function() m:seek(torch.rand(1000)) end)
+    H.fails({'MemoryFile:seek: a position >= 1 expected, got inf'}, function() m:seek(inf) end)
+    H.fails({'MemoryFile:seek: a position >= 1 expected, got -1'}, function() m:seek(-1) end)
+    H.fails({'MemoryFile:seek: position 9223372036854775807 is past the end'}, function() m:seek(math.maxinteger) end)
+    m:seek(1.0)
+    assert.are.equal(7, m:readInt())
+  end)
+end)
+
+describe('adversarial: print options', function()
+  after_each(function() torch.setprintoptions{profile = 'default'} end)
+
+  it('prints a summary with edgeitems = math.maxinteger (2 * edgeitems wrapped)', function()
+    torch.setprintoptions{threshold = 0, edgeitems = math.maxinteger}
+    -- no summary possible: every element prints
+    local s = tostring(torch.range(1, 5))
+    assert.is_truthy(s:find(' 5\n', 1, true))
+    assert.is_falsy(s:find('...', 1, true))
+    torch.setprintoptions{threshold = 0, edgeitems = 2}
+    s = tostring(torch.range(1, 5))
+    assert.is_truthy(s:find('...', 1, true))
+    assert.is_falsy(s:find(' 3\n', 1, true))
+  end)
+
+  it('keeps the sample of clear errors', function()
+    H.fails({'setprintoptions', 'threshold must be an integer >= 0', '-1'}, torch.setprintoptions, {threshold = -1})
+    H.fails({'setprintoptions', 'precision', '100'}, torch.setprintoptions, {precision = 100})
+    H.fails({'setprintoptions', 'linewidth must be an integer >= 1', '0'}, torch.setprintoptions, {linewidth = 0})
+    H.fails({'setprintoptions', 'edgeitems', 'nan'}, torch.setprintoptions, {edgeitems = NaN})
+    H.fails({'setprintoptions', 'linewidth', 'inf'}, torch.setprintoptions, {linewidth = inf})
+    H.fails({'setprintoptions', 'unknown option foo'}, torch.setprintoptions, {foo = 1})
+    H.fails({'setprintoptions', 'table of options expected'}, torch.setprintoptions, 3)
+  end)
+end)
