@@ -190,6 +190,15 @@ describe('adversarial: print options', function()
     assert.is_falsy(s:find(' 3\n', 1, true))
   end)
 
+  it('refuses to print gigabytes (threshold = inf on an expanded 2^40-element tensor) by name', function()
+    local big = torch.DoubleTensor(1):fill(1):expand(2 ^ 40)
+    assert.is_truthy(tostring(big):find('...', 1, true))     -- default: a summary
+    torch.setprintoptions{profile = 'full'}
+    H.fails({'tostring', 'would print 1099511627776 elements', 'setprintoptions'}, tostring, big)
+    torch.setprintoptions{profile = 'default', edgeitems = 2 ^ 62}
+    H.fails({'tostring', 'would print'}, tostring, big)
+  end)
+
   it('keeps the sample of clear errors', function()
     H.fails({'setprintoptions', 'threshold must be an integer >= 0', '-1'}, torch.setprintoptions, {threshold = -1})
     H.fails({'setprintoptions', 'precision', '100'}, torch.setprintoptions, {precision = 100})
