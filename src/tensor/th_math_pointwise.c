@@ -48,6 +48,9 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
   if ((op == TH_SC_POW || op == TH_SC_TPOW) && th_math_need_floating(a) != TH_OK) return TH_ERR;
   if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
+  /* a mask of 1.5 has no bits: the cast would silently make it 1 */
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && value != floor(value))
+    return th_error_set("mask must be an integer, got %g", value);
   if ((op == TH_SC_LSHIFT || op == TH_SC_RSHIFT) && !TH_IS_FLOATING(a->dtype) &&
       (value < 0 || value != floor(value)))
     return th_error_set("shift count must be a non-negative integer, got %g", value);
