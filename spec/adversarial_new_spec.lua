@@ -209,3 +209,47 @@ describe('adversarial: print options', function()
     H.fails({'setprintoptions', 'table of options expected'}, torch.setprintoptions, 3)
   end)
 end)
+
+describe('adversarial: expanded results', function()
+  -- stride 0: every answer would land in one element (silently wrong before)
+  local function expanded(...) return torch.Tensor(1):fill(0):view(1, 1):expand(...) end
+
+  it('LAPACK and conv refuse an expanded result by name', function()
+    local A = torch.Tensor{{4, 1}, {1, 3}}
+    H.fails({'inverse', 'result 1 is expanded'}, torch.inverse, expanded(2, 2), A)
+    H.fails({'gesv', 'result 2 is expanded'}, torch.gesv, torch.Tensor(), expanded(2, 2), torch.Tensor{{1}, {2}}, A)
+    H.fails({'svd', 'result 1 is expanded'}, torch.svd, expanded(2, 2), torch.Tensor(), torch.Tensor(), A)
+    H.fails({'conv2', 'result is expanded'}, torch.conv2, expanded(2, 2), torch.rand(3, 3), torch.rand(2, 2))
+    H.fails({'xcorr3', 'result is expanded'}, torch.xcorr3, torch.Tensor(1, 1, 1):expand(2, 2, 2), torch.rand(3, 3, 3),
+            torch.rand(2, 2, 2))
+    -- an expanded input is read as what it shows: [[2, 2], [2, 2]] is singular
+    H.fails({'inverse', 'singular'}, torch.inverse, torch.Tensor(1, 1):fill(2):expand(2, 2))
+  end)
+
+  it('cross, renorm, histc, mode, multinomialAlias refuse an expanded result by name', function()
+    H.fails({'cross', 'the result is expanded'}, torch.cross, torch.Tensor(1):expand(3), torch.Tensor{1, 0, 0},
+            torch.Tensor{0, 1, 0})
+    H.fails({'renorm', 'the result is expanded'}, torch.renorm, expanded(2, 2), torch.ones(2, 2), 2, 1, 1)
+    H.fails({'histc', 'the result is expanded'}, torch.histc, torch.Tensor(1):expand(3), torch.Tensor{1, 2, 3}, 3)
+    H.fails({'mode', 'the values result is expanded'}, torch.mode, torch.Tensor(1):expand(2), torch.LongTensor(),
+            torch.Tensor{{1, 1}, {2, 2}}, 2)
+    H.fails({'multinomialAlias', 'output is expanded'}, torch.multinomialAlias, torch.LongTensor(1):expand(3),
+            torch.multinomialAliasSetup(torch.Tensor{1, 1}))
+  end)
+end)
+
+describe('adversarial: bit operations', function()
+  it('refuse a fractional mask (it was cast: 1.5 became 1)', function()
+    H.fails({'bitand', 'mask must be an integer, got 1.5'}, torch.bitand, torch.IntTensor{7}, 1.5)
+    H.fails({'bitor', 'mask must be an integer'}, function() return torch.ByteTensor{7}:bitor(0.5) end)
+    assert.are.same({5}, torch.IntTensor{7}:bitxor(2):totable())
+    assert.are.same({15}, torch.IntTensor{7}:bitor(8.0):totable())
+  end)
+
+  it('keeps the sample of clear errors', function()
+    H.fails({'bitand', 'not available for DoubleTensor'}, torch.bitand, torch.DoubleTensor{3}, 1)
+    H.fails({'rshift', 'shift count must be a non-negative integer, got -1'}, torch.rshift, torch.IntTensor{3}, -1)
+    H.fails({'lshift', 'nan'}, torch.lshift, torch.IntTensor{3}, NaN)
+    H.fails({'crshift', 'negative'}, torch.crshift, torch.IntTensor{3}, torch.IntTensor{-1})
+  end)
+end)

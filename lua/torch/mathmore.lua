@@ -17,6 +17,16 @@ local function need_tensor(x, fname, what)
   need(not x:isFreed(), fname, '%s was freed (used after :free()/:dispose())', what)
 end
 
+-- a result must own its elements: written through stride 0 (an expanded
+-- tensor), several answers would land in one element
+local function need_result(r, fname, what)
+  need_tensor(r, fname, what)
+  for d = 1, r:dim() do
+    need(r:stride(d) ~= 0 or r:size(d) <= 1, fname, '%s is expanded (stride 0 in dimension %d): pass a tensor '
+         .. 'that owns its elements', what, d)
+  end
+end
+
 local function need_floating(x, fname)
   local t = torch.typename(x)
   need(t == 'torch.FloatTensor' or t == 'torch.DoubleTensor', fname,
@@ -53,7 +63,7 @@ function torch.cross(...)
     need(a:size(dim) == 3, 'cross', 'dimension %d must have size 3, got %d', dim, a:size(dim))
   end
   if res == nil then res = a.new() end
-  need_tensor(res, 'cross', 'the result')
+  need_result(res, 'cross', 'the result')
   need(torch.typename(res) == torch.typename(a), 'cross', 'result must be a %s, got %s',
        torch.typename(a), torch.typename(res))
   -- computed apart, so that res may be a or b
@@ -87,7 +97,7 @@ function torch.renorm(...)
   need(x:dim() > 1, 'renorm', 'tensor of at least 2 dimensions expected, got %dD', x:dim())
   dim = need_dim(dim, x, 'renorm')
   res = res or x.new()
-  need_tensor(res, 'renorm', 'the result')
+  need_result(res, 'renorm', 'the result')
   need(torch.typename(res) == torch.typename(x), 'renorm', 'result must be a %s, got %s',
        torch.typename(x), torch.typename(res))
   if res ~= x then res:resizeAs(x):copy(x) end
@@ -150,7 +160,7 @@ local function split_res(fname, ...)
   need_tensor(args[1], fname, 'the input')
   need_floating(args[1], fname)
   res = res or args[1].new()
-  need_tensor(res, fname, 'the result')
+  need_result(res, fname, 'the result')
   need(torch.typename(res) == torch.typename(args[1]), fname, 'result must be a %s, got %s',
        torch.typename(args[1]), torch.typename(res))
   return res, args[1], args[2] or 100, args[3] or 0, args[4] or 0
@@ -198,8 +208,8 @@ function torch.mode(...)
   dim = need_dim(dim or x:dim(), x, 'mode')
   rv = rv or x.new()
   ri = ri or torch.LongTensor()
-  need_tensor(rv, 'mode', 'the values result')
-  need_tensor(ri, 'mode', 'the indices result')
+  need_result(rv, 'mode', 'the values result')
+  need_result(ri, 'mode', 'the indices result')
   need(torch.typename(rv) == torch.typename(x), 'mode', 'values result must be a %s, got %s',
        torch.typename(x), tname(rv))
   need(torch.typename(ri) == 'torch.LongTensor', 'mode', 'indices result must be a torch.LongTensor, got %s', tname(ri))

@@ -165,6 +165,11 @@ function torch.multinomialAlias(output, state)
   if torch.type(output) ~= 'torch.LongTensor' then
     alias_fail('multinomialAlias', 'LongTensor output expected, got %s', torch.type(output))
   end
+  for d = 1, output:dim() do
+    if output:stride(d) == 0 and output:size(d) > 1 then
+      alias_fail('multinomialAlias', 'output is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
+    end
+  end
   if type(state) ~= 'table' or torch.type(state[1]) ~= 'torch.LongTensor' or not torch.isTensor(state[2])
      or state[1]:dim() ~= 1 or state[2]:dim() ~= 1 or state[1]:size(1) ~= state[2]:size(1) then
     alias_fail('multinomialAlias', 'state {J, q} from torch.multinomialAliasSetup expected, got %s', torch.type(state))
