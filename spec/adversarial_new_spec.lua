@@ -253,3 +253,29 @@ describe('adversarial: bit operations', function()
     H.fails({'crshift', 'negative'}, torch.crshift, torch.IntTensor{3}, torch.IntTensor{-1})
   end)
 end)
+
+describe('adversarial: REPL helpers', function()
+  local pretty = require 'torch.pretty'
+  local complete = require 'torch.complete'
+  local help = require 'torch.help'
+  local bad = setmetatable({}, {__tostring = function() error('boom') end})
+
+  it('pretty prints an object whose __tostring raises (the error escaped before)', function()
+    H.has(pretty.format(bad), '__tostring failed')
+    H.has(pretty.format({bad, [bad] = 1}), '__tostring failed')
+    local _, err = help.text(bad)
+    H.has(err, 'help: no documentation found for table')
+  end)
+
+  it('checks the arguments of pretty.format and complete.candidates by name', function()
+    H.fails({'pretty.format', 'options table', 'got string'}, pretty.format, {1}, 'x')
+    H.fails({'complete.candidates', 'word (string) expected, got nil'}, complete.candidates, nil)
+    H.fails({'complete.candidates', 'word (string) expected, got number'}, complete.candidates, 123)
+    H.fails({'complete.candidates', 'text before the word', 'got number'}, complete.candidates, 'tor', 5)
+    H.fails({'complete.candidates', 'environment', 'got string'}, complete.candidates, 'tor', '', 'abc')
+    -- a cyclic environment completes (no endless walk)
+    local cyc = {}
+    cyc.a = cyc
+    assert.are.same({'cyc.a.a'}, complete.candidates('cyc.a.a', '', {cyc = cyc}))
+  end)
+end)
