@@ -279,3 +279,43 @@ describe('adversarial: REPL helpers', function()
     assert.are.same({'cyc.a.a'}, complete.candidates('cyc.a.a', '', {cyc = cyc}))
   end)
 end)
+
+describe('adversarial: torch.Tester', function()
+  local function outcome(body)
+    local t = torch.Tester()
+    t:setSummaryOnly(true)
+    t:add(function() body(t) end, 'case')
+    local write = io.write
+    io.write = function() end   -- the report is not what is checked here
+    local ok = pcall(t.run, t)
+    io.write = write
+    return ok, t.errors[1] and t.errors[1].message or ''
+  end
+
+  it('compares cyclic tables (a stack overflow before)', function()
+    local a, b = {}, {}
+    a.a, b.a = a, b
+    a.v, b.v = 1, 1
+    assert.is_true((outcome(function(t) t:assertTableEq(a, b) end)))
+    b.v = 2
+    assert.is_false((outcome(function(t) t:eq(a, b) end)))
+  end)
+
+  it('refuses wrong arguments by name instead of passing or failing on them', function()
+    local _, msg = outcome(function(t) t:assertError(3) end)   -- calling 3 raised: it passed
+    H.has(msg, 'assertError: function expected, got number')
+    _, msg = outcome(function(t) t:assertNoError(nil) end)
+    H.has(msg, 'assertNoError: function expected, got nil')
+    _, msg = outcome(function(t) t:assertalmosteq('a', 1) end)
+    H.has(msg, 'assertalmosteq: two numbers expected, got string and number')
+    _, msg = outcome(function(t) t:assertErrorPattern(function() error('x') end, '[') end)
+    H.has(msg, 'assertErrorPattern: malformed pattern')
+    _, msg = outcome(function(t) t:assertTensorEq(torch.Tensor{1}, torch.Tensor{1}, 0 / 0) end)
+    H.has(msg, 'tolerance cannot be NaN')
+    local f = torch.rand(2)
+    f:free()
+    _, msg = outcome(function(t) t:assertTensorEq(f, torch.rand(2), 1e-5) end)
+    H.has(msg, 'First argument is a freed tensor')
+    H.fails({'torch.Tester:run', 'got number'}, function() torch.Tester():run(3) end)
+  end)
+end)
