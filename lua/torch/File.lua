@@ -253,6 +253,10 @@ local function writeTorch(self, obj, tname)
   writeString(self, 'V ' .. tostring(version))
   writeString(self, tname)
   if info and info.kind == 'tensor' then
+    if obj:isFreed() then
+      error(sformat('%s: cannot save a freed %s (at %s): it was used after :free()/:dispose()', self._name, tname,
+                    path(self)), 0)
+    end
     local nd = obj:dim()
     self:writeInt(nd)
     writeLongs(self, obj:size(), nd)
