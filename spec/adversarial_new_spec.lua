@@ -365,3 +365,44 @@ describe('adversarial: storage views and mappings', function()
     os.remove(name)
   end)
 end)
+
+describe('adversarial: extreme values in histc, renorm, mode, multinomial', function()
+  it('histc counts ranges whose width or bin width overflows its arithmetic', function()
+    -- 3 / 5e-324 is inf: the bins were NaN
+    assert.are.same({1, 0, 1}, torch.histc(torch.Tensor{0, 5e-324}, 3):totable())
+    -- v - lo overflows a float
+    assert.are.same({1, 0, 1}, torch.histc(torch.FloatTensor{-3e38, 3e38}, 3):totable())
+  end)
+
+  it('renorm takes the p-norm of {3, 4} as 4 for p = 1e308 (the sum of powers overflowed to a zero row)', function()
+    local r = torch.renorm(torch.Tensor{{3, 4}, {0.5, 0.5}}, 1e308, 1, 1)
+    -- norm 4 > 1: the row is scaled by 1 / (4 + 1e-7)
+    assert.is_true(math.abs(r[1][1] - 3 / (4 + 1e-7)) < 1e-12)
+    assert.is_true(math.abs(r[1][2] - 4 / (4 + 1e-7)) < 1e-12)
+    assert.are.same({0.5, 0.5}, r[2]:totable())
+    assert.are.same({3, 0}, torch.renorm(torch.Tensor(3, 0), 2, 1, 1):size():totable())
+  end)
+
+  it('mode and cross name an empty dimension', function()
+    H.fails({'mode', 'dimension 2 is empty'}, torch.mode, torch.Tensor(3, 0))
+    H.fails({'cross', 'no dimension of size 3', 'empty'}, torch.cross, torch.Tensor(0, 3), torch.Tensor(0, 3))
+  end)
+
+  it('multinomial draws from weights whose sum overflows (every draw fell in one category)', function()
+    torch.manualSeed(1)
+    local r = torch.multinomial(torch.Tensor{1e308, 1e308, 1e308}, 3000, true)
+    local counts = torch.histc(r:double(), 3, 1, 3)
+    for i = 1, 3 do assert.is_true(counts[i] > 850 and counts[i] < 1150, 'count ' .. counts[i]) end
+  end)
+
+  it('multinomial names freed, expanded and giant results', function()
+    H.fails({'torch.multinomial', 'probabilities were freed'}, torch.multinomial, freed(torch.Tensor{1, 2}), 1)
+    H.fails({'torch.multinomial', 'the result was freed'}, torch.multinomial, freed(torch.LongTensor(1)),
+            torch.Tensor{1, 2}, 1)
+    H.fails({'torch.multinomial', 'the result is expanded'}, torch.multinomial, torch.LongTensor(1):expand(3),
+            torch.Tensor{1, 2}, 3, true)
+    H.fails({'torch.multinomial', 'too large'}, torch.multinomial, torch.Tensor{1, 2}, 2 ^ 62, true)
+    H.fails({'torch.multinomial', 'invalid weight', 'nan'}, torch.multinomial, torch.Tensor{NaN, 2}, 1)
+    H.fails({'torch.multinomial', 'sum of probabilities <= 0'}, torch.multinomial, torch.Tensor{0, 0}, 1)
+  end)
+end)

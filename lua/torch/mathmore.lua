@@ -57,7 +57,7 @@ function torch.cross(...)
   if dim == nil then
     for d = 1, a:dim() do if a:size(d) == 3 then dim = d; break end end
     need(dim ~= nil, 'cross', 'no dimension of size 3 in a tensor of size %s',
-         table.concat(a:size():totable(), 'x'))
+         a:dim() == 0 and '0 (empty)' or table.concat(a:size():totable(), 'x'))
   else
     dim = need_dim(dim, a, 'cross')
     need(a:size(dim) == 3, 'cross', 'dimension %d must have size 3, got %d', dim, a:size(dim))
@@ -81,6 +81,16 @@ function torch.cross(...)
 end
 define('cross', function(self, ...) return torch.cross(self, ...) end)
 
+-- the p-norm scaled by the largest |x|: sum(|x|^p) overflows for p = 1e308
+-- (then the norm of {3, 4} came out inf, not 4)
+local function pnorm(x, p)
+  if x:nElement() == 0 then return 0 end
+  local a = x:clone():abs()
+  local top = a:max()
+  if top == 0 or top ~= top or top == math.huge or p == math.huge then return top end
+  return top * a:div(top):pow(p):sum() ^ (1 / p)
+end
+
 -- [res] torch.renorm([res,] x, p, dim, maxnorm): every slice x:select(dim, i)
 -- whose p-norm exceeds maxnorm is scaled to norm maxnorm (Torch7 divides
 -- by norm + 1e-7); the method works in place
@@ -103,7 +113,7 @@ function torch.renorm(...)
   if res ~= x then res:resizeAs(x):copy(x) end
   for i = 1, x:size(dim) do
     local slice = res:select(dim, i)
-    local norm = slice:norm(p)
+    local norm = pnorm(slice, p)
     if norm > maxnorm then slice:mul(maxnorm / (norm + 1e-7)) end
   end
   return res
@@ -140,8 +150,10 @@ local function count_into(row, x, nbins, lo, hi)
   local flat = x:contiguous():view(-1)
   local inside = torch.ge(flat, lo):cmul(torch.le(flat, hi))
   if inside:sum() == 0 then return end
-  local vals = flat:maskedSelect(inside)
-  local bins = vals:add(-lo):mul(nbins / (hi - lo)):floor():clamp(0, nbins - 1):long():add(1)
+  -- in double: v - lo overflows a float for a range like [-3e38, 3e38]
+  local vals = flat:maskedSelect(inside):double()
+  -- (v - lo) / (hi - lo) first: nbins / (hi - lo) overflows for a range of 5e-324
+  local bins = vals:add(-lo):div(hi - lo):mul(nbins):floor():clamp(0, nbins - 1):long():add(1)
   row:indexAdd(1, bins, row.new(bins:size(1)):fill(1))
 end
 
@@ -206,6 +218,7 @@ function torch.mode(...)
   need_tensor(x, 'mode', 'the input')
   need(x:dim() > 0, 'mode', 'non-empty tensor expected')
   dim = need_dim(dim or x:dim(), x, 'mode')
+  need(x:size(dim) > 0, 'mode', 'dimension %d is empty (no value to count)', dim)
   rv = rv or x.new()
   ri = ri or torch.LongTensor()
   need_result(rv, 'mode', 'the values result')

@@ -18,6 +18,8 @@ function torch.multinomial(...)
   end
   if torch.typename(args[i]) == 'torch.Generator' then gen = args[i]; i = i + 1 end
   local prob, n, replacement = args[i], args[i + 1], args[i + 2]
+  if torch.isTensor(prob) and prob:isFreed() then fail('the probabilities were freed (used after :free()/:dispose())') end
+  if torch.isTensor(res) and res:isFreed() then fail('the result was freed (used after :free()/:dispose())') end
   if not torch.isTensor(prob) or (prob:dim() ~= 1 and prob:dim() ~= 2) then
     fail('a 1D or 2D tensor of probabilities expected, got %s',
          torch.isTensor(prob) and (prob:dim() .. 'D tensor') or torch.type(prob))
@@ -39,15 +41,28 @@ function torch.multinomial(...)
   end
   local p = rows:double()
   res = res or torch.LongTensor()
-  res:resize(ndist, n)
+  for d = 1, res:dim() do
+    if res:stride(d) == 0 and res:size(d) > 1 then
+      fail('the result is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
+    end
+  end
+  -- a refused size (2^62 samples) is reported under this function's name
+  local ok, err = pcall(res.resize, res, ndist, n)
+  if not ok then fail('%s', (tostring(err):gsub('^.-: ', '', 1))) end
   local uniform = gen and function() return torch.uniform(gen, 0, 1) end or function() return torch.uniform(0, 1) end
   local cum = {}
   for d = 1, ndist do
-    local row, sum = p[d], 0
+    local row, sum, top = p[d], 0, 0
     for j = 1, ncat do
       local w = row[j]
       if not (w >= 0) or w == math.huge then fail('invalid weight %s in distribution %d', tostring(w), d) end
-      sum = sum + w
+      top = math.max(top, w)
+    end
+    -- weights relative to the largest: a sum of 1e308s would overflow to
+    -- inf (then every draw fell in one category)
+    top = math.max(top, 1e-300)
+    for j = 1, ncat do
+      sum = sum + row[j] / top
       cum[j] = sum
     end
     if not (sum > 0) then fail('invalid multinomial distribution (sum of probabilities <= 0) in row %d', d) end
