@@ -246,6 +246,12 @@ describe('adversarial: bit operations', function()
     assert.are.same({15}, torch.IntTensor{7}:bitor(8.0):totable())
   end)
 
+  it('refuse an expanded result (every answer landed in one element)', function()
+    H.fails({'cbitand', 'result is expanded'}, torch.cbitand, torch.IntTensor(1):expand(2), torch.IntTensor{1, 2},
+            torch.IntTensor{3, 3})
+    H.fails({'lshift', 'result is expanded'}, function() return torch.IntTensor{1}:expand(3):lshift(1) end)
+  end)
+
   it('keeps the sample of clear errors', function()
     H.fails({'bitand', 'not available for DoubleTensor'}, torch.bitand, torch.DoubleTensor{3}, 1)
     H.fails({'rshift', 'shift count must be a non-negative integer, got -1'}, torch.rshift, torch.IntTensor{3}, -1)
