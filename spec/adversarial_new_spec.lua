@@ -242,6 +242,12 @@ describe('adversarial: bit operations', function()
   it('refuse a fractional mask (it was cast: 1.5 became 1)', function()
     H.fails({'bitand', 'mask must be an integer, got 1.5'}, torch.bitand, torch.IntTensor{7}, 1.5)
     H.fails({'bitor', 'mask must be an integer'}, function() return torch.ByteTensor{7}:bitor(0.5) end)
+    -- a mask wider than the element: 2^62 on an IntTensor was cast to 0
+    H.fails({'bitand', 'mask 4611686018427387904 does not fit the 32 bits of a IntTensor'}, torch.bitand,
+            torch.IntTensor{7}, 2 ^ 62)
+    H.fails({'bitor', 'does not fit the 8 bits of a ByteTensor'}, function() return torch.ByteTensor{7}:bitor(256) end)
+    assert.are.same({7}, torch.ByteTensor{7}:bitand(-1):totable())   -- all bits, signed or unsigned
+    assert.are.same({7}, torch.ByteTensor{7}:bitand(255):totable())
     assert.are.same({5}, torch.IntTensor{7}:bitxor(2):totable())
     assert.are.same({15}, torch.IntTensor{7}:bitor(8.0):totable())
   end)
