@@ -173,6 +173,26 @@ describe('adversarial: File positions', function()
     m:seek(1.0)
     assert.are.equal(7, m:readInt())
   end)
+
+  it('MemoryFile: a write after seek goes at the position, and nothing written before is lost', function()
+    local f = torch.MemoryFile('rw')
+    f:writeInt(1)
+    f:writeInt(2)
+    f:seek(5)
+    f:writeInt(3)      -- over the 2
+    -- the first int was dropped from f:string() before
+    assert.are.same({1, 0, 0, 0, 3, 0, 0, 0}, {f:string():byte(1, -1)})
+    f:seek(1)
+    assert.are.same({1, 3}, {f:readInt(), f:readInt()})
+    local w = torch.MemoryFile('w')
+    w:seek(1)          -- an empty file (the length of nil was taken)
+    w:writeInt(7)
+    w:seek(3)
+    assert.are.equal(3, w:position())
+    w:writeInt(-1)     -- over the last two bytes and past them
+    assert.are.equal(7, w:position())
+    assert.are.same({7, 0, 255, 255, 255, 255}, {w:string():byte(1, -1)})
+  end)
 end)
 
 describe('adversarial: print options', function()

@@ -131,7 +131,17 @@ local function flush(self)
   end
 end
 
+-- a MemoryFile write after a seek into its contents goes over the bytes
+-- there (Torch7 wrote at the position); past the end it appends again
+local function overwrite(self, s)
+  local b, at = self._buf, self._wat
+  self._buf = b:sub(1, at - 1) .. s .. b:sub(at + #s)
+  at = at + #s
+  self._wat = at <= #self._buf and at or nil
+end
+
 local function put(self, s)
+  if self._wat then return overwrite(self, s) end
   local n = self._outn + 1
   self._out[n] = s
   self._outn = n
@@ -889,8 +899,12 @@ function MemoryFile:__init(what, mode)
   if contents then self._buf = contents end
 end
 
+-- what was written; once a seek has folded it into the contents, those
+-- contents whole (the writes before the seek were lost from it)
 function MemoryFile:string()
-  return table.concat(self._out, '', 1, self._outn)
+  local out = table.concat(self._out, '', 1, self._outn)
+  if self._folded then return self._buf .. out end
+  return out
 end
 
 -- what was written, as a CharStorage (a ByteStorage where CharStorage does
@@ -911,11 +925,19 @@ function MemoryFile:seek(pos)
     error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s',
                   type(pos) == 'number' and tostring(pos) or torch.type(pos)), 2)
   end
-  if self._outn > 0 then self._buf = (self._buf or '') .. self:string(); self._out, self._outn, self._outbytes = {}, 0, 0 end
-  if pos > #self._buf + 1 then
-    error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, #self._buf), 2)
+  if self._outn > 0 then
+    self._buf = (self._buf or '') .. table.concat(self._out, '', 1, self._outn)
+    self._out, self._outn, self._outbytes = {}, 0, 0
+    self._folded = true
+  end
+  local size = #(self._buf or '')
+  if pos > size + 1 then
+    error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, size), 2)
   end
   self._base, self._pos = 0, pos
+  -- the next write goes at pos, over what is there
+  if self._writable and pos <= size then self._buf = self._buf or ''; self._folded = true; self._wat = pos
+  else self._wat = nil end
   return self
 end
 
@@ -928,7 +950,9 @@ end
 -- where the next read happens ('w': the next write, at the end)
 function MemoryFile:position()
   checkopen(self, 'position')
-  if not self._readable then return self._outbytes + 1 end
+  if not self._readable then
+    return self._wat or ((self._folded and #self._buf or 0) + self._outbytes + 1)
+  end
   return tell(self) + 1
 end
 
