@@ -7,6 +7,7 @@
 ** rand, randn, randperm and the in-place fills t:uniform() etc.
 ** Parameters are checked here, so a bad one is "bad argument #k to ...".
 */
+#include <math.h>
 #include <string.h>
 #include "th_lua.h"
 #include "../tensor/th_error.h"
@@ -36,6 +37,21 @@ static double optnum(lua_State *L, int arg, double def, const char *fname, const
 static double checknum(lua_State *L, int arg, const char *fname, const char *what) {
   if (lua_isnoneornil(L, arg)) th_lua_argerror(L, arg, fname, "%s (a number) expected, got no value", what);
   return optnum(L, arg, 0, fname, what);
+}
+
+/* a location (bound, mean, median) must be finite: inf or NaN made every
+   draw inf or NaN */
+static double check_finite(lua_State *L, int arg, double v, const char *fname, const char *what) {
+  if (!isfinite(v)) th_lua_argerror(L, arg, fname, "%s must be finite, got %g", what, v);
+  return v;
+}
+
+/* a scale (rate, sigma) must be finite and > 0: a negative rate gave
+   negative "exponential" draws */
+static double positive(lua_State *L, int arg, double v, const char *fname, const char *what) {
+  if (!(v > 0)) th_lua_argerror(L, arg, fname, "%s must be strictly positive, got %g", what, v);
+  if (isinf(v)) th_lua_argerror(L, arg, fname, "%s must be finite, got %g", what, v);
+  return v;
 }
 
 /* raises "bad argument" with the core's message when a check failed */
@@ -135,8 +151,8 @@ static int r_random(lua_State *L) {
 static int r_uniform(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double a = optnum(L, arg, 0, "uniform", "lower bound");
-  double b = optnum(L, arg + 1, 1, "uniform", "upper bound");
+  double a = check_finite(L, arg, optnum(L, arg, 0, "uniform", "lower bound"), "uniform", "lower bound");
+  double b = check_finite(L, arg + 1, optnum(L, arg + 1, 1, "uniform", "upper bound"), "uniform", "upper bound");
   lua_pushnumber(L, th_random_uniform(g, a, b));
   return 1;
 }
@@ -144,8 +160,9 @@ static int r_uniform(lua_State *L) {
 static int r_normal(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double mean = optnum(L, arg, 0, "normal", "mean");
-  double stdv = optnum(L, arg + 1, 1, "normal", "standard deviation");
+  double mean = check_finite(L, arg, optnum(L, arg, 0, "normal", "mean"), "normal", "mean");
+  double stdv = positive(L, arg + 1, optnum(L, arg + 1, 1, "normal", "standard deviation"), "normal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "normal");
   lua_pushnumber(L, th_random_normal(g, mean, stdv));
   return 1;
@@ -154,15 +171,16 @@ static int r_normal(lua_State *L) {
 static int r_exponential(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  lua_pushnumber(L, th_random_exponential(g, checknum(L, arg, "exponential", "lambda")));
+  lua_pushnumber(L, th_random_exponential(g, positive(L, arg, checknum(L, arg, "exponential", "lambda"), "exponential",
+                                                      "lambda")));
   return 1;
 }
 
 static int r_cauchy(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double median = checknum(L, arg, "cauchy", "median");
-  double sigma = checknum(L, arg + 1, "cauchy", "sigma");
+  double median = check_finite(L, arg, checknum(L, arg, "cauchy", "median"), "cauchy", "median");
+  double sigma = positive(L, arg + 1, checknum(L, arg + 1, "cauchy", "sigma"), "cauchy", "sigma");
   lua_pushnumber(L, th_random_cauchy(g, median, sigma));
   return 1;
 }
@@ -170,8 +188,9 @@ static int r_cauchy(lua_State *L) {
 static int r_lognormal(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double mean = checknum(L, arg, "logNormal", "mean");
-  double stdv = checknum(L, arg + 1, "logNormal", "standard deviation");
+  double mean = check_finite(L, arg, checknum(L, arg, "logNormal", "mean"), "logNormal", "mean");
+  double stdv = positive(L, arg + 1, checknum(L, arg + 1, "logNormal", "standard deviation"), "logNormal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "logNormal");
   lua_pushnumber(L, th_random_lognormal(g, mean, stdv));
   return 1;
@@ -256,8 +275,8 @@ static int t_uniform(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "uniform");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double a = optnum(L, arg, 0, "uniform", "lower bound");
-  double b = optnum(L, arg + 1, 1, "uniform", "upper bound");
+  double a = check_finite(L, arg, optnum(L, arg, 0, "uniform", "lower bound"), "uniform", "lower bound");
+  double b = check_finite(L, arg + 1, optnum(L, arg + 1, 1, "uniform", "upper bound"), "uniform", "upper bound");
   th_lua_check(L, th_tensor_uniform(t, g, a, b), "uniform");
   lua_settop(L, 1);
   return 1;
@@ -267,8 +286,9 @@ static int t_normal(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "normal");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double mean = optnum(L, arg, 0, "normal", "mean");
-  double stdv = optnum(L, arg + 1, 1, "normal", "standard deviation");
+  double mean = check_finite(L, arg, optnum(L, arg, 0, "normal", "mean"), "normal", "mean");
+  double stdv = positive(L, arg + 1, optnum(L, arg + 1, 1, "normal", "standard deviation"), "normal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "normal");
   th_lua_check(L, th_tensor_normal(t, g, mean, stdv), "normal");
   lua_settop(L, 1);
@@ -279,7 +299,7 @@ static int t_exponential(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "exponential");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double lambda = checknum(L, arg, "exponential", "lambda");
+  double lambda = positive(L, arg, checknum(L, arg, "exponential", "lambda"), "exponential", "lambda");
   th_lua_check(L, th_tensor_exponential(t, g, lambda), "exponential");
   lua_settop(L, 1);
   return 1;
@@ -289,8 +309,8 @@ static int t_cauchy(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "cauchy");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double median = checknum(L, arg, "cauchy", "median");
-  double sigma = checknum(L, arg + 1, "cauchy", "sigma");
+  double median = check_finite(L, arg, checknum(L, arg, "cauchy", "median"), "cauchy", "median");
+  double sigma = positive(L, arg + 1, checknum(L, arg + 1, "cauchy", "sigma"), "cauchy", "sigma");
   th_lua_check(L, th_tensor_cauchy(t, g, median, sigma), "cauchy");
   lua_settop(L, 1);
   return 1;
@@ -300,8 +320,9 @@ static int t_lognormal(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "logNormal");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double mean = checknum(L, arg, "logNormal", "mean");
-  double stdv = checknum(L, arg + 1, "logNormal", "standard deviation");
+  double mean = check_finite(L, arg, checknum(L, arg, "logNormal", "mean"), "logNormal", "mean");
+  double stdv = positive(L, arg + 1, checknum(L, arg + 1, "logNormal", "standard deviation"), "logNormal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "logNormal");
   th_lua_check(L, th_tensor_lognormal(t, g, mean, stdv), "logNormal");
   lua_settop(L, 1);
