@@ -185,6 +185,12 @@ describe('adversarial: File positions', function()
     assert.are.equal(7, m:readInt())
   end)
 
+  it('refuses to open a directory for reading (its size came out 2^63 - 1)', function()
+    H.fails({'/tmp: cannot open for reading: Is a directory'}, torch.DiskFile, '/tmp')
+    H.fails({'torch.load', 'Is a directory'}, torch.load, '/tmp')
+    assert.is_false(torch.DiskFile('/tmp', 'r', true):isOpened())
+  end)
+
   it('MemoryFile: a write after seek goes at the position, and nothing written before is lost', function()
     local f = torch.MemoryFile('rw')
     f:writeInt(1)

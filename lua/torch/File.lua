@@ -804,6 +804,16 @@ function DiskFile:__init(path, mode, quiet)
     if quiet then self._closed = true return end
     error(sformat('%s: cannot open for %s: %s', path, mode == 'r' and 'reading' or 'writing', tostring(err)), 0)
   end
+  if mode == 'r' then
+    -- a directory opens (glibc) but reads fail; its size came out 2^63 - 1
+    local _, rerr = fh:read(0)
+    if rerr then
+      fh:close()
+      if quiet then self._closed = true return end
+      error(sformat('%s: cannot open for reading: %s', path, tostring(rerr)), 0)
+    end
+    fh:seek('set')
+  end
   self._fh, self._ownsfh = fh, true
   self._readable, self._writable = mode == 'r', mode == 'w'
   if mode == 'r' then
