@@ -268,7 +268,8 @@ function Tester:_assertTensorEqOrNeq(ta, tb, negate, ...)
   if not torch.isTensor(ta) then error('First argument should be a Tensor', 3) end
   if not torch.isTensor(tb) then error('Second argument should be a Tensor', 3) end
   if ta:isFreed() or tb:isFreed() then
-    error(string.format('%s argument is a freed tensor (used after :free()/:dispose())', ta:isFreed() and 'First' or 'Second'), 3)
+    error(string.format('%s argument is a freed tensor (used after :free()/:dispose())',
+                        ta:isFreed() and 'First' or 'Second'), 3)
   end
   local tolerance, message = getToleranceAndMessage(0, ...)
   local ignore = self._assertTensorEqIgnoresDims
@@ -310,7 +311,9 @@ function Tester:assertErrorMsg(f, errmsg, ...)
   return self:assertErrorObj(f, function(e) return e == errmsg end, ...)
 end
 function Tester:assertErrorPattern(f, pattern, ...)
-  if type(pattern) ~= 'string' then error(string.format('assertErrorPattern: pattern (string) expected, got %s', type(pattern)), 2) end
+  if type(pattern) ~= 'string' then
+    error(string.format('assertErrorPattern: pattern (string) expected, got %s', type(pattern)), 2)
+  end
   local okp, perr = pcall(string.find, '', pattern)
   if not okp then error('assertErrorPattern: ' .. tostring(perr):gsub('^.-: ', '', 1), 2) end
   return self:assertErrorObj(f, function(e) return type(e) == 'string' and e:find(pattern) ~= nil end, ...)

@@ -18,7 +18,9 @@ function torch.multinomial(...)
   end
   if torch.typename(args[i]) == 'torch.Generator' then gen = args[i]; i = i + 1 end
   local prob, n, replacement = args[i], args[i + 1], args[i + 2]
-  if torch.isTensor(prob) and prob:isFreed() then fail('the probabilities were freed (used after :free()/:dispose())') end
+  if torch.isTensor(prob) and prob:isFreed() then
+    fail('the probabilities were freed (used after :free()/:dispose())')
+  end
   if torch.isTensor(res) and res:isFreed() then fail('the result was freed (used after :free()/:dispose())') end
   if not torch.isTensor(prob) or (prob:dim() ~= 1 and prob:dim() ~= 2) then
     fail('a 1D or 2D tensor of probabilities expected, got %s',
@@ -182,7 +184,8 @@ function torch.multinomialAlias(output, state)
   end
   for d = 1, output:dim() do
     if output:stride(d) == 0 and output:size(d) > 1 then
-      alias_fail('multinomialAlias', 'output is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
+      alias_fail('multinomialAlias',
+                 'output is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
     end
   end
   if type(state) ~= 'table' or torch.type(state[1]) ~= 'torch.LongTensor' or not torch.isTensor(state[2])

@@ -65,11 +65,12 @@ static void argcheck(lua_State *L, int rc, int arg, const char *fname) {
    a mistake (a misspelt generator), not an argument to drop silently; nil
    passes (an optional generator left unset) */
 static void noextra(lua_State *L, int arg, const char *fname) {
-  for (; arg <= lua_gettop(L); arg++)
-    if (!lua_isnil(L, arg))
-      th_lua_argerror(L, arg, fname, "%s expected, got %s",
-                      arg > 1 ? "nothing more" : strcmp(fname, "Generator") == 0 ? "no argument" : "nothing or a torch.Generator",
-                      th_lua_typename(L, arg));
+  const char *want;
+  for (; arg <= lua_gettop(L); arg++) {
+    if (lua_isnil(L, arg)) continue;
+    want = arg > 1 ? "nothing more" : strcmp(fname, "Generator") == 0 ? "no argument" : "nothing or a torch.Generator";
+    th_lua_argerror(L, arg, fname, "%s expected, got %s", want, th_lua_typename(L, arg));
+  }
 }
 
 static int r_generator(lua_State *L) {

@@ -56,10 +56,11 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
     return th_error_set("mask must be an integer, got %g", value);
   /* and fit the element's bits, signed or unsigned (-1 and 255 for a byte);
      2^62 on an IntTensor was cast to 0 */
-  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && th_dtype_size[a->dtype] < 8 &&
-      (value < -ldexp(1, (int)(8 * th_dtype_size[a->dtype]) - 1) || value >= ldexp(1, (int)(8 * th_dtype_size[a->dtype]))))
-    return th_error_set("mask %.0f does not fit the %d bits of a %sTensor", value, (int)(8 * th_dtype_size[a->dtype]),
-                        th_dtype_name[a->dtype]);
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && th_dtype_size[a->dtype] < 8) {
+    const int bits = (int)(8 * th_dtype_size[a->dtype]);
+    if (value < -ldexp(1, bits - 1) || value >= ldexp(1, bits))
+      return th_error_set("mask %.0f does not fit the %d bits of a %sTensor", value, bits, th_dtype_name[a->dtype]);
+  }
   if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && (value < -0x1p63 || value >= 0x1p64))
     return th_error_set("mask %.0f does not fit 64 bits", value);
   if ((op == TH_SC_LSHIFT || op == TH_SC_RSHIFT) && !TH_IS_FLOATING(a->dtype) &&
