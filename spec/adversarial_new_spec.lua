@@ -185,6 +185,12 @@ describe('adversarial: File positions', function()
     assert.are.equal(7, m:readInt())
   end)
 
+  it('refuses a file name with a zero byte (the C name stopped there and opened another file)', function()
+    H.fails({'torch.DiskFile', 'without zero bytes', 'byte 2'}, torch.DiskFile, 'a\0b')
+    H.fails({'torch.save', 'without zero bytes'}, torch.save, 'a\0b', 1)
+    H.fails({'torch.DoubleStorage', 'without zero bytes', 'byte 10'}, torch.DoubleStorage, '/dev/null\0x', false)
+  end)
+
   it('refuses to open a directory for reading (its size came out 2^63 - 1)', function()
     H.fails({'/tmp: cannot open for reading: Is a directory'}, torch.DiskFile, '/tmp')
     H.fails({'torch.load', 'Is a directory'}, torch.load, '/tmp')

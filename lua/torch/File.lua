@@ -795,6 +795,11 @@ function DiskFile:__init(path, mode, quiet)
   if type(path) ~= 'string' then
     error(sformat('torch.DiskFile: file name (string) expected, got %s', type(path)), 2)
   end
+  -- fopen would stop at the zero: 'a.t7\0x' opened a.t7
+  if path:find('\0', 1, true) then
+    error(sformat('torch.DiskFile: file name without zero bytes expected, got one with a zero at byte %d',
+                  path:find('\0', 1, true)), 2)
+  end
   if mode ~= 'r' and mode ~= 'w' then
     error(sformat("torch.DiskFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
   end
