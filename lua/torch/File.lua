@@ -61,8 +61,8 @@ local function init(self, name)
   self._buf, self._pos, self._base = '', 1, 0
 end
 
-local function checkopen(self)
-  if self._closed then error(sformat('%s: file is closed', self._name), 0) end
+local function checkopen(self, fname)
+  if self._closed then error(sformat('%s%s: file is closed', self._name, fname and ':' .. fname or ''), 0) end
 end
 
 function File:binary()
@@ -131,7 +131,17 @@ local function flush(self)
   end
 end
 
+-- a MemoryFile write after a seek into its contents goes over the bytes
+-- there (Torch7 wrote at the position); past the end it appends again
+local function overwrite(self, s)
+  local b, at = self._buf, self._wat
+  self._buf = b:sub(1, at - 1) .. s .. b:sub(at + #s)
+  at = at + #s
+  self._wat = at <= #self._buf and at or nil
+end
+
 local function put(self, s)
+  if self._wat then return overwrite(self, s) end
   local n = self._outn + 1
   self._out[n] = s
   self._outn = n
@@ -253,6 +263,10 @@ local function writeTorch(self, obj, tname)
   writeString(self, 'V ' .. tostring(version))
   writeString(self, tname)
   if info and info.kind == 'tensor' then
+    if obj:isFreed() then
+      error(sformat('%s: cannot save a freed %s (at %s): it was used after :free()/:dispose()', self._name, tname,
+                    path(self)), 0)
+    end
     local nd = obj:dim()
     self:writeInt(nd)
     writeLongs(self, obj:size(), nd)
@@ -781,6 +795,11 @@ function DiskFile:__init(path, mode, quiet)
   if type(path) ~= 'string' then
     error(sformat('torch.DiskFile: file name (string) expected, got %s', type(path)), 2)
   end
+  -- fopen would stop at the zero: 'a.t7\0x' opened a.t7
+  if path:find('\0', 1, true) then
+    error(sformat('torch.DiskFile: file name without zero bytes expected, got one with a zero at byte %d',
+                  path:find('\0', 1, true)), 2)
+  end
   if mode ~= 'r' and mode ~= 'w' then
     error(sformat("torch.DiskFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
   end
@@ -789,6 +808,16 @@ function DiskFile:__init(path, mode, quiet)
   if not fh then
     if quiet then self._closed = true return end
     error(sformat('%s: cannot open for %s: %s', path, mode == 'r' and 'reading' or 'writing', tostring(err)), 0)
+  end
+  if mode == 'r' then
+    -- a directory opens (glibc) but reads fail; its size came out 2^63 - 1
+    local _, rerr = fh:read(0)
+    if rerr then
+      fh:close()
+      if quiet then self._closed = true return end
+      error(sformat('%s: cannot open for reading: %s', path, tostring(rerr)), 0)
+    end
+    fh:seek('set')
   end
   self._fh, self._ownsfh = fh, true
   self._readable, self._writable = mode == 'r', mode == 'w'
@@ -802,12 +831,16 @@ function DiskFile:isOpened() return not self._closed end
 
 -- Torch7's positions are 1-based: f:seek(1) goes back to the start,
 -- f:position() is where the next read or write happens
+-- (math.tointeger, not pos == floor(pos): inf passes that and is no position;
+-- a tensor is named by its type, not printed whole into the message)
 local function checkpos(self, fname, pos)
-  checkopen(self)
-  if math.type(pos) ~= 'integer' and not (type(pos) == 'number' and pos == math.floor(pos)) or pos < 1 then
-    error(sformat('%s:%s: a position >= 1 expected, got %s', self._name, fname, tostring(pos)), 3)
+  checkopen(self, fname)
+  local n = math.tointeger(pos)
+  if n == nil or n < 1 then
+    error(sformat('%s:%s: a position >= 1 expected, got %s', self._name, fname,
+                  type(pos) == 'number' and tostring(pos) or torch.type(pos)), 3)
   end
-  return math.tointeger(pos)
+  return n
 end
 
 -- moves the handle ('set', off or 'end') and drops what was buffered
@@ -829,13 +862,13 @@ function DiskFile:seek(pos)
 end
 
 function DiskFile:seekEnd()
-  checkopen(self)
+  checkopen(self, 'seekEnd')
   moveto(self, 'end', 0)
   return self
 end
 
 function DiskFile:position()
-  checkopen(self)
+  checkopen(self, 'position')
   if self._writable then
     flush(self)
     return self._fh:seek('cur') + 1
@@ -881,8 +914,12 @@ function MemoryFile:__init(what, mode)
   if contents then self._buf = contents end
 end
 
+-- what was written; once a seek has folded it into the contents, those
+-- contents whole (the writes before the seek were lost from it)
 function MemoryFile:string()
-  return table.concat(self._out, '', 1, self._outn)
+  local out = table.concat(self._out, '', 1, self._outn)
+  if self._folded then return self._buf .. out end
+  return out
 end
 
 -- what was written, as a CharStorage (a ByteStorage where CharStorage does
@@ -897,26 +934,40 @@ end
 
 -- the next read starts at byte pos (1-based) of what is in the file
 function MemoryFile:seek(pos)
+  checkopen(self, 'seek')
+  pos = math.tointeger(pos) or pos
   if math.type(pos) ~= 'integer' or pos < 1 then
-    error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s', tostring(pos)), 2)
+    error(sformat('torch.MemoryFile:seek: a position >= 1 expected, got %s',
+                  type(pos) == 'number' and tostring(pos) or torch.type(pos)), 2)
   end
-  if self._outn > 0 then self._buf = (self._buf or '') .. self:string(); self._out, self._outn, self._outbytes = {}, 0, 0 end
-  if pos > #self._buf + 1 then
-    error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, #self._buf), 2)
+  if self._outn > 0 then
+    self._buf = (self._buf or '') .. table.concat(self._out, '', 1, self._outn)
+    self._out, self._outn, self._outbytes = {}, 0, 0
+    self._folded = true
+  end
+  local size = #(self._buf or '')
+  if pos > size + 1 then
+    error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, size), 2)
   end
   self._base, self._pos = 0, pos
+  -- the next write goes at pos, over what is there
+  if self._writable and pos <= size then self._buf = self._buf or ''; self._folded = true; self._wat = pos
+  else self._wat = nil end
   return self
 end
 
 function MemoryFile:seekEnd()
+  checkopen(self, 'seekEnd')
   self:seek(#(self._buf or '') + self._outbytes + 1)
   return self
 end
 
 -- where the next read happens ('w': the next write, at the end)
 function MemoryFile:position()
-  checkopen(self)
-  if not self._readable then return self._outbytes + 1 end
+  checkopen(self, 'position')
+  if not self._readable then
+    return self._wat or ((self._folded and #self._buf or 0) + self._outbytes + 1)
+  end
   return tell(self) + 1
 end
 

@@ -115,6 +115,7 @@ local function getToleranceAndMessage(default, ...)
       message = a .. '\n'
     elseif type(a) == 'number' then
       if tolerance then error('Unexpected number argument; already have tolerance', 3) end
+      if a ~= a then error('tolerance cannot be NaN', 3) end
       if a < 0 then error('tolerance cannot be negative', 3) end
       tolerance = a
     elseif a ~= nil then
@@ -164,7 +165,10 @@ end
 
 -- deep equality (Torch7's check.areEq): types must match, numbers within
 -- the tolerance, tensors and storages elementwise, tables key by key
-local function areEq(got, expected, tol, negate)
+-- seen[a][b]: the pair is being compared further up; a cycle met again is
+-- taken as equal there (the rest of the walk decides), not recursed into
+-- until the stack overflows
+local function areEq(got, expected, tol, negate, seen)
   if type(got) ~= type(expected) then
     return negate, not negate and string.format('EQ failed: values have different types (first: %s, second: %s)',
                                                 type(got), type(expected)) or nil
@@ -183,12 +187,16 @@ local function areEq(got, expected, tol, negate)
   if torch.isStorage(got) and torch.isStorage(expected) then return storagesEq(got, expected, tol, negate) end
   if type(got) == 'table' then
     if negate then
-      local eq = areEq(got, expected, tol, false)
+      local eq = areEq(got, expected, tol, false, seen)
       if eq then return false, 'NE failed: the tables are equal' end
       return true
     end
+    seen = seen or {}
+    seen[got] = seen[got] or {}
+    if seen[got][expected] then return true end
+    seen[got][expected] = true
     for k, v in pairs(got) do
-      local ok, msg = areEq(v, expected[k], tol, false)
+      local ok, msg = areEq(v, expected[k], tol, false, seen)
       if not ok then return false, string.format('EQ failed at key %s: %s', tostring(k), msg or '') end
     end
     for k in pairs(expected) do
@@ -237,6 +245,9 @@ function Tester:assertne(a, b, ...)
 end
 
 function Tester:assertalmosteq(a, b, ...)
+  if type(a) ~= 'number' or type(b) ~= 'number' then
+    error(string.format('assertalmosteq: two numbers expected, got %s and %s', type(a), type(b)), 2)
+  end
   local tolerance, message = getToleranceAndMessage(1e-16, ...)
   return self:_assert_sub(math.abs(a - b) <= tolerance,
                           string.format('%sALMOST_EQ failed: %s ~= %s with tolerance=%s', message, tostring(a),
@@ -256,6 +267,10 @@ function Tester:ne(got, expected, ...) return self:_eqOrNeq(got, expected, true,
 function Tester:_assertTensorEqOrNeq(ta, tb, negate, ...)
   if not torch.isTensor(ta) then error('First argument should be a Tensor', 3) end
   if not torch.isTensor(tb) then error('Second argument should be a Tensor', 3) end
+  if ta:isFreed() or tb:isFreed() then
+    error(string.format('%s argument is a freed tensor (used after :free()/:dispose())',
+                        ta:isFreed() and 'First' or 'Second'), 3)
+  end
   local tolerance, message = getToleranceAndMessage(0, ...)
   local ignore = self._assertTensorEqIgnoresDims
   local ok, sub = tensorsEq(ta, tb, tolerance, negate, ignore)
@@ -277,7 +292,16 @@ end
 function Tester:assertTableEq(ta, tb, ...) return self:_assertTableEqOrNeq(ta, tb, false, ...) end
 function Tester:assertTableNe(ta, tb, ...) return self:_assertTableEqOrNeq(ta, tb, true, ...) end
 
+-- f must be callable: calling a number raises too, which would pass assertError
+local function need_callable(f, fname)
+  local mt = getmetatable(f)
+  if type(f) ~= 'function' and not (type(mt) == 'table' and mt.__call) then
+    error(string.format('%s: function expected, got %s', fname, type(f)), 4)
+  end
+end
+
 function Tester:assertErrorObj(f, errcomp, ...)
+  need_callable(f, 'assertError')
   local message = getMessage(...)
   local ok, err = pcall(f)
   return self:_assert_sub(not ok and errcomp(err), string.format('%sERROR violation: err=%s', message, tostring(err)))
@@ -287,9 +311,15 @@ function Tester:assertErrorMsg(f, errmsg, ...)
   return self:assertErrorObj(f, function(e) return e == errmsg end, ...)
 end
 function Tester:assertErrorPattern(f, pattern, ...)
+  if type(pattern) ~= 'string' then
+    error(string.format('assertErrorPattern: pattern (string) expected, got %s', type(pattern)), 2)
+  end
+  local okp, perr = pcall(string.find, '', pattern)
+  if not okp then error('assertErrorPattern: ' .. tostring(perr):gsub('^.-: ', '', 1), 2) end
   return self:assertErrorObj(f, function(e) return type(e) == 'string' and e:find(pattern) ~= nil end, ...)
 end
 function Tester:assertNoError(f, ...)
+  need_callable(f, 'assertNoError')
   local message = getMessage(...)
   local ok, err = pcall(f)
   return self:_assert_sub(ok, string.format('%sERROR violation: err=%s', message, tostring(err)))
@@ -357,6 +387,9 @@ end
 -- tests capture io.write to look for warnings).
 function Tester:run(which)
   if type(which) == 'string' then which = {which} end
+  if which ~= nil and type(which) ~= 'table' then
+    error(string.format('torch.Tester:run: a test name or a table of names expected, got %s', type(which)), 2)
+  end
   local run = {}
   if which then
     for _, n in ipairs(which) do

@@ -93,6 +93,12 @@ local function resolve(expr, env)
 end
 
 function complete.candidates(word, before, env)
+  local function need(ok, what, v)
+    if not ok then error(string.format('complete.candidates: %s expected, got %s', what, type(v)), 3) end
+  end
+  need(type(word) == 'string', 'word (string)', word)
+  need(before == nil or type(before) == 'string', 'text before the word (string or nil)', before)
+  need(env == nil or type(env) == 'table', 'environment (table or nil)', env)
   env = env or _G
   if instring(before or '') then return nil end
   local prefix, sep, partial = word:match('^(.-)([.:])([%w_]*)$')

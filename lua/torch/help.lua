@@ -163,7 +163,11 @@ function help.text(what)
   local name = what
   if type(what) ~= 'string' then
     name = nameof(what)
-    if not name then return nil, 'help: no documentation found for ' .. tostring(what) .. ' (not a torch, nn, optim or optnet name)' end
+    if not name then
+      local ok, s = pcall(tostring, what)   -- a __tostring that raises names nothing
+      return nil, 'help: no documentation found for ' .. (ok and type(s) == 'string' and s or type(what))
+                  .. ' (not a torch, nn, optim or optnet name)'
+    end
   end
   name = name:gsub('^%s+', ''):gsub('[%s(]+$', '')
   local idx = help.index()

@@ -14,6 +14,17 @@ end
 
 local function need_tensor(x, fname, what)
   need(torch.isTensor(x), fname, '%s must be a tensor, got %s', what, tname(x))
+  need(not x:isFreed(), fname, '%s was freed (used after :free()/:dispose())', what)
+end
+
+-- a result must own its elements: written through stride 0 (an expanded
+-- tensor), several answers would land in one element
+local function need_result(r, fname, what)
+  need_tensor(r, fname, what)
+  for d = 1, r:dim() do
+    need(r:stride(d) ~= 0 or r:size(d) <= 1, fname, '%s is expanded (stride 0 in dimension %d): pass a tensor '
+         .. 'that owns its elements', what, d)
+  end
 end
 
 local function need_floating(x, fname)
@@ -22,10 +33,11 @@ local function need_floating(x, fname)
        'not available for %s (expects a Float or Double tensor)', t)
 end
 
+-- %s, not %d, in the messages: d may be inf or 2^70, which %d refuses
 local function need_dim(d, x, fname)
   need(math.type(d) == 'integer' or (type(d) == 'number' and d == math.floor(d)), fname,
-       'dimension must be an integer, got %s', tname(d))
-  need(d >= 1 and d <= x:dim(), fname, 'dimension %d out of range for a %dD tensor', d, x:dim())
+       'dimension must be an integer, got %s', type(d) == 'number' and tostring(d) or tname(d))
+  need(d >= 1 and d <= x:dim(), fname, 'dimension %s out of range for a %dD tensor', tostring(d), x:dim())
   return math.tointeger(d)
 end
 
@@ -45,12 +57,13 @@ function torch.cross(...)
   if dim == nil then
     for d = 1, a:dim() do if a:size(d) == 3 then dim = d; break end end
     need(dim ~= nil, 'cross', 'no dimension of size 3 in a tensor of size %s',
-         table.concat(a:size():totable(), 'x'))
+         a:dim() == 0 and '0 (empty)' or table.concat(a:size():totable(), 'x'))
   else
     dim = need_dim(dim, a, 'cross')
     need(a:size(dim) == 3, 'cross', 'dimension %d must have size 3, got %d', dim, a:size(dim))
   end
   if res == nil then res = a.new() end
+  need_result(res, 'cross', 'the result')
   need(torch.typename(res) == torch.typename(a), 'cross', 'result must be a %s, got %s',
        torch.typename(a), torch.typename(res))
   -- computed apart, so that res may be a or b
@@ -68,6 +81,16 @@ function torch.cross(...)
 end
 define('cross', function(self, ...) return torch.cross(self, ...) end)
 
+-- the p-norm scaled by the largest |x|: sum(|x|^p) overflows for p = 1e308
+-- (then the norm of {3, 4} came out inf, not 4)
+local function pnorm(x, p)
+  if x:nElement() == 0 then return 0 end
+  local a = x:clone():abs()
+  local top = a:max()
+  if top == 0 or top ~= top or top == math.huge or p == math.huge then return top end
+  return top * a:div(top):pow(p):sum() ^ (1 / p)
+end
+
 -- [res] torch.renorm([res,] x, p, dim, maxnorm): every slice x:select(dim, i)
 -- whose p-norm exceeds maxnorm is scaled to norm maxnorm (Torch7 divides
 -- by norm + 1e-7); the method works in place
@@ -84,12 +107,13 @@ function torch.renorm(...)
   need(x:dim() > 1, 'renorm', 'tensor of at least 2 dimensions expected, got %dD', x:dim())
   dim = need_dim(dim, x, 'renorm')
   res = res or x.new()
+  need_result(res, 'renorm', 'the result')
   need(torch.typename(res) == torch.typename(x), 'renorm', 'result must be a %s, got %s',
        torch.typename(x), torch.typename(res))
   if res ~= x then res:resizeAs(x):copy(x) end
   for i = 1, x:size(dim) do
     local slice = res:select(dim, i)
-    local norm = slice:norm(p)
+    local norm = pnorm(slice, p)
     if norm > maxnorm then slice:mul(maxnorm / (norm + 1e-7)) end
   end
   return res
@@ -100,14 +124,21 @@ define('renorm', function(self, ...)
 end)
 
 -- the histogram range: [min, max] given, else the data's, widened to 2 if flat
+-- (an infinite or NaN bound would give no bin width: the bins come out NaN)
 local function hist_range(x, nbins, lo, hi, fname)
-  need(type(nbins) == 'number' and nbins >= 1 and nbins == math.floor(nbins), fname,
+  need(type(nbins) == 'number' and nbins >= 1 and math.tointeger(nbins) ~= nil, fname,
        'number of bins must be a positive integer, got %s', tostring(nbins))
   need(type(lo) == 'number' and type(hi) == 'number', fname, 'min and max must be numbers, got %s and %s',
        tname(lo), tname(hi))
+  need(lo - lo == 0 and hi - hi == 0, fname, 'min and max must be finite, got %s and %s', tostring(lo), tostring(hi))
   need(lo <= hi, fname, 'min (%g) must not exceed max (%g)', lo, hi)
-  if lo == hi and x:nElement() > 0 then lo, hi = x:min(), x:max() end
+  if lo == hi and x:nElement() > 0 then
+    lo, hi = x:min(), x:max()
+    need(lo - lo == 0 and hi - hi == 0, fname, "the data's range [%s, %s] is not finite: give min and max",
+         tostring(lo), tostring(hi))
+  end
   if lo == hi then lo, hi = lo - 1, hi + 1 end
+  need(hi - lo < math.huge, fname, 'the range [%g, %g] is too wide (its width overflows)', lo, hi)
   return math.tointeger(nbins), lo, hi
 end
 
@@ -119,9 +150,19 @@ local function count_into(row, x, nbins, lo, hi)
   local flat = x:contiguous():view(-1)
   local inside = torch.ge(flat, lo):cmul(torch.le(flat, hi))
   if inside:sum() == 0 then return end
-  local vals = flat:maskedSelect(inside)
-  local bins = vals:add(-lo):mul(nbins / (hi - lo)):floor():clamp(0, nbins - 1):long():add(1)
+  -- in double: v - lo overflows a float for a range like [-3e38, 3e38]
+  local vals = flat:maskedSelect(inside):double()
+  -- (v - lo) / (hi - lo) first: nbins / (hi - lo) overflows for a range of 5e-324
+  local bins = vals:add(-lo):div(hi - lo):mul(nbins):floor():clamp(0, nbins - 1):long():add(1)
   row:indexAdd(1, bins, row.new(bins:size(1)):fill(1))
+end
+
+-- the counts, apart from the result (which may be x or a view of x); a
+-- refused size (2^62 bins) is reported under the caller's name
+local function new_counts(x, fname, ...)
+  local ok, out = pcall(x.new, ...)
+  need(ok, fname, '%s', tostring(out):gsub('^.-: ', '', 1))
+  return out
 end
 
 local function split_res(fname, ...)
@@ -131,6 +172,7 @@ local function split_res(fname, ...)
   need_tensor(args[1], fname, 'the input')
   need_floating(args[1], fname)
   res = res or args[1].new()
+  need_result(res, fname, 'the result')
   need(torch.typename(res) == torch.typename(args[1]), fname, 'result must be a %s, got %s',
        torch.typename(args[1]), torch.typename(res))
   return res, args[1], args[2] or 100, args[3] or 0, args[4] or 0
@@ -141,8 +183,9 @@ end
 function torch.histc(...)
   local res, x, nbins, lo, hi = split_res('histc', ...)
   nbins, lo, hi = hist_range(x, nbins, lo, hi, 'histc')
-  count_into(res:resize(nbins), x, nbins, lo, hi)
-  return res
+  local out = new_counts(x, 'histc', nbins)
+  count_into(out, x, nbins, lo, hi)
+  return res:resize(nbins):copy(out)
 end
 
 -- [res] torch.bhistc([res,] x [, nbins = 100, min = 0, max = 0]): one histogram
@@ -152,10 +195,10 @@ function torch.bhistc(...)
   need(x:dim() == 1 or x:dim() == 2, 'bhistc', '1D or 2D tensor expected, got %dD', x:dim())
   nbins, lo, hi = hist_range(x, nbins, lo, hi, 'bhistc')
   local rows = x:dim() == 2 and x or x:view(1, -1)
-  res:resize(rows:size(1), nbins)
-  for i = 1, rows:size(1) do count_into(res[i], rows[i], nbins, lo, hi) end
-  if x:dim() == 1 then res:resize(nbins) end
-  return res
+  local out = new_counts(x, 'bhistc', rows:size(1), nbins)
+  for i = 1, rows:size(1) do count_into(out[i], rows[i], nbins, lo, hi) end
+  if x:dim() == 1 then out = out[1] end
+  return res:resizeAs(out):copy(out)
 end
 for _, n in ipairs{'histc', 'bhistc'} do
   define(n, function(self, ...) return torch[n](self, ...) end)
@@ -175,8 +218,11 @@ function torch.mode(...)
   need_tensor(x, 'mode', 'the input')
   need(x:dim() > 0, 'mode', 'non-empty tensor expected')
   dim = need_dim(dim or x:dim(), x, 'mode')
+  need(x:size(dim) > 0, 'mode', 'dimension %d is empty (no value to count)', dim)
   rv = rv or x.new()
   ri = ri or torch.LongTensor()
+  need_result(rv, 'mode', 'the values result')
+  need_result(ri, 'mode', 'the indices result')
   need(torch.typename(rv) == torch.typename(x), 'mode', 'values result must be a %s, got %s',
        torch.typename(x), tname(rv))
   need(torch.typename(ri) == 'torch.LongTensor', 'mode', 'indices result must be a torch.LongTensor, got %s', tname(ri))

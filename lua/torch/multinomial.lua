@@ -18,6 +18,10 @@ function torch.multinomial(...)
   end
   if torch.typename(args[i]) == 'torch.Generator' then gen = args[i]; i = i + 1 end
   local prob, n, replacement = args[i], args[i + 1], args[i + 2]
+  if torch.isTensor(prob) and prob:isFreed() then
+    fail('the probabilities were freed (used after :free()/:dispose())')
+  end
+  if torch.isTensor(res) and res:isFreed() then fail('the result was freed (used after :free()/:dispose())') end
   if not torch.isTensor(prob) or (prob:dim() ~= 1 and prob:dim() ~= 2) then
     fail('a 1D or 2D tensor of probabilities expected, got %s',
          torch.isTensor(prob) and (prob:dim() .. 'D tensor') or torch.type(prob))
@@ -39,15 +43,28 @@ function torch.multinomial(...)
   end
   local p = rows:double()
   res = res or torch.LongTensor()
-  res:resize(ndist, n)
+  for d = 1, res:dim() do
+    if res:stride(d) == 0 and res:size(d) > 1 then
+      fail('the result is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
+    end
+  end
+  -- a refused size (2^62 samples) is reported under this function's name
+  local ok, err = pcall(res.resize, res, ndist, n)
+  if not ok then fail('%s', (tostring(err):gsub('^.-: ', '', 1))) end
   local uniform = gen and function() return torch.uniform(gen, 0, 1) end or function() return torch.uniform(0, 1) end
   local cum = {}
   for d = 1, ndist do
-    local row, sum = p[d], 0
+    local row, sum, top = p[d], 0, 0
     for j = 1, ncat do
       local w = row[j]
       if not (w >= 0) or w == math.huge then fail('invalid weight %s in distribution %d', tostring(w), d) end
-      sum = sum + w
+      top = math.max(top, w)
+    end
+    -- weights relative to the largest: a sum of 1e308s would overflow to
+    -- inf (then every draw fell in one category)
+    top = math.max(top, 1e-300)
+    for j = 1, ncat do
+      sum = sum + row[j] / top
       cum[j] = sum
     end
     if not (sum > 0) then fail('invalid multinomial distribution (sum of probabilities <= 0) in row %d', d) end
@@ -95,7 +112,14 @@ end
 -- Buckets that need no alias point to themselves (Torch7 left 0 there).
 local function alias_fail(fname, msg, ...) error(string.format('torch.' .. fname .. ': ' .. msg, ...), 3) end
 
+-- a freed tensor is refused here, under the caller's name, not by the first
+-- method that touches it
+local function alias_live(fname, x, what)
+  if torch.isTensor(x) and x:isFreed() then alias_fail(fname, '%s was freed (used after :free()/:dispose())', what) end
+end
+
 function torch.multinomialAliasSetup(probs, state)
+  alias_live('multinomialAliasSetup', probs, 'probs')
   if not torch.isTensor(probs) or probs:dim() ~= 1 then
     alias_fail('multinomialAliasSetup', 'a 1D tensor of probabilities expected, got %s',
                 torch.isTensor(probs) and (probs:dim() .. 'D tensor') or torch.type(probs))
@@ -108,14 +132,22 @@ function torch.multinomialAliasSetup(probs, state)
                        or (state[2] ~= nil and torch.type(state[2]) ~= tn)) then
     alias_fail('multinomialAliasSetup', 'state {LongTensor, %s} expected, got %s', tn, torch.type(state))
   end
+  if state ~= nil then
+    alias_live('multinomialAliasSetup', state[1], 'state[1]')
+    alias_live('multinomialAliasSetup', state[2], 'state[2]')
+  end
   local K = probs:size(1)
   local p = probs:double()
-  local total = 0
+  local total, top = 0, 0
   for i = 1, K do
     local w = p[i]
     if not (w >= 0) or w == math.huge then alias_fail('multinomialAliasSetup', 'invalid probability %g at %d', w, i) end
-    total = total + w
+    top = math.max(top, w)
   end
+  -- weights relative to the largest: a sum of 1e308s would overflow to inf
+  -- (every bucket then looks empty and the draw comes out uniform)
+  p = p / math.max(top, 1e-300)
+  for i = 1, K do total = total + p[i] end
   if not (total > 0) then alias_fail('multinomialAliasSetup', 'probabilities sum to %s, a positive sum expected', tostring(total)) end
   local q, J, small, large = {}, {}, {}, {}
   for i = 1, K do
@@ -142,8 +174,19 @@ function torch.multinomialAliasSetup(probs, state)
 end
 
 function torch.multinomialAlias(output, state)
+  alias_live('multinomialAlias', output, 'output')
+  if type(state) == 'table' then
+    alias_live('multinomialAlias', state[1], 'state[1]')
+    alias_live('multinomialAlias', state[2], 'state[2]')
+  end
   if torch.type(output) ~= 'torch.LongTensor' then
     alias_fail('multinomialAlias', 'LongTensor output expected, got %s', torch.type(output))
+  end
+  for d = 1, output:dim() do
+    if output:stride(d) == 0 and output:size(d) > 1 then
+      alias_fail('multinomialAlias',
+                 'output is expanded (stride 0 in dimension %d): pass a tensor that owns its elements', d)
+    end
   end
   if type(state) ~= 'table' or torch.type(state[1]) ~= 'torch.LongTensor' or not torch.isTensor(state[2])
      or state[1]:dim() ~= 1 or state[2]:dim() ~= 1 or state[1]:size(1) ~= state[2]:size(1) then
@@ -152,6 +195,10 @@ function torch.multinomialAlias(output, state)
   local J, q = state[1], state[2]:double()
   local K = J:size(1)
   if J:min() < 1 or J:max() > K then alias_fail('multinomialAlias', 'state holds aliases outside 1..%d', K) end
+  -- q is a probability per bucket: NaN or one outside [0, 1] is no state of setup's
+  if torch.ne(q, q):sum() > 0 or q:min() < 0 or q:max() > 1 then
+    alias_fail('multinomialAlias', 'state holds bucket probabilities outside [0, 1]')
+  end
   -- a non-contiguous output is filled through a contiguous copy
   local flat = output:isContiguous() and output:view(-1) or torch.LongTensor(output:nElement())
   local n, chunk = flat:size(1), 1048576

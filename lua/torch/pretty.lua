@@ -49,6 +49,16 @@ local function tensorline(v, tname)
   return short .. ' - size: ' .. table.concat(s, 'x')
 end
 
+-- tostring that survives a __tostring that raises or returns no string:
+-- printing a result must not fail because of the object printed
+local function safestring(v)
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == 'string' then return s end
+  local mt = getmetatable(v)
+  local name = type(mt) == 'table' and type(rawget(mt, '__name')) == 'string' and rawget(mt, '__name') or type(v)
+  return '<' .. name .. ': __tostring failed: ' .. (ok and 'returned a ' .. type(s) or tostring(s)) .. '>'
+end
+
 local function hastostring(v)
   local mt = getmetatable(v)
   return type(mt) == 'table' and rawget(mt, '__tostring') ~= nil
@@ -59,7 +69,7 @@ local function keystr(k, color)
     if k:match('^[%a_][%w_]*$') then return k end
     return paint(color, 'string', string.format('%q', k))
   end
-  return paint(color, type(k) == 'number' and 'number' or 'other', tostring(k))
+  return paint(color, type(k) == 'number' and 'number' or 'other', safestring(k))
 end
 
 -- array part first (1..n), then the other keys in a stable order
@@ -74,7 +84,7 @@ local function sortedkeys(t)
     local ta, tb = type(a), type(b)
     if ta ~= tb then return ta < tb end
     if ta == 'number' or ta == 'string' then return a < b end
-    return tostring(a) < tostring(b)
+    return safestring(a) < safestring(b)
   end)
   for _, k in ipairs(rest) do keys[#keys + 1] = k end
   return keys
@@ -97,11 +107,11 @@ function format(v, color, depth, seen, indent)
   if tv == 'string' then return v end
   if tv == 'function' then return paint(color, 'function', tostring(v)) end
   if istensor(v) or hastostring(v) then
-    local s = tostring(v):gsub('\n$', '')
+    local s = safestring(v):gsub('\n$', '')
     return (s:gsub('\n', '\n' .. indent))
   end
-  if tv ~= 'table' then return paint(color, 'other', tostring(v)) end
-  if seen[v] then return paint(color, 'dim', '<cycle: ' .. tostring(v) .. '>') end
+  if tv ~= 'table' then return paint(color, 'other', safestring(v)) end
+  if seen[v] then return paint(color, 'dim', '<cycle: ' .. safestring(v) .. '>') end
   if next(v) == nil then return '{}' end
   if depth >= pretty.depth then return paint(color, 'dim', '{...}') end
   seen[v] = true
@@ -116,6 +126,9 @@ function format(v, color, depth, seen, indent)
 end
 
 function pretty.format(v, o)
+  if o ~= nil and type(o) ~= 'table' then
+    error(string.format('pretty.format: options table ({color = boolean}) expected, got %s', type(o)), 2)
+  end
   o = o or {}
   local color = o.color
   if color == nil then color = false end

@@ -133,7 +133,8 @@ end
 local function shown(n, summary)
   local e = opts.edgeitems
   local list = {}
-  if summary and n > 2 * e then
+  -- e < n / 2, not n > 2 * e: 2 * math.maxinteger wraps to -2
+  if summary and e < n / 2 then
     for i = 1, e do list[#list + 1] = i end
     list[#list + 1] = 0
     for i = n - e + 1, n do list[#list + 1] = i end
@@ -196,6 +197,8 @@ local function shownkeys(lists, sizes)
   return keys
 end
 
+local PRINT_LIMIT = 1 << 26
+
 local function tensor_tostring(self)
   local tname = torch.typename(self)
   if self:isFreed() then return '[' .. tname .. ' (freed)]\n' end
@@ -207,6 +210,18 @@ local function tensor_tostring(self)
   local footer = '[' .. tname .. ' of size ' .. sizestr(self) .. ']\n'
 
   local summary = n > opts.threshold
+  -- what the options ask to print (threshold = inf, edgeitems = 2^62 on an
+  -- expanded 2^40-element tensor) must fit in memory: past 2^26 elements
+  -- (gigabytes of text) it is an error, not an hour of allocation
+  local count = 1
+  for d = 1, nd do
+    local m = self:size(d)
+    count = count * ((summary and opts.edgeitems < m / 2) and 2 * opts.edgeitems or m)
+  end
+  if count > PRINT_LIMIT then
+    error(string.format('tostring: a %s of size %s would print %.0f elements (at most %d): lower threshold or '
+                        .. 'edgeitems with torch.setprintoptions', tname, sizestr(self), count, PRINT_LIMIT), 2)
+  end
   local sizes, lists = {}, {}
   for d = 1, nd do
     sizes[d] = self:size(d)

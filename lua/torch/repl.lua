@@ -84,6 +84,14 @@ end
 
 -- the error with its traceback, cut where this module's frames begin
 local function traceback(e)
+  -- as lua.c: a non-string error object through its __tostring, or named by
+  -- its type (debug.traceback returns a table unchanged, and so would this)
+  if type(e) ~= 'string' then
+    local ok, s = pcall(tostring, e)
+    local mt = getmetatable(e)
+    if ok and type(s) == 'string' and type(mt) == 'table' and mt.__tostring then e = s
+    else e = string.format('(error object is a %s value)', type(e)) end
+  end
   local tb = debug.traceback(e, 2)
   local cut = tb:find("\n%s*%[C%]: in function 'xpcall'")
   return cut and tb:sub(1, cut - 1) or tb

@@ -7,6 +7,7 @@
 ** rand, randn, randperm and the in-place fills t:uniform() etc.
 ** Parameters are checked here, so a bad one is "bad argument #k to ...".
 */
+#include <math.h>
 #include <string.h>
 #include "th_lua.h"
 #include "../tensor/th_error.h"
@@ -38,6 +39,21 @@ static double checknum(lua_State *L, int arg, const char *fname, const char *wha
   return optnum(L, arg, 0, fname, what);
 }
 
+/* a location (bound, mean, median) must be finite: inf or NaN made every
+   draw inf or NaN */
+static double check_finite(lua_State *L, int arg, double v, const char *fname, const char *what) {
+  if (!isfinite(v)) th_lua_argerror(L, arg, fname, "%s must be finite, got %g", what, v);
+  return v;
+}
+
+/* a scale (rate, sigma) must be finite and > 0: a negative rate gave
+   negative "exponential" draws */
+static double positive(lua_State *L, int arg, double v, const char *fname, const char *what) {
+  if (!(v > 0)) th_lua_argerror(L, arg, fname, "%s must be strictly positive, got %g", what, v);
+  if (isinf(v)) th_lua_argerror(L, arg, fname, "%s must be finite, got %g", what, v);
+  return v;
+}
+
 /* raises "bad argument" with the core's message when a check failed */
 static void argcheck(lua_State *L, int rc, int arg, const char *fname) {
   if (rc != TH_OK) th_lua_argerror(L, arg, fname, "%s", th_error_msg());
@@ -45,8 +61,22 @@ static void argcheck(lua_State *L, int rc, int arg, const char *fname) {
 
 /* --- generators and seeds ---------------------------------------------- */
 
+/* these take nothing after the optional generator: anything else there is
+   a mistake (a misspelt generator), not an argument to drop silently; nil
+   passes (an optional generator left unset) */
+static void noextra(lua_State *L, int arg, const char *fname) {
+  const char *want;
+  for (; arg <= lua_gettop(L); arg++) {
+    if (lua_isnil(L, arg)) continue;
+    want = arg > 1 ? "nothing more" : strcmp(fname, "Generator") == 0 ? "no argument" : "nothing or a torch.Generator";
+    th_lua_argerror(L, arg, fname, "%s expected, got %s", want, th_lua_typename(L, arg));
+  }
+}
+
 static int r_generator(lua_State *L) {
-  th_generator *g = lua_newuserdatauv(L, sizeof *g, 0);
+  th_generator *g;
+  noextra(L, 1, "Generator");
+  g = lua_newuserdatauv(L, sizeof *g, 0);
   memset(g, 0, sizeof *g);
   luaL_setmetatable(L, GEN_MT);
   th_random_seed(g);
@@ -56,6 +86,7 @@ static int r_generator(lua_State *L) {
 static int r_seed(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
+  noextra(L, arg, "seed");
   lua_pushinteger(L, (lua_Integer)th_random_seed(g));
   return 1;
 }
@@ -70,6 +101,7 @@ static int r_manualseed(lua_State *L) {
 static int r_initialseed(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
+  noextra(L, arg, "initialSeed");
   lua_pushinteger(L, (lua_Integer)th_random_initial_seed(g));
   return 1;
 }
@@ -77,7 +109,9 @@ static int r_initialseed(lua_State *L) {
 static int r_getstate(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  th_tensor *t = th_lua_newtensor(L, TH_BYTE);
+  th_tensor *t;
+  noextra(L, arg, "getRNGState");
+  t = th_lua_newtensor(L, TH_BYTE);
   th_lua_check(L, th_tensor_resize1d(t, TH_GENERATOR_BYTES), "getRNGState");
   memcpy(th_tensor_data(t), g, TH_GENERATOR_BYTES);
   return 1;
@@ -118,8 +152,8 @@ static int r_random(lua_State *L) {
 static int r_uniform(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double a = optnum(L, arg, 0, "uniform", "lower bound");
-  double b = optnum(L, arg + 1, 1, "uniform", "upper bound");
+  double a = check_finite(L, arg, optnum(L, arg, 0, "uniform", "lower bound"), "uniform", "lower bound");
+  double b = check_finite(L, arg + 1, optnum(L, arg + 1, 1, "uniform", "upper bound"), "uniform", "upper bound");
   lua_pushnumber(L, th_random_uniform(g, a, b));
   return 1;
 }
@@ -127,8 +161,9 @@ static int r_uniform(lua_State *L) {
 static int r_normal(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double mean = optnum(L, arg, 0, "normal", "mean");
-  double stdv = optnum(L, arg + 1, 1, "normal", "standard deviation");
+  double mean = check_finite(L, arg, optnum(L, arg, 0, "normal", "mean"), "normal", "mean");
+  double stdv = positive(L, arg + 1, optnum(L, arg + 1, 1, "normal", "standard deviation"), "normal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "normal");
   lua_pushnumber(L, th_random_normal(g, mean, stdv));
   return 1;
@@ -137,15 +172,16 @@ static int r_normal(lua_State *L) {
 static int r_exponential(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  lua_pushnumber(L, th_random_exponential(g, checknum(L, arg, "exponential", "lambda")));
+  lua_pushnumber(L, th_random_exponential(g, positive(L, arg, checknum(L, arg, "exponential", "lambda"), "exponential",
+                                                      "lambda")));
   return 1;
 }
 
 static int r_cauchy(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double median = checknum(L, arg, "cauchy", "median");
-  double sigma = checknum(L, arg + 1, "cauchy", "sigma");
+  double median = check_finite(L, arg, checknum(L, arg, "cauchy", "median"), "cauchy", "median");
+  double sigma = positive(L, arg + 1, checknum(L, arg + 1, "cauchy", "sigma"), "cauchy", "sigma");
   lua_pushnumber(L, th_random_cauchy(g, median, sigma));
   return 1;
 }
@@ -153,8 +189,9 @@ static int r_cauchy(lua_State *L) {
 static int r_lognormal(lua_State *L) {
   int arg = 1;
   th_generator *g = optgen(L, &arg);
-  double mean = checknum(L, arg, "logNormal", "mean");
-  double stdv = checknum(L, arg + 1, "logNormal", "standard deviation");
+  double mean = check_finite(L, arg, checknum(L, arg, "logNormal", "mean"), "logNormal", "mean");
+  double stdv = positive(L, arg + 1, checknum(L, arg + 1, "logNormal", "standard deviation"), "logNormal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "logNormal");
   lua_pushnumber(L, th_random_lognormal(g, mean, stdv));
   return 1;
@@ -239,8 +276,8 @@ static int t_uniform(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "uniform");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double a = optnum(L, arg, 0, "uniform", "lower bound");
-  double b = optnum(L, arg + 1, 1, "uniform", "upper bound");
+  double a = check_finite(L, arg, optnum(L, arg, 0, "uniform", "lower bound"), "uniform", "lower bound");
+  double b = check_finite(L, arg + 1, optnum(L, arg + 1, 1, "uniform", "upper bound"), "uniform", "upper bound");
   th_lua_check(L, th_tensor_uniform(t, g, a, b), "uniform");
   lua_settop(L, 1);
   return 1;
@@ -250,8 +287,9 @@ static int t_normal(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "normal");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double mean = optnum(L, arg, 0, "normal", "mean");
-  double stdv = optnum(L, arg + 1, 1, "normal", "standard deviation");
+  double mean = check_finite(L, arg, optnum(L, arg, 0, "normal", "mean"), "normal", "mean");
+  double stdv = positive(L, arg + 1, optnum(L, arg + 1, 1, "normal", "standard deviation"), "normal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "normal");
   th_lua_check(L, th_tensor_normal(t, g, mean, stdv), "normal");
   lua_settop(L, 1);
@@ -262,7 +300,7 @@ static int t_exponential(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "exponential");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double lambda = checknum(L, arg, "exponential", "lambda");
+  double lambda = positive(L, arg, checknum(L, arg, "exponential", "lambda"), "exponential", "lambda");
   th_lua_check(L, th_tensor_exponential(t, g, lambda), "exponential");
   lua_settop(L, 1);
   return 1;
@@ -272,8 +310,8 @@ static int t_cauchy(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "cauchy");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double median = checknum(L, arg, "cauchy", "median");
-  double sigma = checknum(L, arg + 1, "cauchy", "sigma");
+  double median = check_finite(L, arg, checknum(L, arg, "cauchy", "median"), "cauchy", "median");
+  double sigma = positive(L, arg + 1, checknum(L, arg + 1, "cauchy", "sigma"), "cauchy", "sigma");
   th_lua_check(L, th_tensor_cauchy(t, g, median, sigma), "cauchy");
   lua_settop(L, 1);
   return 1;
@@ -283,8 +321,9 @@ static int t_lognormal(lua_State *L) {
   th_tensor *t = th_lua_checkfloating(L, 1, "logNormal");
   int arg = 2;
   th_generator *g = optgen(L, &arg);
-  double mean = checknum(L, arg, "logNormal", "mean");
-  double stdv = checknum(L, arg + 1, "logNormal", "standard deviation");
+  double mean = check_finite(L, arg, checknum(L, arg, "logNormal", "mean"), "logNormal", "mean");
+  double stdv = positive(L, arg + 1, checknum(L, arg + 1, "logNormal", "standard deviation"), "logNormal",
+                         "standard deviation");
   argcheck(L, th_random_check_normal(stdv), arg + 1, "logNormal");
   th_lua_check(L, th_tensor_lognormal(t, g, mean, stdv), "logNormal");
   lua_settop(L, 1);

@@ -138,7 +138,8 @@ static char **complete(const char *text, int start, int end) {
   lua_pushlstring(L, *rl.line_buffer, (size_t)start);
   if (lua_pcall(L, 2, 1, 0) == LUA_OK) {
     if (lua_istable(L, -1)) {
-      ncand = (int)luaL_len(L, -1);
+      /* raw: a __len that raises would longjmp through readline's frames */
+      ncand = (int)lua_rawlen(L, -1);
       lua_setfield(L, LUA_REGISTRYINDEX, CANDIDATES);
       *rl.append_character = '\0';
       if (ncand > 0) matches = rl.completion_matches(text, generator);

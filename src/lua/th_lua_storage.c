@@ -70,8 +70,13 @@ static int push_new(lua_State *L, th_storage *s, const char *fname) {
 
 /* Storage(filename [, shared = false [, size = whole file]]) */
 static int s_newmapped(lua_State *L, th_dtype dt, const char *fname) {
-  const char *filename = lua_tostring(L, 2);
+  size_t len;
+  const char *filename = lua_tolstring(L, 2, &len);
   int64_t n = 0;
+  /* the C name would stop at a zero byte: 'a.bin\0x' mapped a.bin */
+  if (strlen(filename) != len)
+    return th_lua_argerror(L, 2, fname, "file name without zero bytes expected, got one with a zero at byte %d",
+                           (int)strlen(filename) + 1);
   if (!lua_isnoneornil(L, 3) && !lua_isboolean(L, 3))
     return th_lua_argerror(L, 3, fname, "shared flag (boolean) expected, got %s", th_lua_typename(L, 3));
   if (!lua_isnoneornil(L, 4)) n = th_lua_checkint(L, 4, fname, "size");

@@ -50,6 +50,7 @@ int th_tensor_conv(th_tensor *r, const th_tensor *x, const th_tensor *k, int nd,
   if (r->dtype != x->dtype)
     return th_error_set("result must be a %sTensor like the input, got a %sTensor", th_dtype_name[x->dtype],
                         th_dtype_name[r->dtype]);
+  if (th_math_writable_result(r, "result") != TH_OK) return TH_ERR;
   if (x->ndim == nd && k->ndim == nd) {
   } else if (x->ndim == nd + 1 && k->ndim == nd + 1) {  /* plane by plane */
     if (x->size[0] != k->size[0])

@@ -14,11 +14,13 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "th_alloc.h"
 #include "th_error.h"
 #include "th_generic.h"
 #include "th_lapack.h"
+#include "th_math_internal.h"
 
 #define TH_LAPACK_DECLS(real, p)                                                              \
   void p##gesv_(const int *n, const int *nrhs, real *a, const int *lda, int *ipiv, real *b,   \
@@ -114,10 +116,13 @@ static int rhs(const th_tensor *b, const th_tensor *a) {
 /* results: A's type, and no two sharing a storage */
 static int results(const th_tensor *a, th_tensor *const *r, int n) {
   int i, j;
+  char what[32];
   for (i = 0; i < n; i++) {
     if (r[i]->dtype != a->dtype)
       return th_error_set("result %d must be a %sTensor like A, got a %sTensor", i + 1,
                           th_dtype_name[a->dtype], th_dtype_name[r[i]->dtype]);
+    snprintf(what, sizeof what, "result %d", i + 1);
+    if (th_math_writable_result(r[i], what) != TH_OK) return TH_ERR;
     for (j = 0; j < i; j++)
       if (r[i] == r[j] || (r[i]->storage != NULL && r[i]->storage == r[j]->storage))
         return th_error_set("results %d and %d share a storage: pass distinct tensors", j + 1, i + 1);

@@ -59,6 +59,9 @@ int th_math_out_end(th_math_out *o, int rc);
 /* --- checks (messages as in th_math.h: no operation name) -------------------- */
 
 int th_math_need_floating(const th_tensor *t);
+/* r may take results: no dimension of size > 1 with stride 0 (an expanded
+   tensor would receive several answers in one element); 'what' names r */
+int th_math_writable_result(const th_tensor *r, const char *what);
 /* a number used with an integer tensor must convert: NaN and inf do not */
 int th_math_check_value(th_dtype dtype, double value);
 /* b has a's type; 'what' names b in the message ("tensor2") */

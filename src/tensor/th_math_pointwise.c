@@ -48,6 +48,21 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
   if ((op == TH_SC_POW || op == TH_SC_TPOW) && th_math_need_floating(a) != TH_OK) return TH_ERR;
   if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
+  /* the bit operations (new here) refuse an expanded result, as LAPACK and
+     conv do; the older arithmetic keeps Torch7's writes through stride 0 */
+  if (op >= TH_SC_BITAND && op <= TH_SC_RSHIFT && th_math_writable_result(r, "result") != TH_OK) return TH_ERR;
+  /* a mask of 1.5 has no bits: the cast would silently make it 1 */
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && value != floor(value))
+    return th_error_set("mask must be an integer, got %g", value);
+  /* and fit the element's bits, signed or unsigned (-1 and 255 for a byte);
+     2^62 on an IntTensor was cast to 0 */
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && th_dtype_size[a->dtype] < 8) {
+    const int bits = (int)(8 * th_dtype_size[a->dtype]);
+    if (value < -ldexp(1, bits - 1) || value >= ldexp(1, bits))
+      return th_error_set("mask %.0f does not fit the %d bits of a %sTensor", value, bits, th_dtype_name[a->dtype]);
+  }
+  if (op >= TH_SC_BITAND && op <= TH_SC_BITXOR && (value < -0x1p63 || value >= 0x1p64))
+    return th_error_set("mask %.0f does not fit 64 bits", value);
   if ((op == TH_SC_LSHIFT || op == TH_SC_RSHIFT) && !TH_IS_FLOATING(a->dtype) &&
       (value < 0 || value != floor(value)))
     return th_error_set("shift count must be a non-negative integer, got %g", value);
@@ -80,6 +95,7 @@ int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th
   if ((int)op < 0 || op >= TH_NBINARY) return th_error_set("unknown binary op %d", (int)op);
   if ((op == TH_BI_POW || op == TH_BI_LERP) && th_math_need_floating(a) != TH_OK) return TH_ERR;
   if (op >= TH_BI_BITAND && op <= TH_BI_BITXOR && need_integer(a) != TH_OK) return TH_ERR;
+  if (op >= TH_BI_BITAND && op <= TH_BI_RSHIFT && th_math_writable_result(r, "result") != TH_OK) return TH_ERR;
   if (th_math_check_value(a->dtype, value) != TH_OK) return TH_ERR;
   if (th_math_same_type(a, b, "the second tensor") != TH_OK || check_result(r, a) != TH_OK ||
       th_math_same_numel(a, b) != TH_OK)

@@ -79,6 +79,15 @@ int th_math_check_value(th_dtype dtype, double value) {
                       th_dtype_name[dtype]);
 }
 
+int th_math_writable_result(const th_tensor *r, const char *what) {
+  int d;
+  for (d = 0; d < r->ndim; d++)
+    if (r->stride[d] == 0 && r->size[d] > 1)
+      return th_error_set("%s is expanded (stride 0 in dimension %d of size %lld): its elements share memory; "
+                          "pass a tensor that owns its elements", what, d + 1, (long long)r->size[d]);
+  return TH_OK;
+}
+
 int th_math_need_floating(const th_tensor *t) {
   if (TH_IS_FLOATING(t->dtype)) return TH_OK;
   return th_error_set("not available for %sTensor (expects a Float or Double tensor)",
