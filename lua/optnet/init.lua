@@ -1155,6 +1155,9 @@ function optnet.countUsedMemory(net, input, opts)
   local st = stateOf(net)
   if st and st.pending then st = nil end
   local r = count.used(walk.modules(net), st)
+  -- a training step's optimizer state (optnet.trainStep) is part of what it holds
+  r.optimState = require('optnet.step').stateBytes(net)
+  r.total_size = r.total_size + r.optimState
   if input ~= nil then
     -- the least the activations could need: the most bytes alive at one step
     local lb
@@ -1171,7 +1174,9 @@ function optnet.countUsedMemory(net, input, opts)
       for _, v in pairs(plan.lowerBound(p.entries)) do lb = lb + v end
     end
     r.lower_bound_activations = lb
-    r.lower_bound = lb + r.params + r.state
+    -- gradients planned with the activations (trainStep) are in lb already
+    local grads = (o.planGrads or (st and st.opts.planGrads)) and r.grads or 0
+    r.lower_bound = lb + r.params - grads + r.state + r.optimState
   end
   return r
 end

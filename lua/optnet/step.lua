@@ -80,7 +80,8 @@ local function groups(net)
   end
   local ties = {}
   for _, m in ipairs(walk.modules(net)) do
-    for pf, gf in pairs{weight = 'gradWeight', bias = 'gradBias'} do
+    for _, f in ipairs{{'weight', 'gradWeight'}, {'bias', 'gradBias'}} do
+      local pf, gf = f[1], f[2]
       local p, g = rawget(m, pf), rawget(m, gf)
       if torch.isTensor(p) and p:nElement() > 0 then
         local grp = byKey[key(p)]
