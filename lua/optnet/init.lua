@@ -1190,6 +1190,16 @@ function optnet.graphgen(...) return require('optnet.graphgen')(...) end
 function optnet.dot(...) return require('optnet.graphgen').dot(...) end
 function optnet.timeline(...) return require('optnet.timeline')(...) end
 function optnet.report(...) return require('optnet.report')(...) end
+-- runs f with a training step's object kept by its net across
+-- removeOptimization and optimizeMemory (optnet.timeline re-plans it)
+function optnet._keepStep(f)
+  local prev = replanning
+  replanning = true
+  local ok, r = pcall(f)
+  replanning = prev
+  if not ok then error(r, 0) end
+  return r
+end
 -- the whole training step planned (docs/optnet.md, "Planning the training step")
 function optnet.trainStep(net, criterion, input, opts)
   return require('optnet.step').new(optnet, net, criterion, input, opts)

@@ -220,7 +220,9 @@ function step.attach(net, state, rec)
   local backward, getParameters = rawget(net, 'backward'), rawget(net, 'getParameters')
   local bw = net.backward
   net.backward = T(function(n, ...)
-    if not self.running then
+    -- a trace (optnet.report) runs backward with scale 0: it changes no
+    -- gradient that is read (the next step zeroes each before use)
+    if not self.running and require('optnet.trace').active == 0 then
       error(string.format("%s:backward: the net is optimized by optnet.trainStep: its gradients live only inside "
         .. "step:step(input, target); call that (or optnet.removeOptimization(net) first)", torch.type(n)), 2)
     end

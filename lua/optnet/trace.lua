@@ -322,6 +322,9 @@ function trace.run(net, input, mode, grads)
   error('optnet: the net keeps making new modules at each forward; it cannot be traced', 0)
 end
 
+-- how many traces are running (optnet.step lets their backward through)
+trace.active = 0
+
 runOnce = function(net, input, mode, grads)
   local rec = newRecord()
   rec.grads = grads and mode == 'training' or nil
@@ -340,6 +343,7 @@ runOnce = function(net, input, mode, grads)
     entered[m] = entered[m] or {}
     table.insert(entered[m], #rec.steps + 1)
   end)
+  trace.active = trace.active + 1
   local ok, err = pcall(function()
     -- the input exists before the first step
     touch(rec, input, 0)
@@ -352,6 +356,7 @@ runOnce = function(net, input, mode, grads)
       net:backward(input, gradOutput, 0)
     end
   end)
+  trace.active = trace.active - 1
   trace.unwrap(saved)
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps
