@@ -225,6 +225,15 @@ describe('optnet.trainStep gradients', function()
     assert.are.same({7, 8}, {calls[1], calls[2]})
   end)
 
+  it('of a frozen module (accGradParameters a no-op) are zero: updated as the plain loop does', function()
+    local net, x, y, crit = convnet()
+    net.modules[1].accGradParameters = function() end
+    local cfg = {learningRate = 0.01, weightDecay = 0.1}
+    local pa = plainLoop(net, x, y, crit, 'adam', cfg, 3)
+    local pb = stepLoop(net, x, y, crit, 'adam', cfg, 3)
+    assert.are.equal(0, maxRel(pa, pb))
+  end)
+
   it('work with recompute and with a new batch size (re-planned)', function()
     local net, x, y, crit = convnet()
     local pa, ref = plainLoop(net, x, y, crit, 'adam', {learningRate = 0.01}, 4)
@@ -351,6 +360,11 @@ describe('optnet.trainStep lifecycle', function()
     helpers.fails({"unknown option 'bogus'"}, function() optnet.trainStep(net2, crit, x, {bogus = 1}) end)
     helpers.fails({'maxNorm'}, function() optnet.trainStep(net2, crit, x, {maxNorm = -1}) end)
     helpers.fails({"mode = 'training'"}, function() optnet.trainStep(net2, crit, x, {mode = 'inference'}) end)
+    -- a converted net: the step object refuses it
+    local net3, x3, y3 = convnet()
+    local s3 = optnet.trainStep(net3, crit, x3, {method = 'sgd'})
+    net3:float()
+    helpers.fails({'optnet.trainStep', 'no longer the tensor'}, function() s3:step(x3:float(), y3) end)
     -- refused constructions leave the net as it was
     assert.is_false(optnet.isOptimized(net2))
     -- optimizing the net again ends the step object

@@ -193,12 +193,6 @@ function step.attach(net, state, rec)
       for _, grp in ipairs(groupsOf[st.module] or {}) do grp.n = grp.n + 1 end
     end
   end
-  for _, grp in ipairs(self.groups) do
-    if grp.n == 0 then
-      error(string.format('optnet.trainStep: parameter %d (%s) gets no gradient in backward', grp.index,
-        table.concat(grp.param:size():totable(), 'x')), 0)
-    end
-  end
   local saved = {}
   for m, list in pairs(groupsOf) do
     local raw = rawget(m, 'accGradParameters')
@@ -326,6 +320,17 @@ function Step:_check()
   if not st or not st.opts.planGrads then
     error('optnet.trainStep: the net is no longer planned for a training step; make a new one with optnet.trainStep', 3)
   end
+  for _, grp in ipairs(self.groups) do
+    for _, mb in ipairs(grp.members) do
+      local p, g = rawget(mb.module, mb.field), rawget(mb.module, mb.gradField)
+      if not (torch.isTensor(p) and p:_storageId() == grp.param:_storageId() and torch.isTensor(g)
+              and g:_storageId() == grp.grad:_storageId()) then
+        error(string.format('optnet.trainStep: %s.%s is no longer the tensor this step updates (the net was '
+          .. 'converted or its parameters replaced); make a new one with optnet.trainStep', torch.type(mb.module),
+          mb.field), 3)
+      end
+    end
+  end
 end
 
 -- one training step: forward, loss, backward with each parameter updated
@@ -353,12 +358,21 @@ function Step:step(input, target)
   local ok, err = pcall(net.backward, net, input, gradOut)
   self.running = false
   if not ok then error(err, 0) end
+  -- a parameter whose modules accumulate nothing in backward (the trace
+  -- saw no accumulation) is updated as the plain loop updates it: with a
+  -- zero gradient, after backward (its gradient is not planned)
+  for _, grp in ipairs(self.groups) do
+    if grp.n == 0 then
+      grp.grad:zero()
+      self:_ready(grp)
+    end
+  end
   if self.maxNorm then
     local norm = math.sqrt(self.sumSquares)
     self.lastNorm = norm
     local factor = norm > self.maxNorm and self.maxNorm / norm or nil
     for _, grp in ipairs(self.groups) do
-      if grp.seen == grp.n then
+      if grp.seen == grp.n and not grp.updated then
         if factor then grp.grad:mul(factor) end
         update(self, grp)
         grp.updated = true
