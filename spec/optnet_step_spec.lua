@@ -225,6 +225,26 @@ describe('optnet.trainStep gradients', function()
     assert.are.same({7, 8}, {calls[1], calls[2]})
   end)
 
+  it('with twoPass stay alive until after backward: a bucketed reduce in onBackwardDone', function()
+    local net, x, y, crit = convnet()
+    local pa = plainLoop(net, x, y, crit, 'adam', {}, 3)
+    local bucket, flushed = {}, 0
+    local s = optnet.trainStep(net, crit, x, {method = 'adam', twoPass = true,
+      onGradReady = function(_, grad) bucket[#bucket + 1] = grad end,
+      onBackwardDone = function()
+        for _, g in ipairs(bucket) do g:mul(2):div(2) end
+        flushed = flushed + #bucket
+        bucket = {}
+      end})
+    for _ = 1, 3 do s:step(x, y) end
+    assert.are.equal(24, flushed)
+    assert.are.equal(0, maxRel(pa, (net:parameters())))
+    local st = optnet._state(net)
+    for _, e in ipairs(st.plan.entries) do
+      if e.role == 'gradParam' then assert.are.equal(st.nSteps, e.last) end
+    end
+  end)
+
   it('of a frozen module (accGradParameters a no-op) are zero: updated as the plain loop does', function()
     local net, x, y, crit = convnet()
     net.modules[1].accGradParameters = function() end

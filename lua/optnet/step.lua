@@ -115,6 +115,10 @@ end
 local Step = {}
 Step.__index = Step
 
+-- trainStep's own options; the others go to optimizeMemory
+local STEP_OPTS = {method = true, config = true, state = true, maxNorm = true, twoPass = true, onGradReady = true,
+                   onBackwardDone = true}
+
 -- optnet: the optnet table (init.lua); the rest as optnet.trainStep
 function step.new(optnet, net, criterion, input, opts)
   if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
@@ -131,12 +135,18 @@ function step.new(optnet, net, criterion, input, opts)
   if opts.maxNorm ~= nil and (type(opts.maxNorm) ~= 'number' or not (opts.maxNorm > 0)) then
     fail("option 'maxNorm' must be a number > 0, got %s", tostring(opts.maxNorm))
   end
-  if opts.onGradReady ~= nil and type(opts.onGradReady) ~= 'function' then
-    fail("option 'onGradReady' must be a function, got %s", torch.type(opts.onGradReady))
+  for _, k in ipairs{'onGradReady', 'onBackwardDone'} do
+    if opts[k] ~= nil and type(opts[k]) ~= 'function' then
+      fail("option '%s' must be a function, got %s", k, torch.type(opts[k]))
+    end
   end
+  if opts.twoPass ~= nil and type(opts.twoPass) ~= 'boolean' then
+    fail("option 'twoPass' must be a boolean, got %s", torch.type(opts.twoPass))
+  end
+  local twoPass = opts.twoPass or opts.maxNorm ~= nil
   local planOpts = {}
   for k, v in pairs(opts) do
-    if k ~= 'method' and k ~= 'config' and k ~= 'maxNorm' and k ~= 'onGradReady' and k ~= 'state' then
+    if not STEP_OPTS[k] then
       if not optnet._isOption(k) or k == 'planGrads' or k == 'clipGrads' then fail("unknown option '%s'", tostring(k)) end
       planOpts[k] = v
     end
@@ -144,10 +154,11 @@ function step.new(optnet, net, criterion, input, opts)
   if planOpts.mode ~= nil and planOpts.mode ~= 'training' then
     fail("a training step plans mode = 'training', got mode = '%s'", tostring(planOpts.mode))
   end
-  planOpts.mode, planOpts.planGrads, planOpts.clipGrads = 'training', true, opts.maxNorm ~= nil
+  planOpts.mode, planOpts.planGrads, planOpts.clipGrads = 'training', true, twoPass
   if of[net] then of[net].dead = true end
   local self = setmetatable({net = net, criterion = criterion, method = name, config = config,
-                             maxNorm = opts.maxNorm, onGradReady = opts.onGradReady,
+                             maxNorm = opts.maxNorm, onGradReady = opts.onGradReady, twoPass = twoPass,
+                             onBackwardDone = opts.onBackwardDone,
                              states = opts.state or {}, optnet = optnet}, Step)
   if type(self.states) ~= 'table' then fail("option 'state' must be a table, got %s", torch.type(self.states)) end
   self.groups, self.ties = groups(net)
@@ -302,11 +313,7 @@ end
 
 function Step:_ready(grp)
   if self.onGradReady then self.onGradReady(grp.index, grp.grad, grp.param) end
-  if self.maxNorm then
-    local n = grp.grad:norm()
-    self.sumSquares = self.sumSquares + n * n
-    return
-  end
+  if self.twoPass then return end
   update(self, grp)
   grp.updated = true
 end
@@ -351,7 +358,6 @@ function Step:step(input, target)
   local out = net:forward(input)
   -- a forward at a new shape plans again (and attaches again): the groups' counts are the new plan's
   for _, grp in ipairs(self.groups) do grp.seen, grp.updated = 0, false end
-  self.sumSquares = 0
   self.loss = crit:forward(out, target)
   local gradOut = crit:backward(out, target)
   self.running = true
@@ -367,10 +373,20 @@ function Step:step(input, target)
       self:_ready(grp)
     end
   end
-  if self.maxNorm then
-    local norm = math.sqrt(self.sumSquares)
-    self.lastNorm = norm
-    local factor = norm > self.maxNorm and self.maxNorm / norm or nil
+  if self.twoPass then
+    -- every gradient is complete and alive (planned to the pass's end)
+    if self.onBackwardDone then self.onBackwardDone() end
+    local factor
+    if self.maxNorm then
+      local sum = 0
+      for _, grp in ipairs(self.groups) do
+        local n = grp.grad:norm()
+        sum = sum + n * n
+      end
+      local norm = math.sqrt(sum)
+      self.lastNorm = norm
+      factor = norm > self.maxNorm and self.maxNorm / norm or nil
+    end
     for _, grp in ipairs(self.groups) do
       if grp.seen == grp.n and not grp.updated then
         if factor then grp.grad:mul(factor) end
