@@ -12,6 +12,9 @@ local models = require 'models'
 local helpers = require 'spec.support.helpers'
 
 local STEPS = 10
+-- under ASan (make test-asan) googlenet's Lua planning is too slow: left out
+local core = package.searchpath('torch.core', package.cpath)
+local asan = core and core:find('asan', 1, true)
 
 local function convnet()
   torch.manualSeed(7)
@@ -143,7 +146,7 @@ describe('optnet.trainStep equals the plain loop', function()
   local full = os.getenv('OPTNET_STEP_FULL') == '1'
   for _, c in ipairs(CONFIGS) do
     if full or c[1] == 'adam' or c[1] == 'nag' then
-      it('on googlenet (float, batch 1, three classifiers): ' .. describeConfig(c), function()
+      ;(asan and pending or it)('on googlenet (float, batch 1, three classifiers): ' .. describeConfig(c), function()
         torch.manualSeed(5)
         local net, x = models.build('googlenet', {batch = 1, type = 'float', nClasses = 10})
         local crit = nn.ParallelCriterion():add(nn.ClassNLLCriterion()):add(nn.ClassNLLCriterion(), 0.3)
