@@ -34,24 +34,25 @@ local lines = {}
 for _, row in ipairs(ROWS) do
   local name, batch = row[1], row[2]
   if not ONLY or ONLY == name then
-    local plain, step, cheap, tp, ts, tc = nil, nil, nil, {}, {}, {}
+    local plain, step, cheap, tp, ts, tc, cp, cs = nil, nil, nil, {}, {}, {}, {}, {}
     for r = 1, ROUNDS do
       io.stderr:write(string.format('bench-step: %s b%d round %d/%d\n', name, batch, r, ROUNDS))
       plain = run(string.format('%s bench/stepone.lua %s %d plain %d', lua, name, batch, STEPS))
       step = run(string.format('%s bench/stepone.lua %s %d step %d', lua, name, batch, STEPS))
       cheap = run(string.format('%s bench/stepone.lua %s %d cheap %d', lua, name, batch, STEPS))
       tp[r], ts[r], tc[r] = plain.step_ms, step.step_ms, cheap.step_ms
+      cp[r], cs[r] = plain.cpu_ms, step.cpu_ms
     end
     local peer = run(string.format('/usr/bin/python3 bench/torch_step_peer.py %s %d %d', name, batch, STEPS))
     local pt = (peer.peak_mb - peer.baseline_mb) * MiB
     local oursRss = (step.peak_mb - step.baseline_mb) * MiB
     local mp, ms, mc = median(tp), median(ts), median(tc)
-    local l = string.format('| %s | %d | %.0f + %.0f + %.0f + %.0f = %.0f | %.0f + %.0f + %.0f + %.0f = %.0f | %.2f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %.0f (%.2f) | %.2f |',
+    local l = string.format('| %s | %d | %.0f + %.0f + %.0f + %.0f = %.0f | %.0f + %.0f + %.0f + %.0f = %.0f | %.2f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f (%.2f) | %.2f |',
       name, batch,
       plain.params / MiB, plain.grads / MiB, plain.optim / MiB, plain.acts / MiB, plain.total / MiB,
       -- the arena holds gradients and activations: each byte once
       step.params / MiB, step.grads / MiB, step.optim / MiB, (step.acts - step.grads) / MiB, step.total / MiB,
-      step.total / plain.total, pt / MiB, oursRss / MiB, step.total / pt, mp, ms, ms / mp,
+      step.total / plain.total, pt / MiB, oursRss / MiB, step.total / pt, mp, ms, ms / mp, median(cs) / median(cp),
       cheap.total / MiB, cheap.total / pt, mc / mp)
     lines[#lines + 1] = l
     print(l)
@@ -70,10 +71,10 @@ if not ONLY then
     '1.13, peak RSS minus the RSS before the net is built (`bench/torch_step_peer.py`: forward, loss,',
     'backward, `Adam.step()`, `zero_grad`); ours RSS: the same for the trainStep process. Time: median',
     'step (ms) over ' .. ROUNDS .. ' alternating runs of each of ' .. (STEPS - 1) .. ' timed steps, on a machine shared with',
-    'other jobs (noisy). Last two columns: `trainStep` with `recompute = \'cheap\'`: total (MiB, and / PyTorch),',
+    'other jobs (noisy); CPU ratio: the same with the processes\' CPU time, less sensitive to the other jobs. Last two columns: `trainStep` with `recompute = \'cheap\'`: total (MiB, and / PyTorch),',
     'and its step time / the plain loop\'s.\n',
-    '| network | batch | before: params + grads + state + acts | after: params + grads + state + acts | after / before | PyTorch peak - baseline | ours RSS peak - baseline | after / PyTorch | plain step (ms) | trainStep (ms) | time ratio | cheap: total (/ PyTorch) | cheap: time ratio |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|'}
+    '| network | batch | before: params + grads + state + acts | after: params + grads + state + acts | after / before | PyTorch peak - baseline | ours RSS peak - baseline | after / PyTorch | plain step (ms) | trainStep (ms) | time ratio | CPU ratio | cheap: total (/ PyTorch) | cheap: time ratio |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'}
   for _, l in ipairs(lines) do text[#text + 1] = l end
   md.write('docs/benchmarks.md', 'Whole training step', table.concat(text, '\n') .. '\n')
 end

@@ -10,7 +10,7 @@
 -- steps (params = weights alone, grads, optim = Adam's state, acts =
 -- outputs + gradInputs + buffers, total = all once), the process's RSS
 -- before the net is built and its peak after the steps (MiB), the median
--- step time (ms, the first step left out: it allocates) and optimize_s.
+-- step time (wall and CPU ms, the first step left out: it allocates) and optimize_s.
 require 'torch'
 require 'nn'
 require 'optim'
@@ -72,15 +72,20 @@ else
 end
 local optimizeS = torch._C.clock() - t0
 
-local times = {}
+-- wall time, and the process's CPU time (all threads: less sensitive to
+-- other jobs on a shared machine than the wall clock)
+local times, cpus = {}, {}
 for i = 1, steps do
-  local a = torch._C.clock()
+  local a, c0 = torch._C.clock(), os.clock()
   stepFn()
-  times[i] = (torch._C.clock() - a) * 1000
+  times[i], cpus[i] = (torch._C.clock() - a) * 1000, (os.clock() - c0) * 1000
 end
-table.remove(times, 1)
-table.sort(times)
-local median = #times % 2 == 1 and times[(#times + 1) // 2] or (times[#times // 2] + times[#times // 2 + 1]) / 2
+local function median(l)
+  table.remove(l, 1)
+  table.sort(l)
+  return #l % 2 == 1 and l[(#l + 1) // 2] or (l[#l // 2] + l[#l // 2 + 1]) / 2
+end
+local medianWall, medianCpu = median(times), median(cpus)
 
 local c = optnet.countUsedMemory(net)
 local grads = c.grads
@@ -95,5 +100,6 @@ if variant ~= 'plain' then
   acts = c.total_size - c.optimState - weights - c.state
 end
 print(string.format('model=%s batch=%d variant=%s params=%d grads=%d optim=%d state=%d acts=%d total=%d '
-  .. 'baseline_mb=%.1f peak_mb=%.1f step_ms=%.1f optimize_s=%.2f', name, batch, variant, weights, grads,
-  optimBytes, c.state, acts, c.total_size - c.optimState + optimBytes, baseline, vm('VmHWM'), median, optimizeS))
+  .. 'baseline_mb=%.1f peak_mb=%.1f step_ms=%.1f cpu_ms=%.1f optimize_s=%.2f', name, batch, variant, weights, grads,
+  optimBytes, c.state, acts, c.total_size - c.optimState + optimBytes, baseline, vm('VmHWM'), medianWall, medianCpu,
+  optimizeS))
