@@ -388,6 +388,8 @@ describe('optnet.trainStep lifecycle', function()
     local s3 = optnet.trainStep(net3, crit, x3, {method = 'sgd'})
     net3:float()
     helpers.fails({'optnet.trainStep', 'no longer the tensor'}, function() s3:step(x3:float(), y3) end)
+    helpers.fails({'planGrads', 'optnet.trainStep'},
+      function() optnet.optimizeMemory(net2, x, {mode = 'training', planGrads = true}) end)
     -- refused constructions leave the net as it was
     assert.is_false(optnet.isOptimized(net2))
     -- optimizing the net again ends the step object

@@ -983,7 +983,7 @@ local function attach(net)
   local r = record.check(rawget(net, '_optnet'))
   local modules = walk.modules(net)
   local opts = copyOpts(r.opts)
-  if r.planGrads or opts.planGrads then
+  if opts.planGrads then
     -- a training step's gradients are planned for its optimizer, which is
     -- no data: the derived net is an optimized training net, planned at
     -- its first forward, its gradients private and zero again
@@ -1160,8 +1160,9 @@ function optnet.countUsedMemory(net, input, opts)
   r.total_size = r.total_size + r.optimState
   if input ~= nil then
     -- the least the activations could need: the most bytes alive at one step
-    local lb
+    local lb, lbGrads
     if st and st.signature == signature(input) and st.opts.mode == o.mode then
+      lbGrads = st.opts.planGrads
       lb = 0
       for _, v in pairs(st.result.lowerBound) do lb = lb + v end
     else
@@ -1170,12 +1171,13 @@ function optnet.countUsedMemory(net, input, opts)
       local rec = trace.run(net, input, o.mode, o.planGrads)
       restoreState()
       local p = plan.intervals(rec, net, input, o)
+      lbGrads = o.planGrads
       lb = 0
       for _, v in pairs(plan.lowerBound(p.entries)) do lb = lb + v end
     end
     r.lower_bound_activations = lb
     -- gradients planned with the activations (trainStep) are in lb already
-    local grads = (o.planGrads or (st and st.opts.planGrads)) and r.grads or 0
+    local grads = lbGrads and r.grads or 0
     r.lower_bound = lb + r.params - grads + r.state + r.optimState
   end
   return r
