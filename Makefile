@@ -21,7 +21,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -95,6 +95,11 @@ bench-speed: build
 
 bench-memory: build
 	$(RUNENV) $(LUA) bench/memory.lua
+	$(RUNENV) $(LUA) bench/step.lua
+
+# the whole training step with Adam against the plain loop and PyTorch (docs/benchmarks.md)
+bench-step: build
+	$(RUNENV) $(LUA) bench/step.lua
 
 bench-rnn: build
 	$(RUNENV) $(LUA) bench/rnn.lua

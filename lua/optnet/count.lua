@@ -1,6 +1,8 @@
 -- optnet.count: memory a net holds, per category, each byte counted once.
 -- Categories follow OptNet: outputs, gradInputs, buffers (declared buffers
--- and other module state), params (weights, biases and their gradients).
+-- and other module state), params (weights, biases and their gradients),
+-- and grads (the gradients alone: a slot each when optnet.trainStep plans
+-- them in the arena).
 -- A tensor in a private storage counts the whole storage; a tensor planned
 -- into an arena counts its slot, so categories sharing an arena each show
 -- the bytes they use, and total_size counts every arena once, whole.
@@ -42,7 +44,7 @@ function count.used(modules, state)
       slotOf[b.t] = {b.entry.offset, b.entry.offset + b.entry.bytes}
     end
   end
-  local sets = {outputs = {}, gradInputs = {}, buffers = {}, params = {}, state = {}}
+  local sets = {outputs = {}, gradInputs = {}, buffers = {}, params = {}, state = {}, grads = {}}
   local wholeStorage, isArena = {}, {}
   for _, s in pairs(state and state.arenas or {}) do isArena[torch.pointer(s)] = true end
   for _, it in ipairs(apply.allTensors(modules)) do
@@ -53,21 +55,24 @@ function count.used(modules, state)
       local slot = slotOf[t]
       if slot then
         addRange(sets[cat], id, slot[1], slot[2])
+        if it.role == 'gradParam' then addRange(sets.grads, id, slot[1], slot[2]) end
       elseif isArena[id] then
         -- a view a module made into an arena during a pass: the bytes it
         -- spans (the arena itself is counted once, below)
         local es = t:_storageBytes() // math.max(1, t:storage():size())
         addRange(sets[cat], id, (t:storageOffset() - 1) * es, t:_extentBytes())
+        if it.role == 'gradParam' then addRange(sets.grads, id, (t:storageOffset() - 1) * es, t:_extentBytes()) end
       else
         local bytes = t:_storageBytes()
         addRange(sets[cat], id, 0, bytes)
         if it.role == 'state' then addRange(sets.state, id, 0, bytes) end
+        if it.role == 'gradParam' then addRange(sets.grads, id, 0, bytes) end
         wholeStorage[id] = bytes
       end
     end
   end
   local r = {}
-  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do r[k] = count.unionBytes(sets[k]) end
+  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params', 'grads'} do r[k] = count.unionBytes(sets[k]) end
   -- total: every storage once, arenas whole
   local total = 0
   for _, bytes in pairs(wholeStorage) do

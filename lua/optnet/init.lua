@@ -31,7 +31,7 @@ local T = torch._transient
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
                   planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
-                  verify = false, reorder = false}
+                  verify = false, reorder = false, planGrads = false, clipGrads = false}
 
 local PLANNER_LIST = "'best', 'greedy_size', 'greedy_conflict', 'greedy_lifetime', 'peak' or 'sets'"
 local PLANNERS = {}
@@ -82,6 +82,9 @@ local function options(fname, opts)
   if not (rc == 'none' or rc == 'cheap' or rc == 'sqrt' or (math.type(rc) == 'integer' and rc > 0)) then
     fail(fname, "recompute must be 'none', 'cheap', 'sqrt' or a byte budget (a positive integer), got %s",
       tostring(rc))
+  end
+  if o.planGrads and o.mode ~= 'training' then
+    fail(fname, "planGrads needs mode = 'training', got mode = '%s'", o.mode)
   end
   if rc ~= 'none' and o.mode ~= 'training' then
     fail(fname, "recompute needs mode = 'training' (inference keeps no activation for backward), got mode = '%s'",
@@ -512,7 +515,7 @@ local function scaledTrace(net, modules, input, o, restoreState, B, b0)
     -- first (on a fresh net) and the others (on one that ran) disagree on
     -- when lazily allocated buffers are first used (trace.emptyBuffers)
     trace.emptyBuffers(modules)
-    recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode)
+    recs[i] = trace.run(net, narrowInput(input, b0 + i - 1), o.mode, o.planGrads)
     needs[i] = traceNeeds(recs[i], modules)
     -- the trace's gradOutput, made fresh by each trace, has a new id at
     -- each batch; a module may hold it (FlattenTable's gradInput is made
@@ -582,7 +585,7 @@ local function tracePass(net, modules, input, o, restoreState)
   -- from emptied buffers too, so the plan does not depend on whether
   -- small traces (or the caller) ran the net before
   trace.emptyBuffers(modules)
-  local rec = trace.run(net, input, o.mode)
+  local rec = trace.run(net, input, o.mode, o.planGrads)
   local needs = traceNeeds(rec, modules)
   restoreState()
   return rec, needs, false
@@ -713,6 +716,9 @@ end
 local BUDGET_TRIES = 5
 
 local install, settle
+-- set while a forward re-plans (removeOptimization then optimize): a
+-- training step's object stays with its net
+local replanning = false
 
 -- the modules the trace saw run, in net order: a module made during the
 -- trace (nn.Convert builds its converter at its first forward) was not
@@ -840,6 +846,8 @@ local function optimize(net, input, o)
   for _, s in ipairs(inplaced) do rawset(s.module, '_optnetInplace', s.flag) end
   record.writeRoot(net, state)
   install(net, state)
+  -- a whole training step (optnet.trainStep): the updates as gradients complete
+  if o.planGrads then require('optnet.step').attach(net, state, rec) end
   -- the traces' tensors are garbage now: collect them and hand the heap
   -- pages they held back to the system, so the arenas are not stacked on
   -- top of memory the process no longer uses
@@ -871,7 +879,10 @@ install = function(net, state)
           or 'optnet: input shape changed, re-planning\n')
       end
       local opts = st.opts
-      optnet.removeOptimization(self)
+      replanning = true
+      local ok, err = pcall(optnet.removeOptimization, self)
+      replanning = false
+      if not ok then error(err, 0) end
       optimize(self, x, opts)
       return self:updateOutput(x)
     end
@@ -972,6 +983,23 @@ local function attach(net)
   local r = record.check(rawget(net, '_optnet'))
   local modules = walk.modules(net)
   local opts = copyOpts(r.opts)
+  if opts.planGrads then
+    -- a training step's gradients are planned for its optimizer, which is
+    -- no data: the derived net is an optimized training net, planned at
+    -- its first forward, its gradients private and zero again
+    strip(net, modules, true)
+    for _, m in ipairs(modules) do
+      for _, f in ipairs{'gradWeight', 'gradBias'} do
+        local g = rawget(m, f)
+        if torch.isTensor(g) and g:nElement() > 0 then g:zero() end
+      end
+    end
+    opts.planGrads, opts.clipGrads = false, false
+    rawset(net, '_optnet', {version = 1, pending = true, opts = opts, signature = r.signature,
+                            entries = {}, arena = {}, recompute = 'none'})
+    install(net, {pending = true, opts = opts, modules = modules, signature = r.signature})
+    return active[net]
+  end
   if r.pending or r.recompute ~= 'none' then
     strip(net, modules, false)
     rawset(net, '_optnet', {version = 1, pending = true, opts = opts, signature = r.signature,
@@ -1014,6 +1042,8 @@ function optnet._derived(m, how, deep)
 end
 
 local function remove(net, state)
+  -- the training step's wrappers went on last: off first
+  if state.step then require('optnet.step').detach(net, state) end
   active[net] = nil
   for _, m in ipairs(state.modules) do if owner[m] == net then owner[m] = nil end end
   -- undone in the reverse order of install's wrappers
@@ -1030,6 +1060,8 @@ local function remove(net, state)
     undoInplaceRecords(modules)
     if state.recompute then recompute.uninstall(state.recompute) end
     clearBranchOrders(modules, rawget(net, '_optnet'))
+    -- planned gradients held other tensors' data: zero, as a fresh net's
+    if state.opts.planGrads then require('optnet.step').zeroGrads(net) end
   end
   record.clear(modules, net)
   state.arenas = nil
@@ -1094,6 +1126,7 @@ function optnet.removeOptimization(net)
   local state = stateOf(net)
   if state then
     remove(net, state)
+    if not replanning then require('optnet.step').forget(net) end
   elseif record.carries(walk.modules(net)) then
     -- a part of an optimized net, cloned or loaded on its own
     strip(net, walk.modules(net), true)
@@ -1122,23 +1155,30 @@ function optnet.countUsedMemory(net, input, opts)
   local st = stateOf(net)
   if st and st.pending then st = nil end
   local r = count.used(walk.modules(net), st)
+  -- a training step's optimizer state (optnet.trainStep) is part of what it holds
+  r.optimState = require('optnet.step').stateBytes(net)
+  r.total_size = r.total_size + r.optimState
   if input ~= nil then
     -- the least the activations could need: the most bytes alive at one step
-    local lb
+    local lb, lbGrads
     if st and st.signature == signature(input) and st.opts.mode == o.mode then
+      lbGrads = st.opts.planGrads
       lb = 0
       for _, v in pairs(st.result.lowerBound) do lb = lb + v end
     else
       local modules = walk.modules(net)
       local restoreState = snapshotState(modules)
-      local rec = trace.run(net, input, o.mode)
+      local rec = trace.run(net, input, o.mode, o.planGrads)
       restoreState()
       local p = plan.intervals(rec, net, input, o)
+      lbGrads = o.planGrads
       lb = 0
       for _, v in pairs(plan.lowerBound(p.entries)) do lb = lb + v end
     end
     r.lower_bound_activations = lb
-    r.lower_bound = lb + r.params + r.state
+    -- gradients planned with the activations (trainStep) are in lb already
+    local grads = lbGrads and r.grads or 0
+    r.lower_bound = lb + r.params - grads + r.state + r.optimState
   end
   return r
 end
@@ -1152,5 +1192,19 @@ function optnet.graphgen(...) return require('optnet.graphgen')(...) end
 function optnet.dot(...) return require('optnet.graphgen').dot(...) end
 function optnet.timeline(...) return require('optnet.timeline')(...) end
 function optnet.report(...) return require('optnet.report')(...) end
+-- runs f with a training step's object kept by its net across
+-- removeOptimization and optimizeMemory (optnet.timeline re-plans it)
+function optnet._keepStep(f)
+  local prev = replanning
+  replanning = true
+  local ok, r = pcall(f)
+  replanning = prev
+  if not ok then error(r, 0) end
+  return r
+end
+-- the whole training step planned (docs/optnet.md, "Planning the training step")
+function optnet.trainStep(net, criterion, input, opts)
+  return require('optnet.step').new(optnet, net, criterion, input, opts)
+end
 
 return optnet

@@ -39,7 +39,8 @@ local function classify(rec, net, input, opts)
     walk.moduleTensors(m, function(t, role, field)
       local id = t:_storageId()
       if not id then return end
-      if role == 'output' or role == 'gradInput' or role == 'buffer' then
+      if role == 'output' or role == 'gradInput' or role == 'buffer'
+         or (role == 'gradParam' and opts.planGrads) then
         movable[id] = true
         roleOf[id] = roleOf[id] or role
       elseif not (role == 'state' and heldFromOther(id, m)) then
@@ -88,6 +89,9 @@ function plan.intervals(rec, net, input, opts, needs)
         pools[s.dtype] = pool
       end
       local last = keep[s.id] and rec.nSteps or s.last
+      -- clipping by global norm updates after the pass: every gradient
+      -- lives to its end (optnet.step)
+      if opts.clipGrads and roleOf[s.id] == 'gradParam' then last = rec.nSteps end
       entries[#entries + 1] = {id = s.id, bytes = bytes, dtype = s.dtype, first = s.first,
                                last = last, pool = pool, role = roleOf[s.id],
                                shadow = shadow[s.id] or nil}

@@ -71,6 +71,10 @@ local function printTable(r, out)
     end
   end
   out:write(string.format('  %-10s %5d tensors  %12s\n', 'all', #r.rows, view.bytes(r.totals.all)))
+  if (r.counts.optimState or 0) > 0 then
+    out:write(string.format('  %-10s (optimizer state, held by optnet.trainStep)  %s\n', 'optimState',
+      view.bytes(r.counts.optimState)))
+  end
 end
 
 local function report(net, input, opts)
@@ -175,6 +179,9 @@ local function report(net, input, opts)
     counts[k] = union(function(row) return COUNT[row.category] == k end)
   end
   counts.state = totals.state
+  counts.grads = union(function(row) return row.category == 'gradParam' end)
+  -- a training step's optimizer state (optnet.trainStep): outside the net's fields
+  counts.optimState = require('optnet.step').stateBytes(net)
   for _, row in ipairs(rows) do row.order = nil end
 
   local r = {rows = rows, totals = totals, tensors = tensors, counts = counts, mode = mode, nSteps = rec.nSteps}

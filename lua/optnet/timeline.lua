@@ -191,10 +191,17 @@ local function timeline(net, input, opts)
   for k, v in pairs(o) do if optnet._isOption(k) then oo[k] = v end end
   oo.mode = mode
   local paths = view.paths(net)
+  -- a training step's net (optnet.trainStep) is re-planned with its object kept
+  local keep = prevOpts and prevOpts.planGrads and optnet._keepStep or function(f) return f() end
+  return keep(function()
   if st then optnet.removeOptimization(net) end
   local ok, d = pcall(function()
-    local rec = view.sideEffectFree(net, function() return trace.run(net, input, mode) end)
-    local before = plan.intervals(rec, net, input, {mode = mode, shareInput = oo.shareInput})
+    local rec = view.sideEffectFree(net, function() return trace.run(net, input, mode, oo.planGrads) end)
+    local before = plan.intervals(rec, net, input, {mode = mode, shareInput = oo.shareInput, planGrads = oo.planGrads})
+    -- the plain net holds every gradient through the whole pass
+    for _, e in ipairs(before.entries) do
+      if e.role == 'gradParam' then e.first, e.last = 1, rec.nSteps end
+    end
     optnet.optimizeMemory(net, input, oo)
     local after = optnet._state(net)
     local n = rec.nSteps
@@ -237,6 +244,7 @@ local function timeline(net, input, opts)
   if not ok then error(d, 0) end
   d.svg = render(d, o)
   return d
+  end)
 end
 
 return timeline

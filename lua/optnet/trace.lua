@@ -111,6 +111,14 @@ end
 -- records one step of module m; kind: 'forward', 'derivative', 'gradient', 'backward'
 local function record(rec, m, kind, input, gradOutput)
   local step = #rec.steps + 1
+  -- a whole-step plan (optnet.trainStep): a parameter gradient is used at
+  -- the gradient steps that accumulate into it, and nowhere else
+  if kind == 'gradient' and rec.grads then
+    for _, f in ipairs{'gradWeight', 'gradBias'} do
+      local g = rawget(m, f)
+      if torch.isTensor(g) and g:nElement() > 0 then touchTensor(rec, g, step) end
+    end
+  end
   rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
   if kind == 'derivative' then
     -- which storage the gradient came in and went out in: an in-place
@@ -303,18 +311,23 @@ local runOnce
 -- nn.Recurrence a step clone per time step of a longer sequence): those
 -- were not wrapped, so the pass did not see them. The pass runs again once
 -- they exist, until it sees every module.
-function trace.run(net, input, mode)
+-- grads: the parameter gradients are recorded too (optnet.trainStep)
+function trace.run(net, input, mode, grads)
   local rec
   for _ = 1, 4 do
     local before = #walk.modules(net)
-    rec = runOnce(net, input, mode)
+    rec = runOnce(net, input, mode, grads)
     if #walk.modules(net) == before then return rec end
   end
   error('optnet: the net keeps making new modules at each forward; it cannot be traced', 0)
 end
 
-runOnce = function(net, input, mode)
+-- how many traces are running (optnet.step lets their backward through)
+trace.active = 0
+
+runOnce = function(net, input, mode, grads)
   local rec = newRecord()
+  rec.grads = grads and mode == 'training' or nil
   rec.modules = walk.modules(net)
   rec.traits = {}
   for _, m in ipairs(rec.modules) do rec.traits[m] = walk.traits(m) end
@@ -330,6 +343,7 @@ runOnce = function(net, input, mode)
     entered[m] = entered[m] or {}
     table.insert(entered[m], #rec.steps + 1)
   end)
+  trace.active = trace.active + 1
   local ok, err = pcall(function()
     -- the input exists before the first step
     touch(rec, input, 0)
@@ -342,6 +356,7 @@ runOnce = function(net, input, mode)
       net:backward(input, gradOutput, 0)
     end
   end)
+  trace.active = trace.active - 1
   trace.unwrap(saved)
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps

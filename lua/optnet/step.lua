@@ -1,0 +1,428 @@
+-- optnet.step: the whole training step planned (optnet.trainStep).
+-- Each parameter is updated by the optimizer as soon as its gradient is
+-- complete in backward (the last accGradParameters into it done), so the
+-- gradient lives only from its first accumulation to its update and is
+-- planned in the activation arena like any other tensor (the trace records
+-- it at its gradient steps: trace.lua, plan.lua with opts.planGrads).
+-- Per-parameter updates call optim's own functions on each parameter with
+-- a state table of its own: the optimizers here are elementwise, so each
+-- element sees the arithmetic of the plain loop over the flat vector.
+require 'optim'
+local walk = require 'optnet.walk'
+
+local step = {}
+
+-- the net's step object (weak: the object holds the net)
+local of = setmetatable({}, {__mode = 'k'})
+step.of = of
+
+local PER_PARAM = {'sgd', 'adam', 'adamax', 'adagrad', 'rmsprop', 'adadelta', 'nag'}
+local WHOLE = {lbfgs = 'a line search over several evaluations', cg = 'a line search over several evaluations'}
+-- state fields each update overwrites before reading: scratch, not state.
+-- adam's denom takes the gradient's own memory (the gradient is read for
+-- the last time before denom is written); the others share one scratch
+-- per field, as large as the largest parameter
+local SCRATCH = {adamax = {'max'}, rmsprop = {'tmp'}, adagrad = {'paramStd'}, adadelta = {'paramStd', 'delta'}}
+
+local function fail(fmt, ...)
+  error(string.format('optnet.trainStep: ' .. fmt, ...), 3)
+end
+
+-- the optimizer's name from a function of optim or a name
+local function methodName(method)
+  for _, k in ipairs(PER_PARAM) do
+    if method == k or method == optim[k] then return k end
+  end
+  for k, why in pairs(WHOLE) do
+    if method == k or method == optim[k] then
+      fail("optim.%s needs the whole gradient at once (%s): it cannot update each parameter as its gradient "
+        .. "completes; optimize with optnet.optimizeMemory(net, input, {mode = 'training'}) and call "
+        .. "optim.%s over net:getParameters() as before", k, why, k)
+    end
+  end
+  fail("option 'method' must be one of optim.%s (or its name), got %s", table.concat(PER_PARAM, ', optim.'),
+    tostring(method))
+end
+
+local function checkConfig(name, config)
+  if type(config) ~= 'table' then fail("option 'config' must be a table, got %s", torch.type(config)) end
+  for _, k in ipairs{'learningRates', 'weightDecays'} do
+    if config[k] ~= nil then
+      fail("config.%s (a tensor over the flat parameters) is not supported per parameter; use optim.%s "
+        .. "over net:getParameters()", k, name)
+    end
+  end
+  if name == 'nag' and (config.momentum or 0.9) <= 0 then
+    fail('optim.nag: momentum must be positive for Nesterov accelerated gradient, got %g', config.momentum)
+  end
+  if name == 'sgd' and config.nesterov and ((config.momentum or 0) <= 0 or (config.dampening or config.momentum) ~= 0) then
+    fail('optim.sgd: Nesterov momentum requires a momentum and zero dampening (momentum %g, dampening %g)',
+      config.momentum or 0, config.dampening or config.momentum or 0)
+  end
+end
+
+local function key(t) return t:_storageId() .. ':' .. t:storageOffset() .. ':' .. t:nElement() end
+
+-- the parameter groups of a net: one per distinct parameter tensor, in the
+-- order of net:parameters() (the order of getParameters' flat vector),
+-- each with the (module, field) pairs holding it. A weight used by two
+-- modules whose gradients are not shared gets them shared here, as
+-- getParameters would do: the group's gradient is their sum.
+local function groups(net)
+  local list, byKey = {}, {}
+  local params = net:parameters() or {}
+  for _, p in ipairs(params) do
+    local k = key(p)
+    if p:nElement() > 0 and not byKey[k] then
+      byKey[k] = {param = p, members = {}, index = #list + 1}
+      list[#list + 1] = byKey[k]
+    end
+  end
+  local ties = {}
+  for _, m in ipairs(walk.modules(net)) do
+    for _, f in ipairs{{'weight', 'gradWeight'}, {'bias', 'gradBias'}} do
+      local pf, gf = f[1], f[2]
+      local p, g = rawget(m, pf), rawget(m, gf)
+      if torch.isTensor(p) and p:nElement() > 0 then
+        local grp = byKey[key(p)]
+        if not grp then fail('%s.%s is not among net:parameters()', torch.type(m), pf) end
+        if not torch.isTensor(g) or not g:isSameSizeAs(p) then
+          fail('%s.%s must be a tensor of the size of its %s, got %s', torch.type(m), gf, pf,
+            torch.isTensor(g) and table.concat(g:size():totable(), 'x') or torch.type(g))
+        end
+        local first = grp.members[1]
+        if first then
+          local g1 = first.module[first.gradField]
+          if not (g:_storageId() == g1:_storageId() and g:storageOffset() == g1:storageOffset()) then
+            ties[#ties + 1] = {t = g, size = g:size(), stride = g:stride()}
+            g:set(g1)
+          end
+        end
+        grp.members[#grp.members + 1] = {module = m, field = pf, gradField = gf}
+      end
+    end
+  end
+  for _, grp in ipairs(list) do
+    if #grp.members == 0 then
+      fail('parameter %d (%s) is not the weight or bias field of a module: not supported', grp.index,
+        table.concat(grp.param:size():totable(), 'x'))
+    end
+    grp.grad = grp.members[1].module[grp.members[1].gradField]
+  end
+  return list, ties
+end
+
+local Step = {}
+Step.__index = Step
+
+-- trainStep's own options; the others go to optimizeMemory
+local STEP_OPTS = {method = true, config = true, state = true, maxNorm = true, twoPass = true, onGradReady = true,
+                   onBackwardDone = true}
+
+-- optnet: the optnet table (init.lua); the rest as optnet.trainStep
+function step.new(optnet, net, criterion, input, opts)
+  if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
+    fail('nn.Module expected as argument 1, got %s', torch.type(net))
+  end
+  if type(criterion) ~= 'table' or not torch.isTypeOf(criterion, 'nn.Criterion') then
+    fail('nn.Criterion expected as argument 2, got %s', torch.type(criterion))
+  end
+  if opts ~= nil and type(opts) ~= 'table' then fail('options table expected as argument 4, got %s', type(opts)) end
+  opts = opts or {}
+  local name = methodName(opts.method or 'sgd')
+  local config = opts.config or {}
+  checkConfig(name, config)
+  if opts.maxNorm ~= nil and (type(opts.maxNorm) ~= 'number' or not (opts.maxNorm > 0)) then
+    fail("option 'maxNorm' must be a number > 0, got %s", tostring(opts.maxNorm))
+  end
+  for _, k in ipairs{'onGradReady', 'onBackwardDone'} do
+    if opts[k] ~= nil and type(opts[k]) ~= 'function' then
+      fail("option '%s' must be a function, got %s", k, torch.type(opts[k]))
+    end
+  end
+  if opts.twoPass ~= nil and type(opts.twoPass) ~= 'boolean' then
+    fail("option 'twoPass' must be a boolean, got %s", torch.type(opts.twoPass))
+  end
+  local twoPass = opts.twoPass or opts.maxNorm ~= nil
+  local planOpts = {}
+  for k, v in pairs(opts) do
+    if not STEP_OPTS[k] then
+      if not optnet._isOption(k) or k == 'planGrads' or k == 'clipGrads' then fail("unknown option '%s'", tostring(k)) end
+      planOpts[k] = v
+    end
+  end
+  if planOpts.mode ~= nil and planOpts.mode ~= 'training' then
+    fail("a training step plans mode = 'training', got mode = '%s'", tostring(planOpts.mode))
+  end
+  planOpts.mode, planOpts.planGrads, planOpts.clipGrads = 'training', true, twoPass
+  if of[net] then of[net].dead = true end
+  local self = setmetatable({net = net, criterion = criterion, method = name, config = config,
+                             maxNorm = opts.maxNorm, onGradReady = opts.onGradReady, twoPass = twoPass,
+                             onBackwardDone = opts.onBackwardDone,
+                             states = opts.state or {}, optnet = optnet}, Step)
+  if type(self.states) ~= 'table' then fail("option 'state' must be a table, got %s", torch.type(self.states)) end
+  self.groups, self.ties = groups(net)
+  of[net] = self
+  local ok, err = pcall(optnet.optimizeMemory, net, input, planOpts)
+  if not ok then
+    of[net] = nil
+    step.untie(self)
+    error(err, 0)
+  end
+  return self
+end
+
+-- the grads tied by groups() get private memory again (zeroed)
+function step.untie(self)
+  for _, t in ipairs(self.ties) do
+    t.t:set(t.t.new(t.size):zero())
+  end
+  self.ties = {}
+end
+
+-- the wrappers of a planned state (init.lua's optimize, after rebind): each
+-- module holding a parameter zeroes a gradient before its first
+-- accumulation of the pass and updates the parameter after its last; the
+-- net's backward is refused outside step(); getParameters is refused
+function step.attach(net, state, rec)
+  local self = of[net]
+  if not self or self.dead then
+    error('optnet: a net planned with planGrads needs its optnet.trainStep (make one with optnet.trainStep)', 0)
+  end
+  local T = torch._transient
+  -- accumulations per group and pass, as the trace saw them
+  local groupsOf = {}
+  for _, grp in ipairs(self.groups) do
+    grp.n = 0
+    for _, mb in ipairs(grp.members) do
+      groupsOf[mb.module] = groupsOf[mb.module] or {}
+      table.insert(groupsOf[mb.module], grp)
+    end
+  end
+  for _, st in ipairs(rec.steps) do
+    if st.kind == 'gradient' then
+      for _, grp in ipairs(groupsOf[st.module] or {}) do grp.n = grp.n + 1 end
+    end
+  end
+  local saved = {}
+  for m, list in pairs(groupsOf) do
+    local raw = rawget(m, 'accGradParameters')
+    saved[m] = {accGradParameters = raw}
+    local agp = m.accGradParameters
+    m.accGradParameters = T(function(mod, input, gradOutput, scale)
+      if not self.running then return agp(mod, input, gradOutput, scale) end
+      for _, grp in ipairs(list) do
+        -- its slot held other tensors until now
+        if grp.seen == 0 then grp.grad:zero() end
+      end
+      agp(mod, input, gradOutput, scale)
+      for _, grp in ipairs(list) do
+        grp.seen = grp.seen + 1
+        if grp.seen == grp.n then self:_ready(grp) end
+      end
+    end)
+  end
+  local backward, getParameters = rawget(net, 'backward'), rawget(net, 'getParameters')
+  local bw = net.backward
+  net.backward = T(function(n, ...)
+    -- a trace (optnet.report) runs backward with scale 0: it changes no
+    -- gradient that is read (the next step zeroes each before use)
+    if not self.running and require('optnet.trace').active == 0 then
+      error(string.format("%s:backward: the net is optimized by optnet.trainStep: its gradients live only inside "
+        .. "step:step(input, target); call that (or optnet.removeOptimization(net) first)", torch.type(n)), 2)
+    end
+    return bw(n, ...)
+  end)
+  net.getParameters = T(function(n)
+    error(string.format('%s:getParameters: the net is optimized by optnet.trainStep (its gradients are planned '
+      .. 'in the activation arena); call optnet.removeOptimization(net) first', torch.type(n)), 2)
+  end)
+  state.step = {saved = saved, backward = backward, getParameters = getParameters}
+  self.state = state
+end
+
+-- undoes attach's wrappers (first thing in optnet's remove) and zeroes the
+-- gradients, which the arena shared with other tensors
+function step.detach(net, state)
+  local s = state.step
+  rawset(net, 'backward', s.backward)
+  rawset(net, 'getParameters', s.getParameters)
+  for m, f in pairs(s.saved) do rawset(m, 'accGradParameters', f.accGradParameters) end
+  state.step = nil
+end
+
+function step.zeroGrads(net)
+  local self = of[net]
+  if not self then return end
+  for _, grp in ipairs(self.groups) do
+    for _, mb in ipairs(grp.members) do
+      local g = mb.module[mb.gradField]
+      if g:nElement() > 0 then g:zero() end
+    end
+  end
+end
+
+-- removeOptimization: the ties undone, the net forgotten
+function step.forget(net)
+  local self = of[net]
+  if not self then return end
+  step.untie(self)
+  self.dead = true
+  of[net] = nil
+end
+
+-- one parameter's update (its gradient complete, clipped if asked)
+local function update(self, grp)
+  local st = self.states[grp.index]
+  if not st then st = {}; self.states[grp.index] = st end
+  local p, g, config = grp.param, grp.grad, self.config
+  local name = self.method
+  if name == 'nag' then
+    -- optim.nag's arithmetic after its look-ahead (made in step())
+    local lr, lrd, wd, mom = config.learningRate or 1e-3, config.learningRateDecay or 0,
+      config.weightDecay or 0, config.momentum or 0.9
+    st.evalCounter = st.evalCounter or 0
+    if wd ~= 0 then g:add(wd, p) end
+    local clr = lr / (1 + st.evalCounter * lrd)
+    if st.dfdx then st.dfdx:mul(mom) else st.dfdx = p.new():resizeAs(g):zero() end
+    p:add(-clr, g)
+    st.dfdx:add(-clr, g)
+    st.evalCounter = st.evalCounter + 1
+    return
+  end
+  if name == 'adam' then st.denom = g end
+  local scratch = SCRATCH[name]
+  if scratch then
+    for _, f in ipairs(scratch) do
+      local sizes = p:size():totable()
+      if name == 'adamax' then table.insert(sizes, 1, 2) end
+      local n = 1
+      for _, d in ipairs(sizes) do n = n * d end
+      local buf = self.scratch[f]
+      if not buf or buf:nElement() < n then
+        buf = p.new(n)
+        self.scratch[f] = buf
+      end
+      st[f] = p.new():set(buf:storage(), buf:storageOffset(), torch.LongStorage(sizes))
+    end
+  end
+  optim[name](function() return self.loss, g end, p, config, st)
+  if name == 'adam' then st.denom = nil end
+  if scratch then for _, f in ipairs(scratch) do st[f] = nil end end
+end
+
+function Step:_ready(grp)
+  if self.onGradReady then self.onGradReady(grp.index, grp.grad, grp.param) end
+  if self.twoPass then return end
+  update(self, grp)
+  grp.updated = true
+end
+
+function Step:_check()
+  if self.dead or of[self.net] ~= self then
+    error('optnet.trainStep: this step object no longer drives its net (the net was optimized again, or its '
+      .. 'optimization removed); make a new one with optnet.trainStep', 3)
+  end
+  local st = self.optnet._state(self.net)
+  if not st or not st.opts.planGrads then
+    error('optnet.trainStep: the net is no longer planned for a training step; make a new one with optnet.trainStep', 3)
+  end
+  for _, grp in ipairs(self.groups) do
+    for _, mb in ipairs(grp.members) do
+      local p, g = rawget(mb.module, mb.field), rawget(mb.module, mb.gradField)
+      if not (torch.isTensor(p) and p:_storageId() == grp.param:_storageId() and torch.isTensor(g)
+              and g:_storageId() == grp.grad:_storageId()) then
+        error(string.format('optnet.trainStep: %s.%s is no longer the tensor this step updates (the net was '
+          .. 'converted or its parameters replaced); make a new one with optnet.trainStep', torch.type(mb.module),
+          mb.field), 3)
+      end
+    end
+  end
+end
+
+-- one training step: forward, loss, backward with each parameter updated
+-- as its gradient completes (with maxNorm: all after backward, scaled by
+-- min(1, maxNorm / global norm)). Returns the loss and the net's output.
+function Step:step(input, target)
+  self:_check()
+  self.scratch = self.scratch or {}
+  local net, crit = self.net, self.criterion
+  if self.method == 'nag' then
+    -- optim.nag's look-ahead: the gradient is taken at x + momentum * dfdx
+    local mom = self.config.momentum or 0.9
+    for _, grp in ipairs(self.groups) do
+      local st = self.states[grp.index]
+      if st and st.dfdx then grp.param:add(mom, st.dfdx) end
+    end
+  end
+  local out = net:forward(input)
+  -- a forward at a new shape plans again (and attaches again): the groups' counts are the new plan's
+  for _, grp in ipairs(self.groups) do grp.seen, grp.updated = 0, false end
+  self.loss = crit:forward(out, target)
+  local gradOut = crit:backward(out, target)
+  self.running = true
+  local ok, err = pcall(net.backward, net, input, gradOut)
+  self.running = false
+  if not ok then error(err, 0) end
+  -- a parameter whose modules accumulate nothing in backward (the trace
+  -- saw no accumulation) is updated as the plain loop updates it: with a
+  -- zero gradient, after backward (its gradient is not planned)
+  for _, grp in ipairs(self.groups) do
+    if grp.n == 0 then
+      grp.grad:zero()
+      self:_ready(grp)
+    end
+  end
+  if self.twoPass then
+    -- every gradient is complete and alive (planned to the pass's end)
+    if self.onBackwardDone then self.onBackwardDone() end
+    local factor
+    if self.maxNorm then
+      local sum = 0
+      for _, grp in ipairs(self.groups) do
+        local n = grp.grad:norm()
+        sum = sum + n * n
+      end
+      local norm = math.sqrt(sum)
+      self.lastNorm = norm
+      factor = norm > self.maxNorm and self.maxNorm / norm or nil
+    end
+    for _, grp in ipairs(self.groups) do
+      if grp.seen == grp.n and not grp.updated then
+        if factor then grp.grad:mul(factor) end
+        update(self, grp)
+        grp.updated = true
+      end
+    end
+  end
+  for _, grp in ipairs(self.groups) do
+    if not grp.updated then
+      error(string.format('optnet.trainStep: parameter %d got %d gradient accumulations in this backward, the '
+        .. 'plan expected %d: not updated', grp.index, grp.seen, grp.n), 2)
+    end
+  end
+  return self.loss, out
+end
+
+-- bytes of the optimizer's state tensors (each storage once) and of its scratch
+function step.stateBytes(net)
+  local self = of[net]
+  if not self then return 0 end
+  local seen, n = {}, 0
+  local function add(t)
+    local id = t:_storageId()
+    if id and not seen[id] then
+      seen[id] = true
+      n = n + t:_storageBytes()
+    end
+  end
+  for _, st in pairs(self.states) do walk.tensors(st, add) end
+  for _, t in pairs(self.scratch or {}) do add(t) end
+  return n
+end
+
+function Step:remove()
+  return self.optnet.removeOptimization(self.net)
+end
+
+return step
