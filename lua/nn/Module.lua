@@ -44,6 +44,13 @@ function Module:__postinit()
   utils.derived(self, 'load')
 end
 
+-- torch.load calls this on a module read from a file, before __postinit:
+-- raises "<class>: field '<name>' ..." when a field is missing, of the
+-- wrong type or of the wrong size (the rules are data, in nn/validate.lua)
+function Module:__validate()
+  return require('nn.validate').check(self)
+end
+
 function Module:forward(input)
   local _ <close> = utils.ownGuard(self, 'forward')
   return self:updateOutput(input)
