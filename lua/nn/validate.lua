@@ -69,6 +69,18 @@ V.kinds = {
     return true
   end, 'a list of nn.Module'},
   probability = {function(v) return type(v) == 'number' and v >= 0 and v < 1 end, 'a number in [0, 1)'},
+  -- nn.Transpose: a list of {dim1, dim2} pairs of positive integers
+  permutations = {function(v)
+    if type(v) ~= 'table' or torch.typename(v) then return false end
+    local n = #v
+    for k, p in pairs(v) do
+      if math.type(k) ~= 'integer' or k < 1 or k > n or type(p) ~= 'table' then return false end
+      for i = 1, 2 do
+        if math.tointeger(p[i]) == nil or p[i] < 1 then return false end
+      end
+    end
+    return true
+  end, 'a list of {dim1, dim2} pairs of positive integers'},
 }
 
 -- the kind of a field by its name, in every class that has it
@@ -88,6 +100,24 @@ V.fields = {
   pad_l = 'integer', pad_r = 'integer', pad_t = 'integer', pad_b = 'integer',
   _type = 'string',
 }
+
+-- parameter -> its gradient: where the parameter is, the gradient must be
+V.gradients = {weight = 'gradWeight', bias = 'gradBias'}
+
+-- classes (and their subclasses) whose output and gradInput are tensors,
+-- never tables: tables there fail inside their methods
+V.tensorIO = {}
+for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable SparseLinear? PReLU Mul Add CAdd CMul
+  SpatialConvolution SpatialFullConvolution SpatialDepthWiseConvolution SpatialConvolutionLocal
+  SpatialConvolutionMap SpatialFullConvolutionMap SpatialSubSampling TemporalConvolution
+  TemporalSubSampling TemporalRowConvolution VolumetricConvolution VolumetricFullConvolution
+  BatchNormalization SpatialMaxPooling SpatialAveragePooling SpatialCrossMapLRN Dropout View Reshape
+  Threshold Tanh Sigmoid SoftMax LogSoftMax HardTanh ELU LeakyReLU SoftPlus SoftSign Abs Exp Log Sqrt
+  Square Power Clamp MulConstant AddConstant Transpose Squeeze Unsqueeze Sum Mean Max Min Normalize
+  Replicate Select Narrow Contiguous SpatialZeroPadding SpatialReflectionPadding
+  SpatialReplicationPadding LogSigmoid SoftMin SoftShrink HardShrink TanhShrink]]):gmatch('[%w?]+') do
+  if not name:find('?', 1, true) then V.tensorIO['nn.' .. name] = true end
+end
 
 local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH', 'padW', 'padH'}}
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
@@ -134,7 +164,7 @@ V.classes = {
     shapes = {{'connTable', '*', 2}, {'weight', 'connTable:1', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
   ['nn.SpatialSubSampling'] = {need = {'weight', 'nInputPlane', 'kW', 'kH', 'dW', 'dH'},
     shapes = {{'weight', 'nInputPlane'}, {'bias', 'nInputPlane'}}},
-  ['nn.TemporalConvolution'] = {need = {'weight', 'inputFrameSize', 'outputFrameSize', 'kW', 'dW'},
+  ['nn.TemporalConvolution'] = {need = {'weight', 'bias', 'inputFrameSize', 'outputFrameSize', 'kW', 'dW'},
     shapes = {{'weight', 'outputFrameSize', function(m) return m.inputFrameSize * m.kW end},
               {'bias', 'outputFrameSize'}}},
   ['nn.TemporalSubSampling'] = {need = {'weight', 'inputFrameSize', 'kW', 'dW'},
@@ -152,15 +182,41 @@ V.classes = {
   ['nn.SpatialAveragePooling'] = pool2,
   ['nn.SpatialCrossMapLRN'] = {need = {'size', 'alpha', 'beta', 'k'},
     kinds = {size = 'count', alpha = 'number', beta = 'number', k = 'number'}},
-  ['nn.Dropout'] = {need = {'p'}, kinds = {p = 'probability'}},
+  ['nn.Dropout'] = {need = {'p', 'noise'}, kinds = {p = 'probability', noise = 'tensor'}},
   ['nn.View'] = {need = {'size'}, kinds = {size = 'longstorage', numElements = 'integer'}},
-  ['nn.Reshape'] = {need = {'size', 'nelement'},
+  ['nn.Reshape'] = {need = {'size', 'nelement', 'batchsize'},
     kinds = {size = 'longstorage', batchsize = 'longstorage', nelement = 'size'}},
   ['nn.JoinTable'] = {need = {'dimension'}, kinds = {size = 'longstorage'}},
   ['nn.MulConstant'] = {need = {'constant_scalar'}},
   ['nn.AddConstant'] = {need = {'constant_scalar'}},
   ['nn.Threshold'] = {need = {'threshold', 'val'}},
   ['nn.SpatialZeroPadding'] = {need = {'pad_l', 'pad_r', 'pad_t', 'pad_b'}},
+  ['nn.Sum'] = {need = {'dimension'}},
+  ['nn.Max'] = {need = {'dimension'}},
+  ['nn.Min'] = {need = {'dimension'}},
+  ['nn.Mean'] = {need = {'dimension'}},
+  ['nn.SplitTable'] = {need = {'dimension'}},
+  ['nn.Select'] = {need = {'dimension', 'index'}, kinds = {index = 'integer'}},
+  ['nn.Narrow'] = {need = {'dimension', 'index', 'length'}, kinds = {index = 'integer', length = 'integer'}},
+  ['nn.Replicate'] = {need = {'nfeatures', 'dim'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
+  ['nn.Padding'] = {need = {'dim', 'pad', 'value', 'index'},
+    kinds = {dim = 'integer', pad = 'integer', value = 'number', index = 'integer', nInputDim = 'integer'}},
+  ['nn.Power'] = {need = {'pow'}, kinds = {pow = 'number'}},
+  ['nn.HardTanh'] = {need = {'min_val', 'max_val'}, kinds = {min_val = 'number', max_val = 'number'}},
+  ['nn.ELU'] = {need = {'alpha'}, kinds = {alpha = 'number'}},
+  ['nn.LeakyReLU'] = {need = {'negval'}, kinds = {negval = 'number'}},
+  ['nn.SoftPlus'] = {need = {'beta', 'threshold'}, kinds = {beta = 'number'}},
+  ['nn.Squeeze'] = {kinds = {dim = 'integer'}},
+  ['nn.Unsqueeze'] = {need = {'pos'}, kinds = {pos = 'integer'}},
+  ['nn.Normalize'] = {need = {'p', 'eps'}, kinds = {p = 'number'}},
+  ['nn.Index'] = {need = {'dimension'}},
+  ['nn.SelectTable'] = {need = {'index'}, kinds = {index = 'integer'}},
+  ['nn.NarrowTable'] = {need = {'offset', 'length'}, kinds = {offset = 'integer', length = 'integer'}},
+  ['nn.SoftShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
+  ['nn.HardShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
+  ['nn.RReLU'] = {need = {'lower', 'upper', 'noise'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
+  ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
+  ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
   ['nn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['nn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
@@ -180,6 +236,9 @@ local function rulesOf(cname)
     c = torch.parentname(c)
   end
   r = {kinds = {}, need = {}, shapes = {}}
+  for _, c2 in ipairs(chain) do
+    if V.tensorIO[c2] then r.tensorIO = true end
+  end
   for k, kind in pairs(V.fields) do r.kinds[k] = kind end
   for _, c2 in ipairs(chain) do
     local e = V.classes[c2]
@@ -283,6 +342,15 @@ function V.check(m)
   local r = rulesOf(cname)
   for f in pairs(r.need) do
     if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
+  end
+  for p, g in pairs(V.gradients) do
+    if rawget(m, p) ~= nil and m[g] == nil then fail(cname, g, 'is missing (%s is there)', p) end
+  end
+  if r.tensorIO then
+    for _, f in ipairs({'output', 'gradInput'}) do
+      local v = rawget(m, f)
+      if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
+    end
   end
   for f, kind in pairs(r.kinds) do
     local v = rawget(m, f)
