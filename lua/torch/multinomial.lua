@@ -9,7 +9,7 @@ local torch = torch
 
 local function fail(msg, ...) error(string.format('torch.multinomial: ' .. msg, ...), 3) end
 
-function torch.multinomial(...)
+local function multinomial(...)
   local args = table.pack(...)
   local i = 1
   local res, gen
@@ -85,6 +85,8 @@ function torch.multinomial(...)
   if prob:dim() == 1 then res:resize(n) end
   return res
 end
+
+torch.multinomial = torch._userCall('torch.multinomial', multinomial)
 
 torch._defineTensorMethod('multinomial', function(self, n, replacement)
   return torch.multinomial(self, n, replacement)
