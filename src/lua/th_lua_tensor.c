@@ -19,6 +19,13 @@ static int t_gc(lua_State *L) {
 static int t_free(lua_State *L) {
   th_tensor *t = th_lua_totensor(L, 1);
   if (t == NULL) return th_lua_argerror(L, 1, "free", "tensor expected, got %s", th_lua_typename(L, 1));
+  /* a module's output (local y <close> = net:forward(x)), gradInput,
+     parameter or buffer: freeing it would break the module (and an
+     optimized net's plan) at its next use, far from this line */
+  if (!(t->flags & TH_TENSOR_FREED) && th_lua_is_module_owned(L, 1))
+    return luaL_error(L, "free: this tensor belongs to a module (its output, gradInput, a parameter or a "
+                         "buffer) and lives as long as the module; do not free it or close it with <close>: "
+                         "clone() it for a copy of your own");
   th_tensor_clear(t);
   t->flags |= TH_TENSOR_FREED;
   return 0;
