@@ -108,4 +108,4 @@ local function run(_, bytes)
   return true
 end
 
-return setmetatable({nfixtures = #nets}, {__call = run})
+return setmetatable({nfixtures = #nets, fixtures = nets}, {__call = run})

@@ -123,11 +123,13 @@ local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW'
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
 
 V.classes = {
-  ['nn.Module'] = {need = {'output', 'gradInput'}},
+  -- (output and gradInput are required of the tensorIO classes only: some
+  -- modules, nngraph's gModule among them, make them lazily)
   ['nn.Container'] = {need = {'modules'}},
-  ['nn.Concat'] = {need = {'dimension'}},
-  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension'},
-                     kinds = {inputDimension = 'count', outputDimension = 'count'}},
+  ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
+  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
+                     kinds = {inputDimension = 'count', outputDimension = 'count', output = 'tensor',
+                              gradInput = 'tensor'}},
   ['nn.Decorator'] = {need = {'modules'}},
   ['nn.Linear'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}, {'bias', 'weight:1'}}},
   ['nn.Bilinear'] = {need = {'weight'}, shapes = {{'weight', '*', '*', '*'}, {'bias', 'weight:1'}}},
@@ -235,7 +237,7 @@ local function rulesOf(cname)
     table.insert(chain, 1, c)
     c = torch.parentname(c)
   end
-  r = {kinds = {}, need = {}, shapes = {}}
+  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}}
   for _, c2 in ipairs(chain) do
     if V.tensorIO[c2] then r.tensorIO = true end
   end
@@ -245,7 +247,11 @@ local function rulesOf(cname)
     if e then
       for k, kind in pairs(e.kinds or {}) do r.kinds[k] = kind or nil end
       for _, f in ipairs(e.need or {}) do r.need[f] = true end
-      for _, s in ipairs(e.shapes or {}) do r.shapes[s[1]] = s end
+      for _, s in ipairs(e.shapes or {}) do
+        -- in declaration order (weight before bias), a subclass's rule in its parent's place
+        local k = r.shapeAt[s[1]] or #r.shapes + 1
+        r.shapes[k], r.shapeAt[s[1]] = s, k
+      end
     end
   end
   cache[cname] = r
@@ -349,7 +355,8 @@ function V.check(m)
   if r.tensorIO then
     for _, f in ipairs({'output', 'gradInput'}) do
       local v = rawget(m, f)
-      if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
+      if v == nil then fail(cname, f, 'is missing') end
+      if not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
     end
   end
   for f, kind in pairs(r.kinds) do
@@ -359,7 +366,7 @@ function V.check(m)
       if not k[1](v) then fail(cname, f, 'is %s, expected %s', what(v), k[2]) end
     end
   end
-  for _, rule in pairs(r.shapes) do checkShape(m, cname, rule) end
+  for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end
   checkParameters(m, cname)
   return true
 end
