@@ -123,8 +123,9 @@ local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW'
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
 
 V.classes = {
-  -- (output and gradInput are required of the tensorIO classes only: some
-  -- modules, nngraph's gModule among them, make them lazily)
+  ['nn.Module'] = {need = {'output', 'gradInput'}},
+  -- nngraph's gModule makes them lazily ('optional' drops a parent's need)
+  ['nn.gModule'] = {optional = {'output', 'gradInput'}},
   ['nn.Container'] = {need = {'modules'}},
   ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
   ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
@@ -247,6 +248,7 @@ local function rulesOf(cname)
     if e then
       for k, kind in pairs(e.kinds or {}) do r.kinds[k] = kind or nil end
       for _, f in ipairs(e.need or {}) do r.need[f] = true end
+      for _, f in ipairs(e.optional or {}) do r.need[f] = nil end
       for _, s in ipairs(e.shapes or {}) do
         -- in declaration order (weight before bias), a subclass's rule in its parent's place
         local k = r.shapeAt[s[1]] or #r.shapes + 1

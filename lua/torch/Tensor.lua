@@ -18,9 +18,9 @@ local function relocate(name, ok, ...)
   local e = ...
   if type(e) ~= 'string' then error(e, 0) end
   if luaroot and e:sub(1, #luaroot) == luaroot then
-    e = e:gsub('^[^\n]-:%d+: ', '', 1)
+    e = e:gsub('^[^:\n]+:%d+: ', '', 1)
     if e:sub(1, #name + 1) ~= name .. ':' and not e:find('^bad argument') then e = name .. ': ' .. e end
-  elseif e:find('^[^\n]-:%d+: ') then
+  elseif e:find('^[^:\n]+:%d+: ') then
     error(e, 0)   -- already placed (the user's own function, as in apply/map)
   end
   -- called as 'return relocate(...)' (a tail call): level 2 is the user's call
