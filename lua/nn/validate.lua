@@ -108,7 +108,7 @@ V.gradients = {weight = 'gradWeight', bias = 'gradBias'}
 -- never tables: tables there fail inside their methods
 V.tensorIO = {}
 for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable SparseLinear? PReLU Mul Add CAdd CMul
-  SpatialConvolution SpatialFullConvolution SpatialDepthWiseConvolution SpatialConvolutionLocal
+  SpatialConvolution SpatialDepthWiseConvolution SpatialConvolutionLocal
   SpatialConvolutionMap SpatialFullConvolutionMap SpatialSubSampling TemporalConvolution
   TemporalSubSampling TemporalRowConvolution VolumetricConvolution VolumetricFullConvolution
   BatchNormalization SpatialMaxPooling SpatialAveragePooling SpatialCrossMapLRN Dropout View Reshape
