@@ -30,6 +30,8 @@ describe('load validation', function()
      "nn.Linear: field 'gradBias' is missing (bias is there)"},
     {'nn.Linear', function() return nn.Linear(3, 2) end, function(m) m.gradWeight = torch.Tensor(3, 3) end,
      'nn.Linear: the gradient of parameter 1 has size 3x3, the parameter 2x3'},
+    {'nn.Linear', function() return nn.Linear(3, 2) end, function(m) m.gradWeight = 5 end,
+     "nn.Linear: field 'gradWeight' is the number 5, expected a tensor"},
     {'nn.Linear', function() return nn.Linear(3, 2) end, function(m) m.output = 42 end,
      "nn.Linear: field 'output' is the number 42, expected a tensor"},
     {'nn.SpatialConvolution', function() return nn.SpatialConvolution(2, 4, 3, 3) end,

@@ -126,6 +126,8 @@ V.classes = {
   ['nn.Module'] = {need = {'output', 'gradInput'}},
   -- nngraph's gModule makes them lazily ('optional' drops a parent's need)
   ['nn.gModule'] = {optional = {'output', 'gradInput'}},
+  -- a module whose output is a criterion's loss (a number)
+  ['nn.CriterionTable'] = {kinds = {output = false}},
   ['nn.Container'] = {need = {'modules'}},
   ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
   ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
@@ -332,14 +334,19 @@ local function checkParameters(m, cname)
       error(sformat('%s: parameter %s is %s, expected a tensor', cname, tostring(i), what(w)), 0)
     end
     local g = gs and gs[i]
-    if g ~= nil then
-      if not torch.isTensor(g) then
-        error(sformat('%s: the gradient of parameter %s is %s, expected a tensor', cname, tostring(i), what(g)), 0)
+    if g == nil and gs then
+      -- weight without gradWeight: backward would index nil
+      for f, gf in pairs(V.gradients) do
+        if rawequal(m[f], w) then fail(cname, gf, 'is missing (%s is there)', f) end
       end
-      if g:nElement() > 0 and not g:isSameSizeAs(w) then
+    elseif torch.isTensor(g) then
+      -- (some modules keep a gradient as a view of another shape: the counts must agree)
+      if g:nElement() > 0 and g:nElement() ~= w:nElement() then
         error(sformat('%s: the gradient of parameter %s has size %s, the parameter %s', cname, tostring(i),
                       sizeStr(g), sizeStr(w)), 0)
       end
+    elseif g ~= nil and type(g) ~= 'table' then   -- (nn.IndexLinear keeps sparse gradients in tables)
+      error(sformat('%s: the gradient of parameter %s is %s, expected a tensor', cname, tostring(i), what(g)), 0)
     end
   end
 end
@@ -350,9 +357,6 @@ function V.check(m)
   local r = rulesOf(cname)
   for f in pairs(r.need) do
     if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
-  end
-  for p, g in pairs(V.gradients) do
-    if rawget(m, p) ~= nil and m[g] == nil then fail(cname, g, 'is missing (%s is there)', p) end
   end
   if r.tensorIO then
     for _, f in ipairs({'output', 'gradInput'}) do

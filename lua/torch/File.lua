@@ -619,6 +619,19 @@ local function readTensorPayload(self, info, tname, at)
   return t
 end
 
+-- a class may check what was read (nn.Module: fields, types, shapes)
+-- before anything uses the object; then its __postinit runs, as after
+-- construction (torch.class)
+local function finishObject(self, obj, at)
+  local validate = obj.__validate
+  if type(validate) == 'function' then
+    local ok, err = pcall(validate, obj)
+    if not ok then corrupt(self, at, '%s', tostring(err)) end
+  end
+  local post = obj.__postinit
+  if post then post(obj) end
+end
+
 local function readTorch(self, index, at)
   local vstr = readString(self, 'a class version')
   local version = tonumber(vstr:match('^V (.*)$') or '')
@@ -653,7 +666,14 @@ local function readTorch(self, index, at)
   local mt = torch.getmetatable(cname)
   local hook = mt and (mt.__read or mt.read)
   if type(hook) == 'function' then
+    -- the objects a read hook reads are checked once it returns: it may
+    -- complete them (nn.WeightNorm puts back its module's weight)
+    local outer = self._deferred
+    self._deferred = {}
     hook(obj, self, version)
+    local inner = self._deferred
+    self._deferred = outer
+    for _, d in ipairs(inner) do finishObject(self, d[1], d[2]) end
   else
     local fat = tell(self)
     local var = readObject(self)
@@ -662,15 +682,11 @@ local function readTorch(self, index, at)
     end
     for k, v in pairs(var) do obj[k] = v end
   end
-  -- a class may check what was read (nn.Module: fields, types, shapes)
-  -- before anything uses the object
-  local validate = obj.__validate
-  if type(validate) == 'function' then
-    local ok, err = pcall(validate, obj)
-    if not ok then corrupt(self, at, '%s', tostring(err)) end
+  if self._deferred then
+    table.insert(self._deferred, {obj, at})
+  else
+    finishObject(self, obj, at)
   end
-  local post = obj.__postinit   -- as after construction (torch.class)
-  if post then post(obj) end
   return obj
 end
 
@@ -729,7 +745,7 @@ function File:readObject()
   checkread(self)
   -- a class's read hook reading its parts: same object graph, same depth
   if self._reading then return readObject(self) end
-  self._reading, self._depth = true, 0
+  self._reading, self._depth, self._deferred = true, 0, nil
   local ok, obj = pcall(readObject, self)
   self._reading = false
   if not ok then error(obj, 0) end
