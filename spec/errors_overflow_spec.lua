@@ -120,6 +120,11 @@ describe('the place of an error is the user\'s call', function()
     placed(function() local r = torch.randperm(MAX) return r end)
   end)
 
+  it('for constructors: an inner error is the constructor\'s', function()
+    assert.are.equal('nn.SpatialConvolution: torch.DoubleTensor: size 9223372036854775807 is too large for Double elements',
+                     errmsg(function() local m = nn.SpatialConvolution(1, 1, MAX, 1) return m end))
+  end)
+
   it('for nn modules and criterions, also inside containers', function()
     placed(function() local y = nn.Linear(3, 2):forward(torch.randn(4)) return y end)
     placed(function() local y = nn.Padding(1, MIN):forward(torch.randn(3)) return y end)

@@ -26,6 +26,15 @@ local function relocate(name, ok, ...)
   -- called as 'return relocate(...)' (a tail call): level 2 is the user's call
   error(e, 2)
 end
+-- msg without the position of a project file it starts with, named 'name';
+-- nil when it does not start with one (torch.class's constructors use it)
+function torch._unplaceInternal(name, e)
+  if type(e) ~= 'string' or not luaroot or e:sub(1, #luaroot) ~= luaroot then return nil end
+  e = e:gsub('^[^:\n]+:%d+: ', '', 1)
+  if e:sub(1, #name + 1) ~= name .. ':' and not e:find('^bad argument') then e = name .. ': ' .. e end
+  return e
+end
+
 -- f wrapped so that its errors are placed at the user's call (relocate)
 function torch._userCall(name, f)
   return function(...) return relocate(name, pcall(f, ...)) end
