@@ -90,6 +90,7 @@ V.fields = {
   running_mean = 'tensor', running_var = 'tensor',
   kW = 'count', kH = 'count', kT = 'count', dW = 'count', dH = 'count', dT = 'count',
   padW = 'size', padH = 'size', padT = 'size', adjW = 'size', adjH = 'size', adjT = 'size',
+  dilationW = 'count', dilationH = 'count', dilationT = 'count',
   nInputPlane = 'count', nOutputPlane = 'count',
   inputFrameSize = 'count', outputFrameSize = 'count',
   hiddenSize = 'count',
@@ -110,7 +111,7 @@ V.tensorIO = {}
 for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable SparseLinear? PReLU Mul Add CAdd CMul
   SpatialConvolution SpatialDepthWiseConvolution SpatialConvolutionLocal
   SpatialConvolutionMap SpatialFullConvolutionMap SpatialSubSampling TemporalConvolution
-  TemporalSubSampling TemporalRowConvolution VolumetricConvolution VolumetricFullConvolution
+  TemporalSubSampling TemporalRowConvolution VolumetricConvolution
   BatchNormalization SpatialMaxPooling SpatialAveragePooling SpatialCrossMapLRN Dropout View Reshape
   Threshold Tanh Sigmoid SoftMax LogSoftMax HardTanh ELU LeakyReLU SoftPlus SoftSign Abs Exp Log Sqrt
   Square Power Clamp MulConstant AddConstant Transpose Squeeze Unsqueeze Sum Mean Max Min Normalize
@@ -183,6 +184,16 @@ V.classes = {
   ['nn.BatchNormalization'] = {need = {'running_mean', 'running_var', 'eps', 'momentum'},
     shapes = {{'running_mean', '*'}, {'running_var', 'running_mean:1'}, {'weight', 'running_mean:1'},
               {'bias', 'running_mean:1'}}},
+  ['nn.SpatialDilatedConvolution'] = {need = {'dilationW', 'dilationH'}},
+  ['nn.SpatialDilatedMaxPooling'] = {need = {'dilationW', 'dilationH'}},
+  ['nn.VolumetricDilatedConvolution'] = {need = {'dilationT', 'dilationW', 'dilationH'}},
+  ['nn.TemporalMaxPooling'] = {need = {'kW', 'dW'}},
+  ['nn.VolumetricMaxPooling'] = {need = {'kT', 'kW', 'kH', 'dT', 'dW', 'dH'}},
+  ['nn.VolumetricAveragePooling'] = {need = {'kT', 'kW', 'kH', 'dT', 'dW', 'dH'}},
+  ['nn.SpatialAdaptiveMaxPooling'] = {need = {'W', 'H'}, kinds = {W = 'size', H = 'size'}},
+  ['nn.SpatialAdaptiveAveragePooling'] = {need = {'W', 'H'}, kinds = {W = 'size', H = 'size'}},
+  ['nn.Kmeans'] = {need = {'weight', 'k', 'dim'}, kinds = {k = 'count', dim = 'count'},
+    shapes = {{'weight', 'k', 'dim'}}},
   ['nn.SpatialMaxPooling'] = pool2,
   ['nn.SpatialAveragePooling'] = pool2,
   ['nn.SpatialCrossMapLRN'] = {need = {'size', 'alpha', 'beta', 'k'},
