@@ -9,7 +9,11 @@ local torch = torch
 
 local function fail(msg, ...) error(string.format('torch.multinomial: ' .. msg, ...), 3) end
 
-local function multinomial(...)
+-- defined below; errors are raised at the user's call (torch._userCall)
+local multinomial
+torch.multinomial = torch._userCall('torch.multinomial', function(...) return multinomial(...) end)
+
+multinomial = function(...)
   local args = table.pack(...)
   local i = 1
   local res, gen
@@ -85,8 +89,6 @@ local function multinomial(...)
   if prob:dim() == 1 then res:resize(n) end
   return res
 end
-
-torch.multinomial = torch._userCall('torch.multinomial', multinomial)
 
 torch._defineTensorMethod('multinomial', function(self, n, replacement)
   return torch.multinomial(self, n, replacement)
