@@ -88,6 +88,10 @@ describe('load validation', function()
     {'nn.Bilinear', function() return nn.Bilinear(2, 3, 4) end, function(m) m.bias = torch.Tensor(3) end,
      "nn.Bilinear: field 'bias' has size 3, expected 4"},
     {'nn.Add', function() return nn.Add(3) end, function(m) m.bias = nil end, "nn.Add: field 'bias' is missing"},
+    {'nn.Tanh', function() return nn.Tanh() end, function(m) m.updateOutput = 5 end,
+     "nn.Tanh: field 'updateOutput' is the number 5 and hides the method of that name"},
+    {'nn.Linear', function() return nn.Linear(2, 2) end, function(m) m.__validate = true end,
+     "nn.Linear: field '__validate' is boolean and hides the method of that name"},
     {'nn.LSTM', function() return nn.LSTM(3, 4) end, function(m) m.hiddenSize = 0 end,
      "nn.LSTM: field 'hiddenSize' is the number 0, expected a positive integer"},
   }

@@ -320,6 +320,7 @@ local function checkShape(m, cname, rule)
   local field = rule[1]
   local t = m[field]
   if t == nil then return end
+  if not torch.isTensor(t) then fail(cname, field, 'is %s, expected a tensor', what(t)) end
   local alts = rule.alt or {{table.unpack(rule, 2)}}
   local wanted = {}
   for _, dims in ipairs(alts) do
@@ -381,6 +382,13 @@ function V.check(m)
     if v ~= nil then
       local k = V.kinds[kind]
       if not k[1](v) then fail(cname, f, 'is %s, expected %s', what(v), k[2]) end
+    end
+  end
+  -- a loaded field must not hide a method of the class (forward = 5)
+  local mt = getmetatable(m)
+  for k, v in pairs(m) do
+    if type(k) == 'string' and type(v) ~= 'function' and type(mt[k]) == 'function' then
+      fail(cname, k, 'is %s and hides the method of that name', what(v))
     end
   end
   for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end

@@ -623,7 +623,9 @@ end
 -- before anything uses the object; then its __postinit runs, as after
 -- construction (torch.class)
 local function finishObject(self, obj, at)
-  local validate = obj.__validate
+  -- the class's method: a field of the file must not stand in for it
+  local mt = getmetatable(obj)
+  local validate = type(mt) == 'table' and mt.__validate
   if type(validate) == 'function' then
     local ok, err = pcall(validate, obj)
     if not ok then corrupt(self, at, '%s', tostring(err)) end
