@@ -156,13 +156,16 @@ clean:
 
 # --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
 # `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
-# other, on one core (-jobs=1); FUZZ_TARGETS picks a subset (load, view,
-# image). Corpora grow in fuzz/corpus-<name>/ (not committed); crashes land in
-# build-fuzz/ as crash-* files: copy them to fuzz/regressions/<name>/ with
-# the fix, and spec/fuzz_regression_spec.lua replays them in `make test`.
+# other, on one core (fuzz/run.sh: fork mode, a finding does not stop the
+# run); FUZZ_TARGETS picks a subset (load, ascii, modload, view, image, plan).
+# Corpora grow in fuzz/corpus-<name>/ (not committed); findings land in
+# build-fuzz/findings/<name>/, a summary table is printed and the target
+# fails if any harness found something: copy the input to
+# fuzz/regressions/<name>/ with the fix, and spec/fuzz_regression_spec.lua
+# replays it in `make test`.
 .PHONY: fuzz fuzz-build
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= load view image
+FUZZ_TARGETS ?= load ascii modload view image plan
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      := clang
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -174,9 +177,17 @@ $(FUZZ_BUILD)/fuzz_view: fuzz/fuzz_view.c $(FUZZ_CORE) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_view.c $(FUZZ_CORE) -lopenblas -lm
 
-$(FUZZ_BUILD)/fuzz_load: fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
+# one Lua harness, three drivers: torch.load in both modes, the ascii reader
+# alone, and saved nets with flipped bytes run forward and backward
+$(FUZZ_BUILD)/fuzz_load $(FUZZ_BUILD)/fuzz_ascii $(FUZZ_BUILD)/fuzz_modload: $(FUZZ_BUILD)/fuzz_%: \
+  fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) -llua5.4 -lopenblas -lpng -ljpeg -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"fuzz/$*_driver.lua"' -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) \
+	  -llua5.4 -lopenblas -lpng -ljpeg -lm
+
+$(FUZZ_BUILD)/fuzz_plan: fuzz/fuzz_plan.c $(wildcard src/plan/*.c) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_plan.c $(wildcard src/plan/*.c) src/tensor/th_error.c -lm
 
 # the image decoders with a 16 MB cap on decoded images (no finding in a
 # valid header that declares a huge one)
@@ -191,16 +202,12 @@ fuzz-build: deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 fuzz: fuzz-build build
-	@mkdir -p fuzz/corpus-load fuzz/corpus-view fuzz/corpus-image fuzz/regressions/image
+	@mkdir -p fuzz/corpus-load fuzz/corpus-ascii fuzz/corpus-modload fuzz/corpus-image
 	@[ -n "$$(ls fuzz/corpus-load)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-load
+	@[ -n "$$(ls fuzz/corpus-ascii)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-ascii ascii
+	@[ -n "$$(ls fuzz/corpus-modload)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-modload modload
 	@[ -n "$$(ls fuzz/corpus-image)" ] || $(RUNENV) $(LUA) fuzz/make_image_seeds.lua fuzz/corpus-image
-	@for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-	  ( cd $(FUZZ_BUILD) && OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \
-	    ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -jobs=1 -workers=1 -max_len=4096 -rss_limit_mb=2048 \
-	      -print_final_stats=1 $(CURDIR)/fuzz/corpus-$$t $(CURDIR)/fuzz/regressions/$$t; \
-	    rc=$$?; grep -E '^Done|^stat::number|^SUMMARY|^artifact' fuzz-0.log; exit $$rc ) || exit 1; \
-	done
+	@fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # --- memcheck (tools/valgrind.supp): a -O1 -g build without -march=native
 # (valgrind cannot run AVX-512) and OpenBLAS on its AVX2 kernels, over

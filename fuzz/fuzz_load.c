@@ -1,5 +1,6 @@
 /*
-** fuzz_load.c: libFuzzer harness for torch.load's parser.
+** fuzz_load.c: libFuzzer harness for torch.load's parser (and, with
+** another FUZZ_DRIVER, for the ascii reader alone or for loaded nets).
 ** One Lua state with torch and nn loaded (the C module linked in, so its
 ** serialization helpers are instrumented) runs fuzz/load_driver.lua's
 ** function on every input: the first byte picks binary or ascii mode, the
@@ -22,6 +23,11 @@
 
 #ifndef FUZZ_ROOT
 #error "FUZZ_ROOT must name the source tree"
+#endif
+/* the Lua program run on each input (relative to FUZZ_ROOT): the Makefile
+   builds fuzz_load, fuzz_ascii and fuzz_modload from this one file */
+#ifndef FUZZ_DRIVER
+#define FUZZ_DRIVER "fuzz/load_driver.lua"
 #endif
 
 int luaopen_torch_core(lua_State *L);
@@ -60,7 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   lua_pushstring(L, FUZZ_ROOT "/lua/?.lua;" FUZZ_ROOT "/lua/?/init.lua;" FUZZ_ROOT "/?.lua;" FUZZ_ROOT "/?/init.lua");
   lua_setfield(L, -2, "path");
   lua_pop(L, 1);
-  if (luaL_dofile(L, FUZZ_ROOT "/fuzz/load_driver.lua") != LUA_OK) die("loading the driver");
+  if (luaL_dofile(L, FUZZ_ROOT "/" FUZZ_DRIVER) != LUA_OK) die("loading the driver");
   driver_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_sethook(L, line_hook, LUA_MASKLINE, 0);
   return 0;

@@ -1,9 +1,26 @@
--- make_seeds.lua DIR: writes a starting corpus for fuzz_load into DIR:
--- every kind of object torch.save writes, in both modes (the first byte
--- of each input is the mode: 0 binary, 1 ascii, as load_driver.lua reads it).
+-- make_seeds.lua DIR [KIND]: writes a starting corpus into DIR.
+-- KIND 'load' (default, for fuzz_load): every kind of object torch.save
+-- writes, in both modes (the first byte of each input is the mode: 0
+-- binary, 1 ascii, as load_driver.lua reads it). 'ascii' (fuzz_ascii): the
+-- ascii files alone. 'modload' (fuzz_modload): short flip programs over
+-- each of modload_driver.lua's fixture nets.
 require 'torch'
 require 'nn'
-local dir = assert(arg[1], 'usage: make_seeds.lua DIR')
+local dir = assert(arg[1], 'usage: make_seeds.lua DIR [load|ascii|modload]')
+local kind = arg[2] or 'load'
+if kind == 'modload' then
+  local nets = require('fuzz.modload_driver').nfixtures
+  for i = 0, nets - 1 do
+    -- the net alone, then the net with one and with three bytes flipped
+    for k, prog in ipairs({string.char(i), string.char(i, 0, 1, 7, 3), string.char(i, 0, 0, 40, 1, 0, 2, 9, 0, 0, 0, 60, 255)}) do
+      local f = assert(io.open(string.format('%s/seed-net%d-%d', dir, i, k), 'wb'))
+      f:write(prog)
+      f:close()
+    end
+  end
+  print(string.format('make_seeds: %d seeds in %s', 3 * nets, dir))
+  return
+end
 torch.manualSeed(1)
 local x = torch.FloatTensor(2, 3):uniform()
 local shared = torch.DoubleTensor(4):fill(2)
@@ -22,10 +39,15 @@ local objects = {
 local k = 0
 for name, obj in pairs(objects) do
   for mode, tag in pairs({binary = '\0', ascii = '\1'}) do
+    if kind == 'ascii' then
+      if mode == 'binary' then goto next end
+      tag = ''
+    end
     local f = assert(io.open(string.format('%s/seed-%s-%s', dir, name, mode), 'wb'))
     f:write(tag, torch.serialize(obj, mode))
     f:close()
     k = k + 1
+    ::next::
   end
 end
 print(string.format('make_seeds: %d seeds in %s', k, dir))

@@ -65,6 +65,9 @@ describe('nn modules: input rank, size and type', function()
     fails('nn.LookupTable:updateOutput: index 11 at position 2 out of range (expected 1..10)', fwd, lt, L({1, 11}))
     fails('nn.LookupTable:updateOutput: index 0 out of range (expected 1..10)', fwd, lt, L({0}))
     fails('nn.LookupTable:updateOutput: index 1.5 at position 1 is not an integer', fwd, lt, T({1.5}))
+    -- int64's edges are integers out of range, not "not an integer"
+    fails('nn.LookupTable:updateOutput: index -9223372036854775808 at position 1 out of range (expected 1..10)',
+          fwd, lt, L({math.mininteger}))
   end)
 
   it('shape modules and tables', function()
@@ -84,6 +87,18 @@ describe('nn modules: input rank, size and type', function()
           fwd, s, T(2, 4))
     local c = nn.Concat(2):add(nn.Linear(4, 3)):add(nn.Linear(4, 2))
     fails({'In 1 module of nn.Concat', 'input must be a tensor, got string'}, fwd, c, 'x')
+    -- no position of the project's own files: the inner module's line starts with its name
+    local ok, err = pcall(fwd, s, T(2, 4))
+    assert.is_false(ok)
+    assert.is_truthy(err:find('In 2 module of nn.Sequential:\nnn.Linear:updateOutput:', 1, true), err)
+    assert.is_falsy(err:find('/lua/nn/', 1, true), err)
+  end)
+
+  it('a module loaded from a damaged file fails at load time, naming class and field', function()
+    local m = nn.Linear(4, 3)
+    m.gradBias = nil
+    fails({'torch.deserialize: <string>: corrupt at byte', "nn.Linear: field 'gradBias' is missing (bias is there)"},
+          torch.deserialize, torch.serialize(m))
   end)
 
   it('constructors', function()

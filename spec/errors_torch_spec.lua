@@ -75,6 +75,11 @@ describe('torch views check dimensions, ranges and overflow', function()
     fails('unfold: unfold size 5 out of range for dimension 1 of size 3', t.unfold, t, 1, 5, 1)
     fails('unfold: unfold step must be positive, got 0', t.unfold, t, 1, 2, 0)
     fails('expand: cannot expand size 3x4 to 4x4: dimension 1 is 3, not 1', t.expand, t, 4, 4)
+    -- a negative size is named as such (said 'dimension 1 is 1, not 1')
+    fails('expand: cannot expand size 1x3 to -1x3: size -1 at dimension 1 must be non-negative',
+          F(1, 3).expand, F(1, 3), -1, 3)
+    fails('unfold: unfold of dimension 1 (size 2305843009213693952, step 1) gives more than 2^63 elements',
+          F(1):expand(2 ^ 62).unfold, F(1):expand(2 ^ 62), 1, 2 ^ 61, 1)
     fails('expand: size overflows: more than 2^63 elements', F(1, 1).expand, F(1, 1), 2 ^ 40, 2 ^ 40)
     fails('view: cannot view a tensor of size 3x4 (12 elements) as 5x3 (15 elements)', t.view, t, 5, 3)
     fails('view: cannot view a non-contiguous tensor of size 4x3 as 12 (call :contiguous() first)',

@@ -44,6 +44,20 @@ describe('fuzz regressions', function()
     end)
   end
 
+  -- the ascii reader and the loaded-net harnesses (fuzz_ascii, fuzz_modload)
+  local ascii = require 'fuzz.ascii_driver'
+  for _, name in ipairs(inputs('fuzz/regressions/ascii')) do
+    it('ascii: ' .. name, function()
+      assert.is_boolean(ascii(slurp('fuzz/regressions/ascii/' .. name)))
+    end)
+  end
+  local modload = require 'fuzz.modload_driver'
+  for _, name in ipairs(inputs('fuzz/regressions/modload')) do
+    it('modload: ' .. name, function()
+      assert.is_boolean(modload(slurp('fuzz/regressions/modload/' .. name)))
+    end)
+  end
+
   it('the view driver decodes programs as fuzz_view does', function()
     -- storage of 16, set() with size 3 stride 1 at offset 0: a valid view, so
     -- at least that operation succeeds and is checked

@@ -416,11 +416,20 @@ describe('serialization errors', function()
     local parts = {}
     for i = 1, 300000 do parts[i] = string.pack('<i4i4i4i4d', 3, i, 1, 1, 1) end
     parts[#parts + 1] = string.pack('<i4', 0)
-    assert.matches('^torch%.deserialize: .*stack overflow', errmsg(torch.deserialize, table.concat(parts)))
+    assert.are.equal('torch.deserialize: <string>: nesting deeper than 20000 (tables and objects inside each other) at byte 480000',
+                     errmsg(torch.deserialize, table.concat(parts)))
     local root = {}
     local t = root
     for _ = 1, 300000 do t[1] = {}; t = t[1] end
-    assert.matches('^torch%.serialize: .*stack overflow', errmsg(torch.serialize, root))
+    assert.are.equal('torch.serialize: <string>: nesting deeper than 20000 (tables and objects inside each other)',
+                     errmsg(torch.serialize, root))
+    -- just below the bound both ways
+    root = {}
+    t = root
+    for _ = 1, 19000 do t[1] = {}; t = t[1] end
+    t = torch.deserialize(torch.serialize(root))
+    for _ = 1, 19000 do t = t[1] end
+    assert.are.same({}, t)
   end)
 
   it('refuses Lua functions in files (Torch7 bytecode)', function()

@@ -25,15 +25,19 @@ end
 -- exactly one value, the loss, whatever updateOutput returns (Torch7's
 -- ClassNLLCriterion:updateOutput also returns the total weight), so that
 -- table.insert(losses, c:forward(x, y)) works
+-- errors are raised at the user's call, not at a line of the criterion's file (utils.rethrow)
 function Criterion:forward(input, target)
   local _ <close> = utils.ownGuard(self, 'forward')
-  local loss = self:updateOutput(input, target)
+  local ok, loss = pcall(self.updateOutput, self, input, target)
+  if not ok then utils.rethrow(loss) end
   return loss
 end
 
 function Criterion:backward(input, target)
   local _ <close> = utils.ownGuard(self, 'backward')
-  return self:updateGradInput(input, target)
+  local ok, gi = pcall(self.updateGradInput, self, input, target)
+  if not ok then utils.rethrow(gi) end
+  return gi
 end
 
 function Criterion:updateGradInput(input, target)

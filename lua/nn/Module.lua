@@ -44,17 +44,32 @@ function Module:__postinit()
   utils.derived(self, 'load')
 end
 
+-- torch.load calls this on a module read from a file, before __postinit:
+-- raises "<class>: field '<name>' ..." when a field is missing, of the
+-- wrong type or of the wrong size (the rules are data, in nn/validate.lua)
+function Module:__validate()
+  return require('nn.validate').check(self)
+end
+
+-- errors are raised at the user's call, not at a line of the module's file (utils.rethrow)
+local function backward(self, input, gradOutput, scale)
+  self:updateGradInput(input, gradOutput)
+  self:accGradParameters(input, gradOutput, scale)
+  return self.gradInput
+end
+
 function Module:forward(input)
   local _ <close> = utils.ownGuard(self, 'forward')
-  return self:updateOutput(input)
+  local ok, out = pcall(self.updateOutput, self, input)
+  if not ok then utils.rethrow(out) end
+  return out
 end
 
 function Module:backward(input, gradOutput, scale)
   local _ <close> = utils.ownGuard(self, 'backward')
-  scale = scale or 1
-  self:updateGradInput(input, gradOutput)
-  self:accGradParameters(input, gradOutput, scale)
-  return self.gradInput
+  local ok, gi = pcall(backward, self, input, gradOutput, scale or 1)
+  if not ok then utils.rethrow(gi) end
+  return gi
 end
 
 function Module:backwardUpdate(input, gradOutput, lr)

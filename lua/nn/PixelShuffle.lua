@@ -26,7 +26,8 @@ local function geometry(self, input, method)
   local r2 = self.upscaleFactorSquared
   if not torch.isTensor(input) or (input:dim() ~= 3 and input:dim() ~= 4)
      or input:size(input:dim() - 2) % r2 ~= 0 then
-    error(string.format('%s:%s: input must be 3D or 4D (batch) with channels a multiple of %d, got %s',
+    -- %s: the factor squared may be a float (a factor beyond 2^31.5)
+    error(string.format('%s:%s: input must be 3D or 4D (batch) with channels a multiple of %s, got %s',
                         torch.type(self), method, r2, shape(input)), 3)
   end
   local b = input:dim() == 4 and input:size(1) or 1

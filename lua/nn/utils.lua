@@ -177,6 +177,24 @@ function utils.derived(m, how, deep)
   return m
 end
 
+-- --- where an error is reported --------------------------------------------
+-- An error inside a module's method carries the position of the project's
+-- own file that raised it ('.../lua/nn/Linear.lua:55: nn.Linear:...'), also
+-- after a container's 'In 2 module of nn.Sequential:' line. forward and
+-- backward raise it again at the user's call without those positions; an
+-- error placed in the user's own file (a module of theirs) keeps its place.
+local luaroot = debug.getinfo(1, 'S').source:match('^@(.*/)nn/[^/]*$')
+
+local internal = luaroot and (luaroot:gsub('%p', '%%%0') .. '[^:\n]*:%d+: ')
+
+-- error(msg) again from a forward/backward (level 3: the user's call of it)
+function utils.rethrow(e)
+  if type(e) ~= 'string' then error(e, 0) end
+  if internal then e = e:gsub(internal, '') end
+  if e:find('^[^:\n]+:%d+: ') then error(e, 0) end   -- placed in the user's own file
+  error(e, 3)
+end
+
 -- --- module-owned tensors (docs/memory.md) ----------------------------------
 -- A module's output, gradInput, parameters and buffers live as long as the
 -- module, not as long as the dispose scope they were born in: they are

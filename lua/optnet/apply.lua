@@ -109,8 +109,12 @@ function apply.unbind(bindings, arenas, modules)
   for pool, st in pairs(arenas or {}) do arenaId[pool] = torch.pointer(st) end
   local moved = {}    -- arena id .. ':' .. offset -> {storage, offset}
   for _, b in ipairs(bindings) do
-    local id = b.t:_storageId()
-    if id ~= nil and (not arenas or id == arenaId[b.entry.pool]) then
+    -- a tensor the user freed (an output closed with <close>, :free()) holds
+    -- no arena memory any more: nothing to move
+    local id = not b.t:isFreed() and b.t:_storageId() or nil
+    if b.t:isFreed() then
+      -- nothing
+    elseif id ~= nil and (not arenas or id == arenaId[b.entry.pool]) then
       local key = id .. ':' .. b.t:storageOffset()
       unbindOne(fresh, b)
       moved[key] = moved[key] or {b.t:storage(), b.t:storageOffset()}
@@ -123,7 +127,7 @@ function apply.unbind(bindings, arenas, modules)
   for _, id in pairs(arenaId) do isArena[id] = true end
   for _, m in ipairs(modules) do
     record.tensorPaths(m, function(t)
-      local id = t:_storageId()
+      local id = not t:isFreed() and t:_storageId() or nil
       if id and isArena[id] then
         local to = moved[id .. ':' .. t:storageOffset()]
         local ok = false

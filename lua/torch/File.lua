@@ -26,6 +26,7 @@ local spack, sunpack, sformat = string.pack, string.unpack, string.format
 local TYPE_NIL, TYPE_NUMBER, TYPE_STRING, TYPE_TABLE, TYPE_TORCH, TYPE_BOOLEAN = 0, 1, 2, 3, 4, 5
 local TYPE_FUNCTION, LEGACY_TYPE_RECUR_FUNCTION, TYPE_RECUR_FUNCTION = 6, 7, 8
 
+local MAXDEPTH = 20000   -- tables and objects inside each other, when reading
 local CHUNK = 1 << 16    -- bytes read from a file at a time (payloads bypass this)
 local FLUSH = 1 << 20    -- bytes buffered before a write to the file
 local MAXDIM = 16
@@ -321,6 +322,10 @@ writeObject = function(self, obj, name)
     self:writeInt(TYPE_BOOLEAN)
     self:writeBool(obj)
   elseif tname ~= nil or t == 'table' then
+    -- the reader's bound (what is saved can be loaded), before Lua's stack runs out
+    if #stack > MAXDEPTH then
+      error(sformat('%s: nesting deeper than %d (tables and objects inside each other)', self._name, MAXDEPTH), 0)
+    end
     local tag = tname and TYPE_TORCH or TYPE_TABLE
     local idx = self._wobj[sobj]
     self:writeInt(tag)
@@ -654,6 +659,21 @@ local function readTensorPayload(self, info, tname, at)
   return t
 end
 
+-- a class may check what was read (nn.Module: fields, types, shapes)
+-- before anything uses the object; then its __postinit runs, as after
+-- construction (torch.class)
+local function finishObject(self, obj, at)
+  -- the class's method: a field of the file must not stand in for it
+  local mt = getmetatable(obj)
+  local validate = type(mt) == 'table' and mt.__validate
+  if type(validate) == 'function' then
+    local ok, err = pcall(validate, obj)
+    if not ok then corrupt(self, at, '%s', tostring(err)) end
+  end
+  local post = obj.__postinit
+  if post then post(obj) end
+end
+
 local function readTorch(self, index, at)
   local vstr = readString(self, 'a class version')
   local version = tonumber(vstr:match('^V (.*)$') or '')
@@ -688,7 +708,14 @@ local function readTorch(self, index, at)
   local mt = torch.getmetatable(cname)
   local hook = mt and (mt.__read or mt.read)
   if type(hook) == 'function' then
+    -- the objects a read hook reads are checked once it returns: it may
+    -- complete them (nn.WeightNorm puts back its module's weight)
+    local outer = self._deferred
+    self._deferred = {}
     hook(obj, self, version)
+    local inner = self._deferred
+    self._deferred = outer
+    for _, d in ipairs(inner) do finishObject(self, d[1], d[2]) end
   else
     local fat = tell(self)
     local var = readObject(self)
@@ -697,8 +724,11 @@ local function readTorch(self, index, at)
     end
     for k, v in pairs(var) do obj[k] = v end
   end
-  local post = obj.__postinit   -- as after construction (torch.class)
-  if post then post(obj) end
+  if self._deferred then
+    table.insert(self._deferred, {obj, at})
+  else
+    finishObject(self, obj, at)
+  end
   return obj
 end
 
@@ -717,7 +747,18 @@ readObject = function(self)
     local index = self:readInt()
     local obj = self._robj[index]
     if obj ~= nil and not self._force then return obj end
-    if tag == TYPE_TORCH then return readTorch(self, index, at) end
+    -- nesting is bounded before Lua's own stack is: a clear error, not 'stack overflow'
+    local depth = (self._depth or 0) + 1
+    if depth > MAXDEPTH then
+      error(sformat('%s: nesting deeper than %d (tables and objects inside each other) at byte %d',
+                    self._name, MAXDEPTH, at), 0)
+    end
+    self._depth = depth
+    if tag == TYPE_TORCH then
+      obj = readTorch(self, index, at)
+      self._depth = depth - 1
+      return obj
+    end
     local nat = tell(self)
     local n = self:readInt()
     if n < 0 then corrupt(self, nat, 'negative table size %d', n) end
@@ -730,6 +771,7 @@ readObject = function(self)
       if k == nil or k ~= k then corrupt(self, kat, 'table key is %s', tostring(k)) end
       t[k] = v
     end
+    self._depth = depth - 1
     return t
   elseif tag == TYPE_FUNCTION or tag == TYPE_RECUR_FUNCTION or tag == LEGACY_TYPE_RECUR_FUNCTION then
     error(sformat('%s: a Lua function (object at byte %d) cannot be loaded: Torch7 stored functions as LuaJIT bytecode',
@@ -743,7 +785,13 @@ end
 
 function File:readObject()
   checkread(self)
-  return readObject(self)
+  -- a class's read hook reading its parts: same object graph, same depth
+  if self._reading then return readObject(self) end
+  self._reading, self._depth, self._deferred = true, 0, nil
+  local ok, obj = pcall(readObject, self)
+  self._reading = false
+  if not ok then error(obj, 0) end
+  return obj
 end
 
 -- --- torch.Generator -----------------------------------------------------

@@ -8,8 +8,41 @@ local function tmeta(name) return torch._metatables[name] end
 local alltypes = {}
 for i, n in ipairs(torch._typenames) do alltypes[i] = 'torch.' .. n .. 'Tensor' end
 
+-- An error raised inside a method written in Lua at a position in one of
+-- the project's own files ('.../lua/torch/Tensor.lua:305: resize: ...') is
+-- an internal detail of the method the user called: it is raised again
+-- at the user's call, named after the method ('repeatTensor: resize: ...').
+local luaroot = debug.getinfo(1, 'S').source:match('^@(.*/)torch/[^/]*$')
+local function relocate(name, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) ~= 'string' then error(e, 0) end
+  if luaroot and e:sub(1, #luaroot) == luaroot then
+    e = e:gsub('^[^:\n]+:%d+: ', '', 1)
+    if e:sub(1, #name + 1) ~= name .. ':' and not e:find('^bad argument') then e = name .. ': ' .. e end
+  elseif e:find('^[^:\n]+:%d+: ') then
+    error(e, 0)   -- already placed (the user's own function, as in apply/map)
+  end
+  -- called as 'return relocate(...)' (a tail call): level 2 is the user's call
+  error(e, 2)
+end
+-- msg without the position of a project file it starts with, named 'name';
+-- nil when it does not start with one (torch.class's constructors use it)
+function torch._unplaceInternal(name, e)
+  if type(e) ~= 'string' or not luaroot or e:sub(1, #luaroot) ~= luaroot then return nil end
+  e = e:gsub('^[^:\n]+:%d+: ', '', 1)
+  if e:sub(1, #name + 1) ~= name .. ':' and not e:find('^bad argument') then e = name .. ': ' .. e end
+  return e
+end
+
+-- f wrapped so that its errors are placed at the user's call (relocate)
+function torch._userCall(name, f)
+  return function(...) return relocate(name, pcall(f, ...)) end
+end
+
 local function define(name, f)
-  for _, tn in ipairs(alltypes) do tmeta(tn)[name] = f end
+  local g = function(...) return relocate(name, pcall(f, ...)) end
+  for _, tn in ipairs(alltypes) do tmeta(tn)[name] = g end
 end
 torch._defineTensorMethod = define
 
@@ -331,7 +364,12 @@ define('diag', function(res, x, k)
     error(string.format("bad argument #3 to 'diag' (integer diagonal index expected, got %s)", tname(k)), 2)
   end
   if x:dim() == 1 then
-    local n = x:size(1) + math.abs(k)
+    local m = x:size(1)
+    -- n * n elements must fit: |k| is checked before it is added (math.abs(mininteger) wraps)
+    if k > 3037000499 - m or k < m - 3037000499 then
+      error(string.format('diag: diagonal %d of a %d-element vector needs a matrix of more than 2^63 elements', k, m), 2)
+    end
+    local n = m + math.abs(k)
     res:resize(n, n):zero()
     local d = res.new():set(res:storage(), res:storageOffset() + (k >= 0 and k or -k * n),
                             torch.LongStorage{x:size(1)}, torch.LongStorage{n + 1})

@@ -144,7 +144,8 @@ function torch.class(name, parentName, module)
       -- aims at its caller (error(msg, 2)) carries no position rather
       -- than this file's
       local ok, err = pcall(init, obj, ...)
-      if not ok then error(err, 0) end
+      -- an inner error placed in one of the project's files is the constructor's
+      if not ok then error(torch._unplaceInternal and torch._unplaceInternal(name, err) or err, 0) end
     end
     -- a hook run once the whole constructor chain is done (nn: the
     -- module's tensors become module-owned, docs/memory.md)

@@ -70,7 +70,7 @@ for name, nf in pairs(NUMBER_FORMS) do
     end
     -- through pcall, so that an error names the user's line, not this one
     local res = table.pack(pcall(tf, a, ...))
-    if not res[1] then error(res[2], 2) end
+    if not res[1] then return torch._userCall(name, error)(res[2], 0) end
     return table.unpack(res, 2, res.n)
   end
 end
@@ -84,7 +84,7 @@ local function constructor(name)
   end
 end
 for _, name in ipairs{'zeros', 'ones', 'range', 'linspace', 'eye'} do
-  torch[name] = constructor(name)
+  torch[name] = torch._userCall(name, constructor(name))
 end
 
 -- operators, as Torch7: the result is new and has the first tensor's shape

@@ -9,7 +9,11 @@ local torch = torch
 
 local function fail(msg, ...) error(string.format('torch.multinomial: ' .. msg, ...), 3) end
 
-function torch.multinomial(...)
+-- defined below; errors are raised at the user's call (torch._userCall)
+local multinomial
+torch.multinomial = torch._userCall('torch.multinomial', function(...) return multinomial(...) end)
+
+multinomial = function(...)
   local args = table.pack(...)
   local i = 1
   local res, gen

@@ -29,7 +29,7 @@ function torch.rand(...) return R.rand(defaultdtype(), ...) end
 -- torch.randn([res,] [gen,] sizes...): standard normal
 function torch.randn(...) return R.randn(defaultdtype(), ...) end
 -- torch.randperm([res,] [gen,] n): a random permutation of 1..n
-function torch.randperm(...) return R.randperm(defaultdtype(), ...) end
+torch.randperm = torch._userCall('randperm', function(...) return R.randperm(defaultdtype(), ...) end)
 
 -- method forms, as Torch7: x:rand(2, 3), x:randn(...), x:randperm(n) resize x and fill it
 for _, name in ipairs{'rand', 'randn', 'randperm'} do

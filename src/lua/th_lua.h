@@ -63,6 +63,8 @@ void th_lua_check(lua_State *L, int rc, const char *fname);
 /* raises "bad argument #arg to 'fname' (msg)" */
 int th_lua_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 void th_lua_gcstep(lua_State *L);
+/* whether the tensor at idx belongs to a module (th_lua_scope.c's label) */
+int th_lua_is_module_owned(lua_State *L, int idx);
 /* pushes a LongStorage holding the sizes */
 void th_lua_pushsizes(lua_State *L, int n, const int64_t *v);
 /* pushes a number from element i (0-based, in elements from the data start) */

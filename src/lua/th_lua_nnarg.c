@@ -33,11 +33,23 @@ double th_lua_nn_num(lua_State *L, int idx, double def, const char *fn, const ch
 
 /* |v| < 2^62 keeps every later size product of two such values checkable */
 int64_t th_lua_nn_int(lua_State *L, int idx, int64_t def, const char *fn, const char *what) {
-  double v = th_lua_nn_num(L, idx, (double)def, fn, what);
-  if (!(fabs(v) < 4611686018427387904.0) || v != floor(v)) {
+  double v;
+  if (lua_isinteger(L, idx)) {  /* exact, also in the message */
+    lua_Integer i = lua_tointeger(L, idx);
+    if (i <= -((lua_Integer)1 << 62) || i >= ((lua_Integer)1 << 62))
+      luaL_error(L, "%s: %s must be below 2^62 in magnitude, got %I", fn, what, i);
+    return (int64_t)i;
+  }
+  v = th_lua_nn_num(L, idx, (double)def, fn, what);
+  if (v != floor(v) || !isfinite(v)) {
     char got[64];   /* lua_pushfstring knows no %g */
     snprintf(got, sizeof got, "%g", v);
     luaL_error(L, "%s: %s must be an integer, got %s", fn, what, got);
+  }
+  if (!(fabs(v) < 4611686018427387904.0)) {
+    char got[64];
+    snprintf(got, sizeof got, "%.0f", v);
+    luaL_error(L, "%s: %s must be below 2^62 in magnitude, got %s", fn, what, got);
   }
   return (int64_t)v;
 }

@@ -636,6 +636,20 @@ static void set_module_owned(lua_State *L, int idx, int yes) {
   lua_pop(L, 1);
 }
 
+int th_lua_is_module_owned(lua_State *L, int idx) {
+  int yes;
+  idx = lua_absindex(L, idx);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &MODULE_KEY);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushvalue(L, idx);
+  yes = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return yes;
+}
+
 /* x:_setMemoryCategory(name) / C.setMemoryCategory(x, name) -> x, for a tensor or a storage */
 static int sc_setcategory(lua_State *L) {
   th_memcat c = check_category(L, 2, "_setMemoryCategory");

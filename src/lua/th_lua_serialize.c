@@ -257,8 +257,9 @@ static int sz_tensor(lua_State *L) {
       last += (size[d] - 1) * stride[d];
     }
     if (last >= s->size) {
-      snprintf(buf, sizeof buf, "a %s tensor at offset %lld with strides reaching element %lld lies outside its storage of %lld elements",
-               sz, (long long)offset, (long long)last + 1, (long long)s->size);
+      /* last may be INT64_MAX: the 1-based element is printed unsigned */
+      snprintf(buf, sizeof buf, "a %s tensor at offset %lld with strides reaching element %llu lies outside its storage of %lld elements",
+               sz, (long long)offset, (unsigned long long)last + 1u, (long long)s->size);
       return fail(L, buf);
     }
   } else if (s != NULL && offset - 1 > s->size) {

@@ -19,6 +19,13 @@ static int t_gc(lua_State *L) {
 static int t_free(lua_State *L) {
   th_tensor *t = th_lua_totensor(L, 1);
   if (t == NULL) return th_lua_argerror(L, 1, "free", "tensor expected, got %s", th_lua_typename(L, 1));
+  /* a module's output (local y <close> = net:forward(x)), gradInput,
+     parameter or buffer: freeing it would break the module (and an
+     optimized net's plan) at its next use, far from this line */
+  if (!(t->flags & TH_TENSOR_FREED) && th_lua_is_module_owned(L, 1))
+    return luaL_error(L, "free: this tensor belongs to a module (its output, gradInput, a parameter or a "
+                         "buffer) and lives as long as the module; do not free it or close it with <close>: "
+                         "clone() it for a copy of your own");
   th_tensor_clear(t);
   t->flags |= TH_TENSOR_FREED;
   return 0;
@@ -435,12 +442,13 @@ static int t_sub(lua_State *L) {
   th_tensor_set_tensor(r, t);
   for (d = 0; d < nargs / 2; d++) {
     int64_t n = t->size[d];
-    int64_t s = th_lua_checkint(L, 2 + 2 * d, "sub", "start");
-    int64_t e = th_lua_checkint(L, 3 + 2 * d, "sub", "end");
+    int64_t s0 = th_lua_checkint(L, 2 + 2 * d, "sub", "start"), s = s0;
+    int64_t e0 = th_lua_checkint(L, 3 + 2 * d, "sub", "end"), e = e0;
     if (s < 0) s += n + 1;
     if (e < 0) e += n + 1;
-    if (s < 1 || s > n) return th_lua_argerror(L, 2 + 2 * d, "sub", "start %lld out of range for dimension %d of size %lld", (long long)s, d + 1, (long long)n);
-    if (e < s || e > n) return th_lua_argerror(L, 3 + 2 * d, "sub", "end %lld out of range for dimension %d (start %lld, size %lld)", (long long)e, d + 1, (long long)s, (long long)n);
+    /* the messages show the values the user passed, not the shifted ones */
+    if (s < 1 || s > n) return th_lua_argerror(L, 2 + 2 * d, "sub", "start %lld out of range for dimension %d of size %lld", (long long)s0, d + 1, (long long)n);
+    if (e < s || e > n) return th_lua_argerror(L, 3 + 2 * d, "sub", "end %lld out of range for dimension %d (start %lld, size %lld)", (long long)e0, d + 1, (long long)s0, (long long)n);
     th_lua_check(L, th_tensor_narrow(r, r, d, s - 1, e - s + 1), "sub");
   }
   return 1;

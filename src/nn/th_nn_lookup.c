@@ -47,9 +47,14 @@ int th_nn_read_indices(const th_tensor *t, int64_t n, int64_t skip, int has_skip
   o = th_tensor_data(out);
   for (i = 0; i < m && rc == TH_OK; i++) {
     double v = element(&c, i);
-    int64_t k = (int64_t)v;
-    if (!(v >= -9.0e18 && v <= 9.0e18) || (double)k != v) {
+    /* converted only once known to fit: (int64_t)2^63 is undefined */
+    int64_t k = (v >= -9.0e18 && v <= 9.0e18) ? (int64_t)v : 0;
+    if (!isfinite(v) || floor(v) != v) {
       rc = th_error_set("%s %g at position %lld is not an integer", what, v, (long long)i + 1);
+    } else if (!(v >= -9.0e18 && v <= 9.0e18)) {
+      /* an integer far out of range (a LongTensor's INT64_MIN): not converted */
+      rc = th_error_set("%s %.0f at position %lld out of range (expected 1..%lld)", what, v, (long long)i + 1,
+                        (long long)n);
     } else if ((k < 1 || k > n) && !(has_skip && k == skip)) {
       if (m == 1)
         rc = th_error_set("%s %lld out of range (expected 1..%lld)", what, (long long)k,

@@ -134,14 +134,16 @@ static int64_t *read_indices(const th_tensor *idx, int64_t bound, int dim, int64
     th_error_set("out of memory reading %lld indices", (long long)*n);
     return NULL;
   }
-  if (*n > 0) TH_APPLY1(const int64_t, p, idx, ix[k++] = *p - TH_INDEX_BASE;);
+  if (*n > 0) TH_APPLY1(const int64_t, p, idx, ix[k++] = *p;);
+  /* range-checked before the base is subtracted: an index of INT64_MIN must not wrap */
   for (k = 0; k < *n; k++) {
-    if (ix[k] < 0 || ix[k] >= bound) {
+    if (ix[k] < TH_INDEX_BASE || ix[k] - TH_INDEX_BASE >= bound) {
       th_error_set("index %lld out of range for dimension %d of size %lld (entry %lld of the index)",
-                   (long long)(ix[k] + TH_INDEX_BASE), dim + 1, (long long)bound, (long long)k + 1);
+                   (long long)ix[k], dim + 1, (long long)bound, (long long)k + 1);
       free(ix);
       return NULL;
     }
+    ix[k] -= TH_INDEX_BASE;
   }
   return ix;
 }
@@ -271,7 +273,7 @@ static int check_gather_index(const th_tensor *t, int dim, const th_tensor *idx,
                           d + 1, dim + 1);
   if (th_tensor_numel(idx) == 0) return TH_OK;
   TH_APPLY1(const int64_t, p, idx, {
-    if (bad < 0 && (*p < TH_INDEX_BASE || *p >= bound + TH_INDEX_BASE)) bad = k;
+    if (bad < 0 && (*p < TH_INDEX_BASE || *p - TH_INDEX_BASE >= bound)) bad = k;
     if (bad == k) badval = *p;
     k++;
   });

@@ -4,6 +4,7 @@
 ** element count, and stride[k][d] is tensor k's step along merged dim d.
 */
 #include <string.h>
+#include "th_checked.h"
 #include "th_error.h"
 #include "th_iter.h"
 
@@ -29,8 +30,11 @@ static void merge_dims(th_iter *it, const th_tensor *const *ts) {
     if (t0->size[d] == 1) continue;
     if (n > 0) {
       int mergeable = 1;
-      for (k = 0; k < it->nt; k++)
-        mergeable = mergeable && it->stride[k][n - 1] == ts[k]->stride[d] * t0->size[d];
+      for (k = 0; k < it->nt; k++) {
+        int64_t reach;  /* a stride-0 or huge-stride view may not multiply within int64 */
+        mergeable = mergeable && !th_mul_overflows(ts[k]->stride[d], t0->size[d], &reach) &&
+                    it->stride[k][n - 1] == reach;
+      }
       if (mergeable) {
         it->size[n - 1] *= t0->size[d];
         for (k = 0; k < it->nt; k++) it->stride[k][n - 1] = ts[k]->stride[d];

@@ -5,6 +5,7 @@
 */
 #include <stdio.h>
 #include <string.h>
+#include "th_checked.h"
 #include "th_error.h"
 #include "th_tensor.h"
 
@@ -21,10 +22,11 @@ void th_tensor_clear(th_tensor *t) {
 }
 
 int64_t th_tensor_numel(const th_tensor *t) {
-  int64_t n = 1;
-  int d;
+  int64_t n;
   if (t->ndim == 0) return 0;
-  for (d = 0; d < t->ndim; d++) n *= t->size[d];
+  /* every view keeps its count within int64 (checked where sizes are made);
+     an empty view may hold sizes whose product alone would not fit */
+  if (th_numel_overflows(t->ndim, t->size, &n)) return INT64_MAX;
   return n;
 }
 
@@ -34,7 +36,8 @@ int th_tensor_is_contiguous(const th_tensor *t) {
   for (d = t->ndim - 1; d >= 0; d--) {
     if (t->size[d] != 1) {
       if (t->stride[d] != expected) return 0;
-      expected *= t->size[d];
+      /* an empty view's sizes may not multiply within int64 */
+      if (th_mul_overflows(expected, t->size[d], &expected)) return 0;
     }
   }
   return 1;
@@ -324,6 +327,14 @@ int th_tensor_unfold(th_tensor *r, const th_tensor *src, int dim, int64_t size, 
   }
   v.size[src->ndim] = size;
   v.stride[src->ndim] = src->stride[dim];
+  {
+    /* windows x size may exceed the source's count (overlapping windows,
+       stride-0 dimensions): the result's count must still fit */
+    int64_t n;
+    if (th_numel_overflows(v.ndim, v.size, &n))
+      return th_error_set("unfold of dimension %d (size %lld, step %lld) gives more than 2^63 elements",
+                          dim + 1, (long long)size, (long long)step);
+  }
   th_tensor_set_tensor(r, &v);
   return TH_OK;
 }
@@ -397,7 +408,11 @@ int th_tensor_expand(th_tensor *r, const th_tensor *src, int ndim, const int64_t
   for (d = ndim - 1; d >= 0; d--) {
     int sd = d - shift;
     int64_t ssize = sd >= 0 ? src->size[sd] : 1;
-    if (size[d] < 0 || (ssize != 1 && ssize != size[d]))
+    if (size[d] < 0)
+      return th_error_set("cannot expand size %s to %s: size %lld at dimension %d must be non-negative",
+                          th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, size),
+                          (long long)size[d], d + 1);
+    if (ssize != 1 && ssize != size[d])
       return th_error_set("cannot expand size %s to %s: dimension %d is %lld, not 1",
                           th_tensor_sizestr(src, a, sizeof a), th_error_sizes(b, sizeof b, ndim, size),
                           d + 1, (long long)ssize);
@@ -487,7 +502,7 @@ int th_tensor_view(th_tensor *r, const th_tensor *src, int ndim, const int64_t *
     for (k = vd - 1; k >= v0; k--) {
       v.size[k] = sz[k];
       v.stride[k] = chunk_stride;
-      chunk_stride *= sz[k];
+      if (k > v0) chunk_stride *= sz[k];  /* the group's last product is unused and may not fit */
     }
   }
   for (d = 0; d < ndim; d++) v.size[d] = sz[d];

@@ -1,0 +1,399 @@
+-- nn.validate: checks a module read by torch.load before anything uses it.
+-- torch.load runs Module:__validate() on every object whose class derives
+-- from nn.Module once its fields are read (its children were checked
+-- before it), so a damaged file fails at load time with the class, the
+-- field and what was wrong, instead of failing later inside forward with
+-- "attempt to index a nil value (field 'weight')".
+--
+-- The checks are data:
+-- - 'fields': the kind of a field by its name, for every class that has a
+--   field of that name (kW is a positive integer wherever it appears);
+-- - 'classes[name]': per class (inherited by subclasses, a subclass's
+--   entries win): 'kinds' (field kinds that differ from the shared ones,
+--   or false to drop one), 'need' (fields that must be present) and
+--   'shapes' (the sizes a tensor field must have: each entry is
+--   {field, dim1, dim2, ...} where a dim is a number, a field name (its
+--   value), 'other:k' (size k of tensor field 'other'), '*' (any), or a
+--   function(m) giving the number; several alternatives as
+--   {field, alt = {{...}, {...}}}).
+-- Every module also gets the generic checks: 'output' and 'gradInput' are
+-- tensors or tables of them, and parameters() works and returns tensors
+-- whose gradients (when not empty) have the parameters' sizes.
+local torch = torch
+local sformat = string.format
+
+local V = {}
+
+-- --- kinds ----------------------------------------------------------------
+
+local function isModule(v)
+  return torch.isTypeOf(v, 'nn.Module')
+end
+
+local function isTensors(v, depth)
+  if torch.isTensor(v) then return true end
+  if type(v) ~= 'table' or torch.typename(v) or depth > 8 then return false end
+  for _, x in pairs(v) do
+    if not isTensors(x, depth + 1) then return false end
+  end
+  return true
+end
+
+local function what(v)
+  if torch.isTensor(v) then return sformat('a %dD %s', v:dim(), torch.typename(v)) end
+  if type(v) == 'number' then return sformat('the number %s', tostring(v)) end
+  if type(v) == 'string' then return sformat("the string '%s'", #v > 40 and v:sub(1, 40) .. '...' or v) end
+  return torch.type(v)
+end
+
+-- kind -> {test(v) -> ok, what was expected}
+V.kinds = {
+  tensor = {function(v) return torch.isTensor(v) end, 'a tensor'},
+  tensors = {function(v) return isTensors(v, 0) end, 'a tensor or a table of tensors'},
+  count = {function(v) return math.tointeger(v) ~= nil and v >= 1 end, 'a positive integer'},
+  size = {function(v) return math.tointeger(v) ~= nil and v >= 0 end, 'a non-negative integer'},
+  integer = {function(v) return math.tointeger(v) ~= nil end, 'an integer'},
+  number = {function(v) return type(v) == 'number' and v == v end, 'a number (not NaN)'},
+  boolean = {function(v) return type(v) == 'boolean' end, 'a boolean'},
+  string = {function(v) return type(v) == 'string' end, 'a string'},
+  table = {function(v) return type(v) == 'table' and not torch.typename(v) end, 'a table'},
+  longstorage = {function(v) return torch.typename(v) == 'torch.LongStorage' end, 'a torch.LongStorage'},
+  module = {isModule, 'an nn.Module'},
+  -- a list 1..n of modules, nothing else
+  modules = {function(v)
+    if type(v) ~= 'table' or torch.typename(v) then return false end
+    local n = #v
+    for k, m in pairs(v) do
+      if math.type(k) ~= 'integer' or k < 1 or k > n or not isModule(m) then return false end
+    end
+    return true
+  end, 'a list of nn.Module'},
+  probability = {function(v) return type(v) == 'number' and v >= 0 and v < 1 end, 'a number in [0, 1)'},
+  -- nn.Transpose: a list of {dim1, dim2} pairs of positive integers
+  permutations = {function(v)
+    if type(v) ~= 'table' or torch.typename(v) then return false end
+    local n = #v
+    for k, p in pairs(v) do
+      if math.type(k) ~= 'integer' or k < 1 or k > n or type(p) ~= 'table' then return false end
+      for i = 1, 2 do
+        if math.tointeger(p[i]) == nil or p[i] < 1 then return false end
+      end
+    end
+    return true
+  end, 'a list of {dim1, dim2} pairs of positive integers'},
+}
+
+-- the kind of a field by its name, in every class that has it
+V.fields = {
+  output = 'tensors', gradInput = 'tensors',
+  weight = 'tensor', bias = 'tensor', gradWeight = 'tensor', gradBias = 'tensor',
+  running_mean = 'tensor', running_var = 'tensor',
+  kW = 'count', kH = 'count', kT = 'count', dW = 'count', dH = 'count', dT = 'count',
+  padW = 'size', padH = 'size', padT = 'size', adjW = 'size', adjH = 'size', adjT = 'size',
+  dilationW = 'count', dilationH = 'count', dilationT = 'count',
+  nInputPlane = 'count', nOutputPlane = 'count',
+  inputFrameSize = 'count', outputFrameSize = 'count',
+  hiddenSize = 'count',
+  modules = 'modules', module = 'module',
+  train = 'boolean', inplace = 'boolean', ceil_mode = 'boolean', affine = 'boolean',
+  eps = 'number', momentum = 'number', threshold = 'number', val = 'number',
+  constant_scalar = 'number', dimension = 'integer', nInputDims = 'integer',
+  pad_l = 'integer', pad_r = 'integer', pad_t = 'integer', pad_b = 'integer',
+  _type = 'string',
+}
+
+-- parameter -> its gradient: where the parameter is, the gradient must be
+V.gradients = {weight = 'gradWeight', bias = 'gradBias'}
+
+-- classes (and their subclasses) whose output and gradInput are tensors,
+-- never tables: tables there fail inside their methods
+V.tensorIO = {}
+for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable SparseLinear? PReLU Mul Add CAdd CMul
+  SpatialConvolution SpatialDepthWiseConvolution SpatialConvolutionLocal
+  SpatialConvolutionMap SpatialFullConvolutionMap SpatialSubSampling TemporalConvolution
+  TemporalSubSampling TemporalRowConvolution VolumetricConvolution
+  BatchNormalization SpatialMaxPooling SpatialAveragePooling SpatialCrossMapLRN Dropout View Reshape
+  Threshold Tanh Sigmoid SoftMax LogSoftMax HardTanh ELU LeakyReLU SoftPlus SoftSign Abs Exp Log Sqrt
+  Square Power Clamp MulConstant AddConstant Transpose Squeeze Unsqueeze Sum Mean Max Min Normalize
+  Replicate Select Narrow Contiguous SpatialZeroPadding SpatialReflectionPadding
+  SpatialReplicationPadding LogSigmoid SoftMin SoftShrink HardShrink TanhShrink]]):gmatch('[%w?]+') do
+  if not name:find('?', 1, true) then V.tensorIO['nn.' .. name] = true end
+end
+
+local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH', 'padW', 'padH'}}
+local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
+
+V.classes = {
+  ['nn.Module'] = {need = {'output', 'gradInput'}},
+  -- nngraph's gModule makes them lazily ('optional' drops a parent's need)
+  ['nn.gModule'] = {optional = {'output', 'gradInput'}},
+  -- a module whose output is a criterion's loss (a number)
+  ['nn.CriterionTable'] = {kinds = {output = false}},
+  ['nn.Container'] = {need = {'modules'}},
+  ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
+  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
+                     kinds = {inputDimension = 'count', outputDimension = 'count', output = 'tensor',
+                              gradInput = 'tensor'}},
+  ['nn.Decorator'] = {need = {'modules'}},
+  ['nn.Linear'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}, {'bias', 'weight:1'}}},
+  ['nn.Bilinear'] = {need = {'weight'}, shapes = {{'weight', '*', '*', '*'}, {'bias', 'weight:1'}}},
+  ['nn.Cosine'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
+  ['nn.Euclidean'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
+  ['nn.WeightedEuclidean'] = {need = {'weight', 'diagCov'}, kinds = {diagCov = 'tensor'},
+                              shapes = {{'weight', '*', '*'}, {'diagCov', 'weight:1', 'weight:2'}}},
+  ['nn.LookupTable'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
+  ['nn.SparseLinear'] = {need = {'weight', 'bias'}, shapes = {{'weight', '*', '*'}, {'bias', 'weight:1'}}},
+  ['nn.PReLU'] = {need = {'weight', 'nOutputPlane'}, kinds = {nOutputPlane = 'size'},
+                  shapes = {{'weight', function(m) return math.max(m.nOutputPlane, 1) end}}},
+  ['nn.Mul'] = {need = {'weight'}, shapes = {{'weight', 1}}},
+  ['nn.Add'] = {need = {'bias'}},
+  ['nn.CAdd'] = {need = {'bias'}},
+  ['nn.CMul'] = {need = {'weight', 'size'}, kinds = {size = 'longstorage'},
+                 shapes = {{'weight', function(m) return m.size end}}},
+  ['nn.SpatialConvolution'] = {need = conv2.need, kinds = {},
+    shapes = {{'weight', alt = {{'nOutputPlane', 'nInputPlane', 'kH', 'kW'},
+                                {'nOutputPlane', function(m) return m.nInputPlane * m.kH * m.kW end}}},
+              {'bias', 'nOutputPlane'}}},
+  ['nn.SpatialFullConvolution'] = {need = conv2.need,
+    shapes = {{'weight', 'nInputPlane', 'nOutputPlane', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
+  ['nn.SpatialDepthWiseConvolution'] = {need = conv2.need,
+    shapes = {{'weight', 'nOutputPlane', function(m) return m.nInputPlane * m.kH * m.kW end},
+              {'bias', 'nOutputPlane', 'nInputPlane'}}},
+  ['nn.SpatialConvolutionLocal'] = {need = conv2.need,
+    shapes = {{'weight', '*', '*', 'nOutputPlane', 'nInputPlane', 'kH', 'kW'},
+              {'bias', 'nOutputPlane', 'weight:1', 'weight:2'}}},
+  ['nn.SpatialConvolutionMap'] = {need = {'weight', 'connTable', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH'},
+    kinds = {connTable = 'tensor'},
+    shapes = {{'connTable', '*', 2}, {'weight', 'connTable:1', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
+  ['nn.SpatialFullConvolutionMap'] = {need = {'weight', 'connTable', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH'},
+    kinds = {connTable = 'tensor'},
+    shapes = {{'connTable', '*', 2}, {'weight', 'connTable:1', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
+  ['nn.SpatialSubSampling'] = {need = {'weight', 'nInputPlane', 'kW', 'kH', 'dW', 'dH'},
+    shapes = {{'weight', 'nInputPlane'}, {'bias', 'nInputPlane'}}},
+  ['nn.TemporalConvolution'] = {need = {'weight', 'bias', 'inputFrameSize', 'outputFrameSize', 'kW', 'dW'},
+    shapes = {{'weight', 'outputFrameSize', function(m) return m.inputFrameSize * m.kW end},
+              {'bias', 'outputFrameSize'}}},
+  ['nn.TemporalSubSampling'] = {need = {'weight', 'inputFrameSize', 'kW', 'dW'},
+    shapes = {{'weight', 'inputFrameSize'}, {'bias', 'inputFrameSize'}}},
+  ['nn.TemporalRowConvolution'] = {need = {'weight', 'inputFrameSize', 'kW', 'dW'},
+    shapes = {{'weight', 'inputFrameSize', 1, 'kW'}, {'bias', 'inputFrameSize'}}},
+  ['nn.VolumetricConvolution'] = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kT', 'kW', 'kH', 'dT', 'dW', 'dH'},
+    shapes = {{'weight', 'nOutputPlane', 'nInputPlane', 'kT', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
+  ['nn.VolumetricFullConvolution'] = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kT', 'kW', 'kH', 'dT', 'dW', 'dH'},
+    shapes = {{'weight', 'nInputPlane', 'nOutputPlane', 'kT', 'kH', 'kW'}, {'bias', 'nOutputPlane'}}},
+  ['nn.BatchNormalization'] = {need = {'running_mean', 'running_var', 'eps', 'momentum'},
+    shapes = {{'running_mean', '*'}, {'running_var', 'running_mean:1'}, {'weight', 'running_mean:1'},
+              {'bias', 'running_mean:1'}}},
+  ['nn.SpatialDilatedConvolution'] = {need = {'dilationW', 'dilationH'}},
+  ['nn.SpatialDilatedMaxPooling'] = {need = {'dilationW', 'dilationH'}},
+  ['nn.VolumetricDilatedConvolution'] = {need = {'dilationT', 'dilationW', 'dilationH'}},
+  ['nn.TemporalMaxPooling'] = {need = {'kW', 'dW'}},
+  ['nn.VolumetricMaxPooling'] = {need = {'kT', 'kW', 'kH', 'dT', 'dW', 'dH'}},
+  ['nn.VolumetricAveragePooling'] = {need = {'kT', 'kW', 'kH', 'dT', 'dW', 'dH'}},
+  ['nn.SpatialAdaptiveMaxPooling'] = {need = {'W', 'H'}, kinds = {W = 'size', H = 'size'}},
+  ['nn.SpatialAdaptiveAveragePooling'] = {need = {'W', 'H'}, kinds = {W = 'size', H = 'size'}},
+  ['nn.Kmeans'] = {need = {'weight', 'k', 'dim'}, kinds = {k = 'count', dim = 'count'},
+    shapes = {{'weight', 'k', 'dim'}}},
+  ['nn.SpatialMaxPooling'] = pool2,
+  ['nn.SpatialAveragePooling'] = pool2,
+  ['nn.SpatialCrossMapLRN'] = {need = {'size', 'alpha', 'beta', 'k'},
+    kinds = {size = 'count', alpha = 'number', beta = 'number', k = 'number'}},
+  ['nn.Dropout'] = {need = {'p', 'noise'}, kinds = {p = 'probability', noise = 'tensor'}},
+  ['nn.View'] = {need = {'size'}, kinds = {size = 'longstorage', numElements = 'integer'}},
+  ['nn.Reshape'] = {need = {'size', 'nelement', 'batchsize'},
+    kinds = {size = 'longstorage', batchsize = 'longstorage', nelement = 'size'}},
+  ['nn.JoinTable'] = {need = {'dimension'}, kinds = {size = 'longstorage'}},
+  ['nn.MulConstant'] = {need = {'constant_scalar'}},
+  ['nn.AddConstant'] = {need = {'constant_scalar'}},
+  ['nn.Threshold'] = {need = {'threshold', 'val'}},
+  ['nn.SpatialZeroPadding'] = {need = {'pad_l', 'pad_r', 'pad_t', 'pad_b'}},
+  ['nn.Sum'] = {need = {'dimension'}},
+  ['nn.Max'] = {need = {'dimension'}},
+  ['nn.Min'] = {need = {'dimension'}},
+  ['nn.Mean'] = {need = {'dimension'}},
+  ['nn.SplitTable'] = {need = {'dimension'}},
+  ['nn.Select'] = {need = {'dimension', 'index'}, kinds = {index = 'integer'}},
+  ['nn.Narrow'] = {need = {'dimension', 'index', 'length'}, kinds = {index = 'integer', length = 'integer'}},
+  ['nn.Replicate'] = {need = {'nfeatures', 'dim'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
+  ['nn.Padding'] = {need = {'dim', 'pad', 'value', 'index'},
+    kinds = {dim = 'integer', pad = 'integer', value = 'number', index = 'integer', nInputDim = 'integer'}},
+  ['nn.Power'] = {need = {'pow'}, kinds = {pow = 'number'}},
+  ['nn.HardTanh'] = {need = {'min_val', 'max_val'}, kinds = {min_val = 'number', max_val = 'number'}},
+  ['nn.ELU'] = {need = {'alpha'}, kinds = {alpha = 'number'}},
+  ['nn.LeakyReLU'] = {need = {'negval'}, kinds = {negval = 'number'}},
+  ['nn.SoftPlus'] = {need = {'beta', 'threshold'}, kinds = {beta = 'number'}},
+  ['nn.Squeeze'] = {kinds = {dim = 'integer'}},
+  ['nn.Unsqueeze'] = {need = {'pos'}, kinds = {pos = 'integer'}},
+  ['nn.Normalize'] = {need = {'p', 'eps'}, kinds = {p = 'number'}},
+  ['nn.Index'] = {need = {'dimension'}},
+  ['nn.SelectTable'] = {need = {'index'}, kinds = {index = 'integer'}},
+  ['nn.NarrowTable'] = {need = {'offset', 'length'}, kinds = {offset = 'integer', length = 'integer'}},
+  ['nn.SoftShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
+  ['nn.HardShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
+  ['nn.RReLU'] = {need = {'lower', 'upper', 'noise'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
+  ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
+  ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
+  ['nn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
+  ['nn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
+  ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
+    shapes = {{'v', '*', '*'}, {'weight', 'v:1', 'v:2'}, {'g', 'v:1', 1}, {'bias', 'v:1'}}},
+}
+
+-- --- the check --------------------------------------------------------------
+
+-- the merged rules of a class: its parents' first, its own win
+local cache = {}
+local function rulesOf(cname)
+  local r = cache[cname]
+  if r then return r end
+  local chain, c = {}, cname
+  while c do
+    table.insert(chain, 1, c)
+    c = torch.parentname(c)
+  end
+  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}}
+  for _, c2 in ipairs(chain) do
+    if V.tensorIO[c2] then r.tensorIO = true end
+  end
+  for k, kind in pairs(V.fields) do r.kinds[k] = kind end
+  for _, c2 in ipairs(chain) do
+    local e = V.classes[c2]
+    if e then
+      for k, kind in pairs(e.kinds or {}) do r.kinds[k] = kind or nil end
+      for _, f in ipairs(e.need or {}) do r.need[f] = true end
+      for _, f in ipairs(e.optional or {}) do r.need[f] = nil end
+      for _, s in ipairs(e.shapes or {}) do
+        -- in declaration order (weight before bias), a subclass's rule in its parent's place
+        local k = r.shapeAt[s[1]] or #r.shapes + 1
+        r.shapes[k], r.shapeAt[s[1]] = s, k
+      end
+    end
+  end
+  cache[cname] = r
+  return r
+end
+
+local function fail(cname, field, fmt, ...)
+  error(sformat('%s: field \'%s\' ', cname, field) .. sformat(fmt, ...), 0)
+end
+
+local function dimValue(m, spec, cname, field)
+  if type(spec) == 'number' or spec == '*' then return spec end
+  if type(spec) == 'function' then return spec(m) end
+  local other, k = spec:match('^([%w_]+):(%d+)$')
+  if other then
+    local t = m[other]
+    k = tonumber(k)
+    if not torch.isTensor(t) or t:dim() < k then return '*' end   -- its own rule reports it
+    return t:size(k)
+  end
+  return m[spec]
+end
+
+local function sizeStr(t)
+  local s = {}
+  for i = 1, t:dim() do s[i] = tostring(t:size(i)) end
+  return #s == 0 and 'empty' or table.concat(s, 'x')
+end
+
+-- true, or false and a description of what the sizes should be
+local function matches(m, t, dims, cname, field)
+  local want = {}
+  for i, spec in ipairs(dims) do
+    local v = dimValue(m, spec, cname, field)
+    if torch.typename(v) == 'torch.LongStorage' then   -- a whole size (nn.CMul)
+      for j = 1, #v do want[#want + 1] = v[j] end
+    else
+      want[#want + 1] = v
+    end
+  end
+  local ok = t:dim() == #want
+  for i = 1, #want do
+    if ok and want[i] ~= '*' and t:size(i) ~= want[i] then ok = false end
+  end
+  local desc = {}
+  for i = 1, #want do desc[i] = tostring(want[i]) end
+  return ok, #desc == 0 and 'empty' or table.concat(desc, 'x')
+end
+
+local function checkShape(m, cname, rule)
+  local field = rule[1]
+  local t = m[field]
+  if t == nil then return end
+  if not torch.isTensor(t) then fail(cname, field, 'is %s, expected a tensor', what(t)) end
+  local alts = rule.alt or {{table.unpack(rule, 2)}}
+  local wanted = {}
+  for _, dims in ipairs(alts) do
+    local ok, desc = matches(m, t, dims, cname, field)
+    if ok then return end
+    wanted[#wanted + 1] = desc
+  end
+  fail(cname, field, 'has size %s, expected %s', sizeStr(t), table.concat(wanted, ' or '))
+end
+
+local function checkParameters(m, cname)
+  local ok, ws, gs = pcall(m.parameters, m)
+  if not ok then
+    error(sformat('%s: parameters() failed on the loaded fields: %s', cname, tostring(ws)), 0)
+  end
+  if ws == nil then return end
+  if type(ws) ~= 'table' or (gs ~= nil and type(gs) ~= 'table') then
+    error(sformat('%s: parameters() returned %s and %s, expected tables of tensors', cname,
+                  torch.type(ws), torch.type(gs)), 0)
+  end
+  for i, w in pairs(ws) do
+    if not torch.isTensor(w) then
+      error(sformat('%s: parameter %s is %s, expected a tensor', cname, tostring(i), what(w)), 0)
+    end
+    local g = gs and gs[i]
+    if g == nil and gs then
+      -- weight without gradWeight: backward would index nil
+      for f, gf in pairs(V.gradients) do
+        if rawequal(m[f], w) then fail(cname, gf, 'is missing (%s is there)', f) end
+      end
+    elseif torch.isTensor(g) then
+      -- (some modules keep a gradient as a view of another shape: the counts must agree)
+      if g:nElement() > 0 and g:nElement() ~= w:nElement() then
+        error(sformat('%s: the gradient of parameter %s has size %s, the parameter %s', cname, tostring(i),
+                      sizeStr(g), sizeStr(w)), 0)
+      end
+    elseif g ~= nil and type(g) ~= 'table' then   -- (nn.IndexLinear keeps sparse gradients in tables)
+      error(sformat('%s: the gradient of parameter %s is %s, expected a tensor', cname, tostring(i), what(g)), 0)
+    end
+  end
+end
+
+-- raises "<class>: field '<name>' <what was wrong>" for a bad module
+function V.check(m)
+  local cname = torch.typename(m) or 'nn.Module'
+  local r = rulesOf(cname)
+  for f in pairs(r.need) do
+    if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
+  end
+  if r.tensorIO then
+    for _, f in ipairs({'output', 'gradInput'}) do
+      local v = rawget(m, f)
+      if v == nil then fail(cname, f, 'is missing') end
+      if not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
+    end
+  end
+  for f, kind in pairs(r.kinds) do
+    local v = rawget(m, f)
+    if v ~= nil then
+      local k = V.kinds[kind]
+      if not k[1](v) then fail(cname, f, 'is %s, expected %s', what(v), k[2]) end
+    end
+  end
+  -- a loaded field must not hide a method of the class (forward = 5)
+  local mt = getmetatable(m)
+  for k, v in pairs(m) do
+    if type(k) == 'string' and type(v) ~= 'function' and type(mt[k]) == 'function' then
+      fail(cname, k, 'is %s and hides the method of that name', what(v))
+    end
+  end
+  for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end
+  checkParameters(m, cname)
+  return true
+end
+
+return V
