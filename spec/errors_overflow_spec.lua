@@ -85,7 +85,7 @@ describe('int64 edges', function()
 
   it('sizes whose product overflows', function()
     assert.are.equal('resize: size overflows: more than 2^63 elements', plain(function() torch.Tensor():resize(MAX, 2) end))
-    assert.are.equal('repeatTensor: resize: size overflows: more than 2^63 elements',
+    assert.are.equal("repeatTensor: the result's size overflows (more than 2^63 elements)",
                      plain(function() local r = torch.Tensor(2):repeatTensor(2 ^ 62, 4) return r end))
     assert.are.equal('eye: size overflows: more than 2^63 elements', plain(function() local r = torch.eye(MAX, 2) return r end))
     assert.are.equal('view: size must be non-negative or -1, got -9223372036854775808',
