@@ -128,6 +128,16 @@ static int conv_acc_grad_params(lua_State *L) {
   return 0;
 }
 
+/* conv_winograd(['off'|'auto'|'on']): the Winograd mode before the call
+   (th_nn_winograd_set_mode), setting it when given */
+static int conv_winograd(lua_State *L) {
+  static const char *const names[] = {"off", "auto", "on", NULL};
+  int old = th_nn_winograd_get_mode();
+  if (!lua_isnoneornil(L, 1)) th_nn_winograd_set_mode(luaL_checkoption(L, 1, NULL, names));
+  lua_pushstring(L, names[old]);
+  return 1;
+}
+
 /* --- full convolution -------------------------------------------------- */
 
 static int fullconv_update_output(lua_State *L) {
@@ -359,6 +369,7 @@ static const luaL_Reg nn_funcs[] = {
     {"conv_updateOutput", conv_update_output},
     {"conv_updateGradInput", conv_update_grad_input},
     {"conv_accGradParameters", conv_acc_grad_params},
+    {"conv_winograd", conv_winograd},
     {"fullconv_updateOutput", fullconv_update_output},
     {"fullconv_updateGradInput", fullconv_update_grad_input},
     {"fullconv_accGradParameters", fullconv_acc_grad_params},
