@@ -48,17 +48,20 @@ int th_nn_winograd_set_mode(int mode) {
 
 int th_nn_winograd_get_mode(void) { return wino_mode; }
 
-int th_nn_winograd_chosen(const th_nn_window *w, int64_t nIn, int64_t nOut, int64_t oH,
-                          int64_t oW) {
+/* The shape rule, from bench/winograd.lua (docs/benchmarks.md): F(2x2,3x3)
+   wins from about 14x14 outputs on; below, tiles are few per image, a
+   7x7 output pads its 4x4 tiles by a third, and the gemms of the im2col
+   path are as large as Winograd's. gradWeight's 16 gemms have only
+   K x C outputs each: with few channels they run far from peak unless
+   the planes are large. */
+int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
+                          int64_t oH, int64_t oW) {
   if (wino_mode == TH_NN_WINOGRAD_OFF) return 0;
   if (w->kW != 3 || w->kH != 3 || w->dW != 1 || w->dH != 1 || w->padW > 2 || w->padH > 2)
     return 0;
   if (wino_mode == TH_NN_WINOGRAD_ON) return 1;
-  (void)nIn;
-  (void)nOut;
-  (void)oH;
-  (void)oW;
-  return 1;
+  if (phase != TH_NN_WINO_GRAD_WEIGHT) return oH >= 14 && oW >= 14;
+  return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13);
 }
 
 static void plan(wplan *p, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K, int64_t oH,
@@ -83,9 +86,9 @@ static void plan(wplan *p, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K
   p->T = (th_nn_scratch_full(B) ? R0 : p->R) * p->segw;
 }
 
-/* per-thread buffer: V, M (or Yh) and the 8 row halves */
+/* per-thread buffer: V, M (or Yh), the 8 row halves and a padded row */
 static int64_t block_elems(const wplan *p) {
-  return 16 * (p->C + p->K) * p->T + 8 * (p->segw + 1);
+  return 16 * (p->C + p->K) * p->T + 10 * (p->segw + 1);
 }
 
 #define TH_GENERIC_FILE "../nn/generic/winograd.c"
