@@ -7,7 +7,10 @@ LUA      ?= lua5.4
 BUILD    ?= build
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
-OPT      ?= -O3 -march=native
+# baseline x86-64: the binary runs on any x86-64 CPU; our hot loops pick
+# AVX-512 / AVX2 / SSE2 at run time (src/tensor/th_cpu.h), OpenBLAS its own
+# kernels. OPT="-O3 -march=native" builds for this machine only.
+OPT      ?= -O3
 CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
 LDLIBS   := -lopenblas -lpng -ljpeg -lm

@@ -21,6 +21,7 @@
 #include <omp.h>
 #endif
 #include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
 
 /* elements a block's transformed input and output aim at (per thread) */
 #ifndef WINO_BLOCK_ELEMS

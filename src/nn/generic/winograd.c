@@ -51,7 +51,7 @@ static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip
    j <= n), so that every later loop runs over contiguous j. A row goes
    through a padded copy (lin, 2n + 2) first: both loops then run without
    a test per element */
-static void TH_R(wino_rows)(const real *plane, const wplan *p, int64_t ty, int64_t tx0,
+TH_CPU_CLONES static void TH_R(wino_rows)(const real *plane, const wplan *p, int64_t ty, int64_t tx0,
                             int64_t n, real *rows, real *lin) {
   const int64_t L = p->segw + 1, x0 = 2 * tx0 - p->padW, len = 2 * n + 2;
   /* lin[i] = column x0 + i for i in [lo, hi), 0 outside */
@@ -82,7 +82,7 @@ static void TH_R(wino_rows)(const real *plane, const wplan *p, int64_t ty, int64
 }
 
 /* V[xi][c][t0 + j] = (B^T d B)[xi] of the unit's tiles, ld = nb */
-static void TH_R(wino_in_unit)(const real *in, const wplan *p, int64_t u, int64_t t0,
+TH_CPU_CLONES static void TH_R(wino_in_unit)(const real *in, const wplan *p, int64_t u, int64_t t0,
                                int64_t nb, real *V, real *rows) {
   const int64_t L = p->segw + 1, r = u / p->nseg, s = u % p->nseg;
   const int64_t b = r / p->tH, ty = r % p->tH, tx0 = s * p->segw;
@@ -119,7 +119,7 @@ static void TH_R(wino_in_unit)(const real *in, const wplan *p, int64_t u, int64_
    the even / odd columns of the two output rows (tmp, 4 x n, contiguous
    loops), then interleaved into the planes, the last column / row of an
    odd-sized output left out */
-static void TH_R(wino_out_unit)(const real *M, const wplan *p, int64_t u, int64_t t0,
+TH_CPU_CLONES static void TH_R(wino_out_unit)(const real *M, const wplan *p, int64_t u, int64_t t0,
                                 int64_t nb, const real *bias, real *out, real *tmp) {
   const int64_t r = u / p->nseg, s = u % p->nseg;
   const int64_t b = r / p->tH, ty = r % p->tH, tx0 = s * p->segw;
@@ -223,7 +223,7 @@ static void TH_R(wino_conv)(const real *in, real *out, const real *U, const real
 /* Yh[xi][o][t0 + j] = (A dy A^T)[xi] of the unit's 2x2 gradOutput tiles
    (0 beyond an odd-sized output), A = [1 0; 1 1; 1 -1; 0 -1]; the tiles'
    even / odd columns of both rows go through tmp (4 x n) first */
-static void TH_R(wino_grad_unit)(const real *go, const wplan *p, int64_t u, int64_t t0,
+TH_CPU_CLONES static void TH_R(wino_grad_unit)(const real *go, const wplan *p, int64_t u, int64_t t0,
                                  int64_t nb, real *Yh, real *tmp) {
   const int64_t r = u / p->nseg, s = u % p->nseg;
   const int64_t b = r / p->tH, ty = r % p->tH, tx0 = s * p->segw;
@@ -291,7 +291,7 @@ static void TH_R(wino_params_thread)(const real *in, const real *go, const wplan
 }
 
 /* gw[o][c] += scale * G^T acc G, G^T = [1 1/2 1/2 0; 0 1/2 -1/2 0; 0 1/2 1/2 1] */
-static void TH_R(wino_params_finish)(const real *acc, const wplan *p, real *gw, real scale) {
+TH_CPU_CLONES static void TH_R(wino_params_finish)(const real *acc, const wplan *p, real *gw, real scale) {
   const int64_t KC = p->K * p->C;
   int64_t oc, i, l;
   for (oc = 0; oc < KC; oc++) {
