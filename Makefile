@@ -24,7 +24,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-rnn bench-deps viz-deps
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-winograd bench-memory bench-rnn bench-deps viz-deps
 
 all: build
 
@@ -77,6 +77,10 @@ viz-deps:
 
 bench-speed: build
 	$(RUNENV) $(LUA) bench/speed.lua
+
+# per-layer Winograd F(2x2,3x3) against im2col + gemm (prints a table)
+bench-winograd: build
+	$(RUNENV) $(LUA) bench/winograd.lua
 
 bench-memory: build
 	$(RUNENV) $(LUA) bench/memory.lua
