@@ -26,7 +26,8 @@ local CONFIGS = {
 }
 
 -- '--optnet' anywhere after the mode: the net is then run after
--- optnet.optimizeMemory (mode 'inference' for infer, 'training' for train)
+-- optnet.optimizeMemory (mode 'inference' with foldBatchNorm for infer,
+-- 'training' for train)
 local useOptnet = false
 for i = #arg, 4, -1 do
   if arg[i] == '--optnet' then useOptnet = true; table.remove(arg, i) end
@@ -111,7 +112,11 @@ local gflop = countGflop()
 if useOptnet then
   local optnet = require 'optnet'
   if mode == 'infer' then net:evaluate() else net:training() end
-  optnet.optimizeMemory(net, input, {mode = mode == 'infer' and 'inference' or 'training'})
+  if mode == 'infer' then
+    optnet.optimizeMemory(net, input, {mode = 'inference', foldBatchNorm = true})
+  else
+    optnet.optimizeMemory(net, input, {mode = 'training'})
+  end
 end
 
 local step

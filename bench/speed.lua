@@ -5,8 +5,8 @@
 -- resident memory of one training step.
 --
 -- Per model and mode, three fresh processes: ours (bench/one.lua --serve),
--- ours after optnet (the same with --optnet: mode 'inference' for forward,
--- 'training' for fwd+bwd) and PyTorch's (bench/torch_peer.py, under Debian's
+-- ours after optnet (the same with --optnet: mode 'inference' with
+-- foldBatchNorm for forward, 'training' for fwd+bwd) and PyTorch's (bench/torch_peer.py, under Debian's
 -- /usr/bin/python3). Each builds the net, records VmHWM after its first step
 -- (the train process's figure is the table's peak memory), warms up, then
 -- waits on a FIFO. The driver then alternates single timed steps of the
@@ -328,7 +328,7 @@ local section = table.concat({
     .. 'with OMP_WAIT_POLICY=%s (bin/th\'s default, passed to PyTorch too, so that the '
     .. 'comparison is of the kernels: with libgomp\'s default spinning waits both run several times '
     .. 'slower on a loaded machine). Each model and mode runs in three fresh processes, ours, ours '
-    .. 'after optnet.optimizeMemory (mode inference for forward, training for fwd+bwd) and '
+    .. 'after optnet.optimizeMemory (mode inference with foldBatchNorm for forward, training for fwd+bwd) and '
     .. 'PyTorch\'s, whose steps alternate one by one, so all see the same machine; '
     .. 'ratio = ours / PyTorch time (below 1: we are faster), ratio IQR = interquartile range of the '
     .. 'per-round ratios (the run-to-run spread); optnet / ours likewise from the same rounds. '
