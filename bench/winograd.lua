@@ -1,8 +1,10 @@
 -- make bench-winograd: per-layer times of 3x3 stride-1 convolutions,
 -- Winograd F(2x2,3x3) against im2col + gemm (torch._C.nn.conv_winograd
 -- 'on' / 'off'), float32, 2 threads, each phase alternating the two paths
--- call by call; prints the median ratio (Winograd / im2col) per phase.
---   bin/th bench/winograd.lua [reps]
+-- call by call; per phase the medians and their ratio (Winograd / im2col),
+-- and which path the shape rule ('auto') takes. Prints the table and
+-- writes it to docs/benchmarks.md, section "Winograd per layer".
+--   bin/th bench/winograd.lua [reps]      (QUICK=1: four layers, no write)
 require 'torch'
 require 'nn'
 local C = torch._C.nn
@@ -21,7 +23,13 @@ if os.getenv('QUICK') then SHAPES = {SHAPES[1], SHAPES[2], SHAPES[3], SHAPES[8]}
 torch.setnumthreads(2)
 torch.setdefaulttensortype('torch.FloatTensor')
 local clock = torch._C.clock
+local md_cells
 local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+local md = {
+  '| layer | batch | nIn | nOut | HxW | fwd im2col ms | Winograd ms | ratio | gradInput im2col ms | Winograd ms | ratio '
+    .. '| gradWeight im2col ms | Winograd ms | ratio | auto takes Winograd in |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+}
 print(string.format('%-20s %3s %4s %4s %4s | %8s %8s %5s | %8s %8s %5s | %8s %8s %5s', 'layer', 'B', 'nIn', 'nOut', 'HxW',
   'fwd old', 'wino', 'ratio', 'gIn old', 'wino', 'ratio', 'gW old', 'wino', 'ratio'))
 for _, s in ipairs(SHAPES) do
@@ -35,6 +43,7 @@ for _, s in ipairs(SHAPES) do
     function() m:accGradParameters(x, go) end,
   }
   local row = {}
+  md_cells = {}
   for p, f in ipairs(phases) do
     local t = {off = {}, on = {}}
     for r = 1, reps + 1 do
@@ -45,8 +54,34 @@ for _, s in ipairs(SHAPES) do
       end
     end
     local a, b = median(t.off), median(t.on)
+    md_cells[p] = {a, b}
     row[#row + 1] = string.format('%8.2f %8.2f %5.2f', a, b, b / a)
   end
   C.conv_winograd('auto')
   print(string.format('%-20s %3d %4d %4d %4d | %s', name, B, nIn, nOut, H, table.concat(row, ' | ')))
+  local takes, names = {C.conv_winogradChosen(m, x)}, {'forward', 'gradInput', 'gradWeight'}
+  local t = {}
+  for i = 1, 3 do if takes[i] then t[#t + 1] = names[i] end end
+  local cells = {}
+  for i = 1, 3 do
+    local a, b = md_cells[i][1], md_cells[i][2]
+    cells[#cells + 1] = string.format('%.2f | %.2f | %.2f', a, b, b / a)
+  end
+  md[#md + 1] = string.format('| %s | %d | %d | %d | %dx%d | %s | %s |', name, B, nIn, nOut, H, H,
+    table.concat(cells, ' | '), #t > 0 and table.concat(t, ', ') or '-')
+end
+
+if not os.getenv('QUICK') then
+  local here = arg[0]:match('^(.*)/bench/winograd%.lua$') or '.'
+  local load = io.open('/proc/loadavg'):read('l'):match('^(%S+)')
+  local text = table.concat({
+    '## Winograd per layer', '',
+    string.format('Written by `make bench-winograd` on %s UTC (load average %s at the end: on a shared machine '
+      .. 'the times are noisy, the ratios less so). 3x3 stride-1 padding-1 convolutions of the zoo\'s nets, '
+      .. 'float32, 2 threads, no bias; median of %d calls per path and phase, the two paths alternating call '
+      .. 'by call; ratio = Winograd / im2col (below 1: Winograd is faster). The last column is what the shape '
+      .. 'rule (`th_nn_winograd_chosen`, mode auto) takes.', os.date('!%Y-%m-%d %H:%M'), load, reps),
+    '', table.concat(md, '\n'), ''}, '\n')
+  require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Winograd per layer', text)
+  io.stderr:write('bench: wrote ' .. here .. '/docs/benchmarks.md (section Winograd per layer)\n')
 end

@@ -134,6 +134,23 @@ describe('nn.SpatialConvolution Winograd F(2x2,3x3)', function()
     for i = 1, 4 do assert.is_true(relerr(b[i], a[i]) < 2e-6, 'result ' .. i .. ': ' .. relerr(b[i], a[i])) end
   end)
 
+  it('conv_winogradChosen says which phases take Winograd under each mode', function()
+    local m = nn.SpatialConvolution(8, 8, 3, 3, 1, 1, 1, 1)
+    local big, small = torch.randn(2, 8, 30, 30), torch.randn(2, 8, 8, 8)
+    assert.are.same({true, true, true}, {C.conv_winogradChosen(m, big)})
+    assert.are.same({false, false, false}, {C.conv_winogradChosen(m, small)})
+    assert.are.same({true, true, false}, {C.conv_winogradChosen(m, torch.randn(8, 20, 20))})
+    C.conv_winograd('on')
+    assert.are.same({true, true, true}, {C.conv_winogradChosen(m, small)})
+    -- neither 5x5, stride 2 nor padding 3 can
+    for _, c in ipairs({nn.SpatialConvolution(8, 8, 5, 5, 1, 1, 2, 2), nn.SpatialConvolution(8, 8, 3, 3, 2, 2, 1, 1),
+                        nn.SpatialConvolution(8, 8, 3, 3, 1, 1, 3, 3)}) do
+      assert.are.same({false, false, false}, {C.conv_winogradChosen(c, big)})
+    end
+    C.conv_winograd('off')
+    assert.are.same({false, false, false}, {C.conv_winogradChosen(m, big)})
+  end)
+
   it('the shape rule (auto) keeps results those of one of the two paths', function()
     torch.manualSeed(26)
     local m = nn.SpatialConvolution(8, 8, 3, 3, 1, 1, 1, 1):double()
