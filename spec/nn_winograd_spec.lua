@@ -125,11 +125,11 @@ describe('nn.SpatialConvolution Winograd F(2x2,3x3)', function()
 
   it('handles long rows cut into segments, several threads, a 2D weight and strided input', function()
     torch.manualSeed(25)
-    -- 64 -> 64 channels: a block holds 32 tiles, so a 35-tile row is two segments
+    -- a block holds at least 128 tiles (WINO_MIN_TILES): a 131-tile row is two segments
     local m = nn.SpatialConvolutionMM(64, 64, 3, 3, 1, 1, 1, 1):float()
-    local big = torch.randn(5, 64, 9, 140):float()
-    local x = big:narrow(4, 1, 70)  -- not contiguous
-    local go = torch.randn(5, 64, 9, 70):float()
+    local big = torch.randn(5, 64, 5, 524):float()
+    local x = big:narrow(4, 1, 262)  -- not contiguous
+    local go = torch.randn(5, 64, 5, 262):float()
     local a, b = run('off', m, x, go, 1), run('on', m, x, go, 1)
     for i = 1, 4 do assert.is_true(relerr(b[i], a[i]) < 2e-6, 'result ' .. i .. ': ' .. relerr(b[i], a[i])) end
   end)
