@@ -7,7 +7,10 @@ LUA      ?= lua5.4
 BUILD    ?= build
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno-unused-parameter
-OPT      ?= -O3 -march=native
+# baseline x86-64: the binary runs on any x86-64 CPU; our hot loops pick
+# AVX-512 / AVX2 / SSE2 at run time (src/tensor/th_cpu.h), OpenBLAS its own
+# kernels. OPT="-O3 -march=native" builds for this machine only.
+OPT      ?= -O3
 CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
 LDLIBS   := -lopenblas -lpng -ljpeg -lm
@@ -21,7 +24,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-winograd bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -92,6 +95,10 @@ viz-deps:
 
 bench-speed: build
 	$(RUNENV) $(LUA) bench/speed.lua
+
+# per-layer Winograd F(2x2,3x3) against im2col + gemm (prints a table)
+bench-winograd: build
+	$(RUNENV) $(LUA) bench/winograd.lua
 
 bench-memory: build
 	$(RUNENV) $(LUA) bench/memory.lua

@@ -20,8 +20,18 @@ local CONFIGS = {
   ['resnet-18'] = {'resnet', {dataset = 'imagenet', depth = 18}, 1000},
   ['resnet-56'] = {'resnet', {dataset = 'cifar10', depth = 56}, 10},
   ['resnet-110'] = {'resnet', {dataset = 'cifar10', depth = 110}, 10},
+  ['resnet-50'] = {'resnet', {dataset = 'imagenet', depth = 50}, 1000},
+  googlenet = {'googlenet', {aux = false}, 1000},
+  densenet = {'densenet', {dataset = 'cifar10', depth = 100, growthRate = 12}, 10},
 }
 
+-- '--optnet' anywhere after the mode: the net is then run after
+-- optnet.optimizeMemory (mode 'inference' with foldBatchNorm for infer,
+-- 'training' for train)
+local useOptnet = false
+for i = #arg, 4, -1 do
+  if arg[i] == '--optnet' then useOptnet = true; table.remove(arg, i) end
+end
 local name, batch, mode = arg[1], tonumber(arg[2]), arg[3]
 local warmup = tonumber(arg[4] or 2)
 local serve = arg[5] == '--serve'
@@ -33,7 +43,7 @@ if not cfg or not batch or (mode ~= 'infer' and mode ~= 'train') or not warmup o
   for k in pairs(CONFIGS) do names[#names + 1] = k end
   table.sort(names)
   io.stderr:write('usage: bench/one.lua <' .. table.concat(names, '|')
-    .. '> <batch> <infer|train> [warmup>=1] [runs|--serve]\n')
+    .. '> <batch> <infer|train> [warmup>=1] [runs|--serve] [--optnet]\n')
   os.exit(2)
 end
 
@@ -70,6 +80,45 @@ if torch.isTypeOf(first, 'nn.SpatialConvolution') or torch.isTypeOf(first, 'nn.L
   first.gradInput = nil
 end
 
+-- work of one step counted as direct convolution and dense products:
+-- 2 * B * nOut * nIn * kH * kW * oH * oW per convolution phase (forward,
+-- gradInput unless the module computes none, gradWeight), 2 * B * in * out
+-- per Linear phase; sizes from a forward at this batch
+local function countGflop()
+  net:evaluate()
+  net:forward(input)
+  local fl = 0
+  for _, m in ipairs(net:listModules()) do
+    local per
+    local tn = torch.typename(m)
+    if tn == 'nn.SpatialConvolution' or tn == 'nn.SpatialConvolutionMM' then
+      local o = m.output
+      local d = o:dim()
+      per = 2 * (d == 4 and o:size(1) or 1) * m.nOutputPlane * m.nInputPlane * m.kH * m.kW
+        * o:size(d - 1) * o:size(d)
+    elseif tn == 'nn.Linear' then
+      local o = m.output
+      per = 2 * (o:dim() == 2 and o:size(1) or 1) * m.weight:size(1) * m.weight:size(2)
+    end
+    if per then
+      fl = fl + per
+      if mode == 'train' then fl = fl + per + (m.gradInput and per or 0) end
+    end
+  end
+  return fl / 1e9
+end
+local gflop = countGflop()
+
+if useOptnet then
+  local optnet = require 'optnet'
+  if mode == 'infer' then net:evaluate() else net:training() end
+  if mode == 'infer' then
+    optnet.optimizeMemory(net, input, {mode = 'inference', foldBatchNorm = true})
+  else
+    optnet.optimizeMemory(net, input, {mode = 'training'})
+  end
+end
+
 local step
 if mode == 'infer' then
   net:evaluate()
@@ -99,8 +148,8 @@ local blas = string.format('%s/%d', core, blasThreads)
 
 if serve then
   io.stdout:setvbuf('line')
-  print(string.format('ready peak_mb=%.1f baseline_mb=%.1f blas=%s threads=%d params=%d',
-    firstPeak, baseline, blas, torch.getnumthreads(), params))
+  print(string.format('ready peak_mb=%.1f baseline_mb=%.1f blas=%s threads=%d params=%d gflop=%.4f',
+    firstPeak, baseline, blas, torch.getnumthreads(), params, gflop))
   local _, cpu0 = clock()
   for line in io.lines() do
     if line == 'step' then
@@ -120,5 +169,6 @@ table.sort(times)
 local median = times[(#times + 1) // 2]
 if #times % 2 == 0 then median = (times[#times // 2] + times[#times // 2 + 1]) / 2 end
 print(string.format('model=%s batch=%d mode=%s median_ms=%.2f min_ms=%.2f peak_mb=%.1f '
-  .. 'first_peak_mb=%.1f baseline_mb=%.1f params=%d blas=%s', name, batch, mode, median, times[1],
-  vm('VmHWM'), firstPeak, baseline, params, blas))
+  .. 'first_peak_mb=%.1f baseline_mb=%.1f params=%d blas=%s gflop=%.4f gflops=%.1f optnet=%s', name,
+  batch, mode, median, times[1], vm('VmHWM'), firstPeak, baseline, params, blas, gflop,
+  gflop / median * 1000, tostring(useOptnet)))

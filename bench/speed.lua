@@ -1,31 +1,47 @@
 -- make bench-speed: our forward (evaluate mode) and forward+backward
 -- (training mode) times against PyTorch's on the same architectures, float32,
--- 2 threads, and the peak resident memory of one training step.
+-- 2 threads, our net again after optnet.optimizeMemory, the achieved GFLOP/s
+-- and its share of an sgemm peak measured in the same run, and the peak
+-- resident memory of one training step.
 --
--- Per model and mode, two fresh processes: ours (bench/one.lua --serve) and
--- PyTorch's (bench/torch_peer.py, under Debian's /usr/bin/python3). Each builds
--- the net, records VmHWM after its first step (the train process's figure is
--- the table's peak memory), warms up, then waits on a FIFO. The driver then
--- alternates single timed steps, ours and theirs, swapping who goes first
--- each round, with a short pause between steps so neither process's idle
--- spinning threads (OpenMP, OpenBLAS) eat into the other's step. On a shared
--- machine both sides then see the same disturbance, and the ratio of the
--- medians is what to read. 'other load' is the CPU (in cores) that other
--- processes used meanwhile: /proc/stat busy time minus both processes' own.
+-- Per model and mode, three fresh processes: ours (bench/one.lua --serve),
+-- ours after optnet (the same with --optnet: mode 'inference' with
+-- foldBatchNorm for forward, 'training' for fwd+bwd) and PyTorch's (bench/torch_peer.py, under Debian's
+-- /usr/bin/python3). Each builds the net, records VmHWM after its first step
+-- (the train process's figure is the table's peak memory), warms up, then
+-- waits on a FIFO. The driver then alternates single timed steps of the
+-- three, rotating who goes first each round, with a short pause between
+-- steps so neither process's idle spinning threads (OpenMP, OpenBLAS) eat
+-- into the other's step. On a shared machine all sides then see the same
+-- disturbance, and the ratios are what to read: ratio of the medians, and
+-- the interquartile range of the per-round ratios (the run-to-run spread).
+-- 'other load' is the CPU (in cores) that other processes used meanwhile:
+-- /proc/stat busy time minus the processes' own.
+-- GFLOP/s = the step's work counted as direct convolution and dense
+-- products (bench/one.lua's gflop) over our median time; % peak divides it
+-- by the best sgemm rate of bench/sgemm.lua, run before every row.
 --
 -- Environment: RUNS (timed steps per side, default 7, at least 5),
--- WARMUP (default 2), MODELS (comma list, default all), PEER (python script).
--- Writes the table to stdout and to docs/benchmarks.md, section "Speed".
+-- WARMUP (default 2), MODELS (comma list, default all), PEER (python script),
+-- OPTNET=0 (leave out the optnet processes), QUICK=1 (development: RUNS 5,
+-- at most 9 rounds, models mlp and resnet-56 unless MODELS says otherwise).
+-- Writes the tables to stdout and to docs/benchmarks.md, section "Speed".
 local ROWS = {
   {'mlp', 64, 'MLP 784-1024-1024-1024-10'},
   {'alexnet', 16, 'AlexNet (one tower)'},
   {'vgg-A', 8, 'VGG-A (11 layers)'},
   {'resnet-18', 16, 'ResNet-18 imagenet'},
+  {'resnet-50', 16, 'ResNet-50 imagenet'},
+  {'googlenet', 16, 'GoogLeNet (no aux heads)'},
   {'resnet-56', 64, 'ResNet-56 cifar'},
+  {'resnet-110', 64, 'ResNet-110 cifar'},
+  {'densenet', 64, 'DenseNet-BC-100 (k=12) cifar'},
 }
+local quick = os.getenv('QUICK') == '1'
 local here = arg[0]:match('^(.*)/bench/speed%.lua$') or '.'
-local runs = tonumber(os.getenv('RUNS') or 7)
-local MAX_ROUNDS, ROUND_MS = 41, 2000
+local runs = tonumber(os.getenv('RUNS') or (quick and 5 or 7))
+local MAX_ROUNDS, ROUND_MS = quick and 9 or 41, 2000
+local withOptnet = os.getenv('OPTNET') ~= '0'
 local warmup = tonumber(os.getenv('WARMUP') or 2)
 local peer = os.getenv('PEER') or (here .. '/bench/torch_peer.py')
 local PY = '/usr/bin/python3'
@@ -33,9 +49,10 @@ if not runs or runs < 5 or not warmup or warmup < 1 then
   error('bench/speed.lua: RUNS must be >= 5 and WARMUP >= 1, got RUNS=' .. tostring(os.getenv('RUNS'))
     .. ' WARMUP=' .. tostring(os.getenv('WARMUP')))
 end
-if os.getenv('MODELS') then
+local models = os.getenv('MODELS') or (quick and 'mlp,resnet-56' or nil)
+if models then
   local keep, want = {}, {}
-  for m in os.getenv('MODELS'):gmatch('[^,]+') do want[m] = true end
+  for m in models:gmatch('[^,]+') do want[m] = true end
   for _, r in ipairs(ROWS) do if want[r[1]] then keep[#keep + 1] = r; want[r[1]] = nil end end
   if next(want) then error('bench/speed.lua: unknown model in MODELS: ' .. next(want)) end
   ROWS = keep
@@ -147,16 +164,40 @@ local function pause() os.execute('sleep 0.2') end
 local ourCmd = string.format('%s/bin/th %s/bench/one.lua', q(here), q(here))
 local info = {}
 
--- one model in one mode: the two processes' times, alternating
-local function measure(model, batch, mode)
-  local ours = Child.start('ours ' .. model .. ' ' .. mode,
-    string.format('%s %s %d %s %d --serve', ourCmd, q(model), batch, mode, warmup))
-  local theirs
-  if havePeer then
-    theirs = Child.start('PyTorch ' .. model .. ' ' .. mode,
-      string.format('%s %s %s %d %s %d', PY, q(peer), q(model), batch, mode, warmup))
+local function quantile(t, p)
+  local s = {table.unpack(t)}
+  table.sort(s)
+  if #s == 0 then return nil end
+  local x = 1 + (#s - 1) * p
+  local lo = math.floor(x)
+  return s[lo] + (x - lo) * ((s[lo + 1] or s[lo]) - s[lo])
+end
+
+-- the sgemm peak: best of bench/sgemm.lua's runs so far
+local peak = {best = 0, runs = {}}
+local function samplePeak()
+  local out = sh(string.format('%s/bin/th %s/bench/sgemm.lua 7', q(here), q(here)))
+  local best = tonumber(out:match('best=([%d%.]+)'))
+  if best then
+    peak.runs[#peak.runs + 1] = best
+    if best > peak.best then peak.best = best end
   end
-  local r = {ours = {}, theirs = {}}
+end
+
+-- one model in one mode: the processes' times, alternating
+local function measure(model, batch, mode)
+  local kids = {}
+  kids[#kids + 1] = {key = 'ours', c = Child.start('ours ' .. model .. ' ' .. mode,
+    string.format('%s %s %d %s %d --serve', ourCmd, q(model), batch, mode, warmup))}
+  if withOptnet then
+    kids[#kids + 1] = {key = 'opt', c = Child.start('ours+optnet ' .. model .. ' ' .. mode,
+      string.format('%s %s %d %s %d --serve --optnet', ourCmd, q(model), batch, mode, warmup))}
+  end
+  if havePeer then
+    kids[#kids + 1] = {key = 'theirs', c = Child.start('PyTorch ' .. model .. ' ' .. mode,
+      string.format('%s %s %s %d %s %d', PY, q(peer), q(model), batch, mode, warmup))}
+  end
+  local r = {ours = {}, opt = {}, theirs = {}, ratio = {}, optRatio = {}}
   local busy0 = busy()
   local t0 = sh('date +%s.%N')
   -- at least RUNS rounds; short steps get more rounds (up to MAX_ROUNDS,
@@ -165,28 +206,35 @@ local function measure(model, batch, mode)
   local rounds, i = runs, 0
   while i < rounds do
     i = i + 1
-    local order = (i % 2 == 1) and {'ours', 'theirs'} or {'theirs', 'ours'}
-    for _, side in ipairs(order) do
-      local c = side == 'ours' and ours or theirs
-      if c and not c.dead then
+    local got = {}
+    for k = 0, #kids - 1 do
+      local kid = kids[(i + k - 1) % #kids + 1]
+      if not kid.c.dead then
         pause()
-        r[side][#r[side] + 1] = c:step()
+        got[kid.key] = kid.c:step()
+        r[kid.key][#r[kid.key] + 1] = got[kid.key]
       end
     end
+    if got.ours and got.theirs then r.ratio[#r.ratio + 1] = got.ours / got.theirs end
+    if got.ours and got.opt then r.optRatio[#r.optRatio + 1] = got.opt / got.ours end
     if i == 1 then
-      local slowest = math.max(r.ours[1] or 0, r.theirs[1] or 0)
+      local slowest = math.max(got.ours or 0, got.opt or 0, got.theirs or 0)
       if slowest > 0 then rounds = math.max(runs, math.min(MAX_ROUNDS, ROUND_MS // slowest)) end
     end
   end
   r.rounds = i
   local t1 = sh('date +%s.%N')
-  local used = busy() - busy0
-  local od, td = ours:quit(), theirs and theirs:quit()
-  local own = (od and od.cpu_s or 0) + (td and td.cpu_s or 0)
+  local used, own = busy() - busy0, 0
+  for _, kid in ipairs(kids) do
+    local d = kid.c:quit()
+    own = own + (d and d.cpu_s or 0)
+  end
   r.other = math.max(0, used - own) / (tonumber(t1) - tonumber(t0))
-  r.oursMedian, r.theirsMedian = median(r.ours), median(r.theirs)
+  r.oursMedian, r.optMedian, r.theirsMedian = median(r.ours), median(r.opt), median(r.theirs)
+  local ours, theirs = kids[1].c, havePeer and kids[#kids].c or nil
   r.oursPeak = not ours.dead and ours.ready and ours.ready.peak_mb or nil
   r.theirsPeak = theirs and not theirs.dead and theirs.ready and theirs.ready.peak_mb or nil
+  r.gflop = ours.ready and ours.ready.gflop
   if ours.ready then info.ours = ours.ready.blas .. ', ' .. ours.ready.threads .. ' threads' end
   if theirs and theirs.ready then
     info.theirs = theirs.ready.blas .. ', ' .. theirs.ready.threads .. ' threads'
@@ -198,13 +246,15 @@ end
 local results = {}
 for i, row in ipairs(ROWS) do
   local model, batch = row[1], row[2]
-  io.stderr:write(string.format('[%d/%d] %-9s batch %-3d ', i, #ROWS, model, batch))
+  samplePeak()
+  io.stderr:write(string.format('[%d/%d] %-10s batch %-3d ', i, #ROWS, model, batch))
   local res = {row = row}
   for _, mode in ipairs({'infer', 'train'}) do
     res[mode] = measure(model, batch, mode)
     local m = res[mode]
-    io.stderr:write(string.format('%s %s/%s ms', mode == 'infer' and 'fwd' or '  fwd+bwd',
+    io.stderr:write(string.format('%s %s/%s/%s ms', mode == 'infer' and 'fwd' or '  fwd+bwd',
       m.oursMedian and string.format('%.1f', m.oursMedian) or '-',
+      m.optMedian and string.format('%.1f', m.optMedian) or '-',
       m.theirsMedian and string.format('%.1f', m.theirsMedian) or '-'))
   end
   io.stderr:write(string.format('   peak %s/%s MiB   other load %.1f/%.1f cores\n',
@@ -213,24 +263,47 @@ for i, row in ipairs(ROWS) do
     res.infer.other, res.train.other))
   results[i] = res
 end
+samplePeak()
 os.execute('rm -rf ' .. q(tmp))
 
 local function f1(x) return x and string.format('%.1f', x) or '-' end
 local function ratio(a, b) return (a and b) and string.format('%.2f', a / b) or '-' end
-local lines = {
-  '| model | batch | forward ours ms | PyTorch ms | ratio | fwd+bwd ours ms | PyTorch ms | ratio '
-    .. '| train peak ours MiB | PyTorch MiB | steps per side | other load (cores) |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-}
-for _, res in ipairs(results) do
-  local a, b = res.infer, res.train
-  lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d | %.1f / %.1f |',
-    res.row[3], res.row[2], f1(a.oursMedian), f1(a.theirsMedian), ratio(a.oursMedian, a.theirsMedian),
-    f1(b.oursMedian), f1(b.theirsMedian), ratio(b.oursMedian, b.theirsMedian),
-    b.oursPeak and string.format('%.0f', b.oursPeak) or '-',
-    b.theirsPeak and string.format('%.0f', b.theirsPeak) or '-', a.rounds, b.rounds, a.other, b.other)
+local function spread(t)
+  if #t < 2 then return '-' end
+  return string.format('%.2f-%.2f', quantile(t, 0.25), quantile(t, 0.75))
 end
-local tableMd = table.concat(lines, '\n')
+local function table_for(mode, title)
+  local lines = {
+    string.format('| model | batch | %s GFLOP | ours ms | PyTorch ms | ratio | ratio IQR | ours GFLOP/s | %% sgemm peak '
+      .. '| optnet ms | optnet / ours |%s steps per side | other load (cores) |', title,
+      mode == 'train' and ' train peak ours MiB | PyTorch MiB |' or ''),
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' .. (mode == 'train' and '---:|---:|' or '')
+      .. '---:|---:|',
+  }
+  for _, res in ipairs(results) do
+    local a = res[mode]
+    local rate = a.gflop and a.oursMedian and a.gflop / a.oursMedian * 1000
+    lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %d | %.1f |',
+      res.row[3], res.row[2], a.gflop and string.format('%.2f', a.gflop) or '-', f1(a.oursMedian),
+      f1(a.theirsMedian), ratio(a.oursMedian, a.theirsMedian), spread(a.ratio), f1(rate),
+      (rate and peak.best > 0) and string.format('%.0f%%', 100 * rate / peak.best) or '-',
+      f1(a.optMedian), ratio(a.optMedian, a.oursMedian),
+      mode == 'train' and string.format(' %s | %s |',
+        a.oursPeak and string.format('%.0f', a.oursPeak) or '-',
+        a.theirsPeak and string.format('%.0f', a.theirsPeak) or '-') or '',
+      a.rounds, a.other)
+  end
+  return table.concat(lines, '\n')
+end
+local peakLine = string.format('sgemm peak (bench/sgemm.lua, 1024x1024x1024 on 2 threads, best of 7, '
+  .. 'sampled before every row and at the end): best %.1f GFLOP/s; the samples: %s.', peak.best,
+  table.concat((function()
+    local t = {}
+    for i, v in ipairs(peak.runs) do t[i] = string.format('%.0f', v) end
+    return t
+  end)(), ', '))
+local tableMd = '### Forward (evaluate mode)\n\n' .. table_for('infer', 'forward') .. '\n\n'
+  .. '### Forward + backward (training mode)\n\n' .. table_for('train', 'fwd+bwd') .. '\n\n' .. peakLine
 print(tableMd)
 
 local commit = sh('git -C ' .. q(here) .. ' rev-parse --short HEAD 2>/dev/null')
@@ -247,21 +320,27 @@ local section = table.concat({
     info.ours or '-', info.theirs or '-', info.torch and (' (PyTorch ' .. info.torch .. ')') or ''),
   '',
   string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of at least %d timed '
-    .. 'steps per side (more for short steps: as many as fit in about 2 s, at most 41; see the steps column) after %d warm-up steps. Forward = forward pass in evaluate mode; fwd+bwd = '
+    .. 'steps per side (more for short steps: as many as fit in about 2 s, at most %d; see the steps column) '
+    .. 'after %d warm-up steps%s. Forward = forward pass in evaluate mode; fwd+bwd = '
     .. 'forward, ClassNLLCriterion / NLLLoss and backward in training mode, gradients zeroed '
     .. 'outside the timed part; neither side computes the gradient of the input image (our '
     .. 'first layer\'s gradInput is nil, Torch7\'s idiom). Both sides build the net in float32 and run '
     .. 'with OMP_WAIT_POLICY=%s (bin/th\'s default, passed to PyTorch too, so that the '
     .. 'comparison is of the kernels: with libgomp\'s default spinning waits both run several times '
-    .. 'slower on a loaded machine). Each model and mode runs in two fresh processes, ours and '
-    .. 'PyTorch\'s, whose steps alternate one by one, so both see the same machine; '
-    .. 'ratio = ours / PyTorch time (below 1: we are faster). Train peak = VmHWM of the '
+    .. 'slower on a loaded machine). Each model and mode runs in three fresh processes, ours, ours '
+    .. 'after optnet.optimizeMemory (mode inference with foldBatchNorm for forward, training for fwd+bwd) and '
+    .. 'PyTorch\'s, whose steps alternate one by one, so all see the same machine; '
+    .. 'ratio = ours / PyTorch time (below 1: we are faster), ratio IQR = interquartile range of the '
+    .. 'per-round ratios (the run-to-run spread); optnet / ours likewise from the same rounds. '
+    .. 'GFLOP = one step\'s work counted as direct convolution and dense products (2·B·Cout·Cin·k²·Hout·Wout '
+    .. 'per convolution phase, 2·B·in·out per Linear phase; fwd+bwd counts forward, gradInput where computed '
+    .. 'and gradWeight); GFLOP/s = that over our median; %% sgemm peak = GFLOP/s over the sgemm peak below. '
+    .. 'Train peak = VmHWM of the '
     .. 'process after its first training step (model, input, activations, gradients and the '
     .. 'runtime: Lua ~20 MiB, Python + libtorch ~200 MiB). Other load = CPU cores other '
-    .. 'processes kept busy meanwhile (forward / fwd+bwd): the machine is shared, so times are '
-    .. 'noisy where it is above 0; the interleaved ratios are what to compare. Steps per side: '
-    .. 'forward / fwd+bwd.', runs, warmup,
-    policy),
+    .. 'processes kept busy meanwhile: the machine is shared, so times are '
+    .. 'noisy where it is above 0; the interleaved ratios are what to compare.', runs, MAX_ROUNDS, warmup,
+    quick and ' (QUICK=1: the development mode, few rounds)' or '', policy),
   '',
   tableMd,
   '',

@@ -120,8 +120,123 @@ def resnet56():
     return net, (3, 32, 32), 10
 
 
+def resnet110():
+    net = nn.Sequential(
+        conv(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
+        *stages((16, 32, 64), (18, 18, 18), 1, 'A', 16),
+        nn.AvgPool2d(8, 1), nn.Flatten(), nn.Linear(64, 10), nn.LogSoftmax(dim=1))
+    return net, (3, 32, 32), 10
+
+
+class Bottleneck(nn.Module):
+    """The zoo's bottleneck: 1x1, 3x3 (stride here), 1x1 x4, each with BN;
+    shortcut B (a 1x1 projection + BN where the shape changes)."""
+
+    def __init__(self, c_in, n, stride):
+        super().__init__()
+        self.body = nn.Sequential(
+            conv(c_in, n, 1, bias=False), nn.BatchNorm2d(n), nn.ReLU(inplace=True),
+            conv(n, n, 3, stride, 1, bias=False), nn.BatchNorm2d(n), nn.ReLU(inplace=True),
+            conv(n, 4 * n, 1, bias=False), nn.BatchNorm2d(4 * n))
+        self.proj = None
+        if c_in != 4 * n:
+            self.proj = nn.Sequential(conv(c_in, 4 * n, 1, stride, 0, bias=False),
+                                      nn.BatchNorm2d(4 * n))
+
+    def forward(self, x):
+        short = self.proj(x) if self.proj is not None else x
+        return F.relu(self.body(x) + short, inplace=True)
+
+
+def resnet50():
+    blocks, c_in = [], 64
+    for i, (n, count) in enumerate(zip((64, 128, 256, 512), (3, 4, 6, 3))):
+        for j in range(count):
+            blocks.append(Bottleneck(c_in, n, (2 if i > 0 else 1) if j == 0 else 1))
+            c_in = 4 * n
+    net = nn.Sequential(
+        conv(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+        nn.MaxPool2d(3, 2, 1), *blocks,
+        nn.AvgPool2d(7, 1), nn.Flatten(), nn.Linear(2048, 1000), nn.LogSoftmax(dim=1))
+    return net, (3, 224, 224), 1000
+
+
+class Inception(nn.Module):
+    """Four branches concatenated: 1x1; 1x1-3x3; 1x1-5x5; zero padding 1,
+    3x3 ceil-mode max pooling, 1x1 (the zoo's SpatialZeroPadding before
+    the pool); ReLU after every convolution."""
+
+    def __init__(self, c_in, cfg):
+        super().__init__()
+        def cr(a, b, k, p=0):
+            return [conv(a, b, k, 1, p), nn.ReLU(inplace=True)]
+        self.b1 = nn.Sequential(*cr(c_in, cfg[0], 1))
+        self.b2 = nn.Sequential(*cr(c_in, cfg[1], 1), *cr(cfg[1], cfg[2], 3, 1))
+        self.b3 = nn.Sequential(*cr(c_in, cfg[3], 1), *cr(cfg[3], cfg[4], 5, 2))
+        self.b4 = nn.Sequential(nn.ZeroPad2d(1), nn.MaxPool2d(3, 1, ceil_mode=True),
+                                *cr(c_in, cfg[5], 1))
+
+    def forward(self, x):
+        return torch.cat([self.b1(x), self.b2(x), self.b3(x), self.b4(x)], 1)
+
+
+def googlenet():
+    # the zoo's models/googlenet.lua with aux=false (the main classifier only)
+    cfgs = [(64, 96, 128, 16, 32, 32), (128, 128, 192, 32, 96, 64), 'M',
+            (192, 96, 208, 16, 48, 64), (160, 112, 224, 24, 64, 64), (128, 128, 256, 24, 64, 64),
+            (112, 144, 288, 32, 64, 64), (256, 160, 320, 32, 128, 128), 'M',
+            (256, 160, 320, 32, 128, 128), (384, 192, 384, 48, 128, 128)]
+    layers = [conv(3, 64, 7, 2, 3), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, ceil_mode=True),
+              nn.LocalResponseNorm(5, 0.0001, 0.75),
+              conv(64, 64, 1), nn.ReLU(inplace=True), conv(64, 192, 3, 1, 1), nn.ReLU(inplace=True),
+              nn.LocalResponseNorm(5, 0.0001, 0.75), nn.MaxPool2d(3, 2, ceil_mode=True)]
+    n = 192
+    for c in cfgs:
+        if c == 'M':
+            layers.append(nn.MaxPool2d(3, 2, ceil_mode=True))
+        else:
+            layers.append(Inception(n, c))
+            n = c[0] + c[2] + c[4] + c[5]
+    layers += [nn.AvgPool2d(7, 1), nn.Flatten(), nn.Dropout(0.4), nn.Linear(n, 1000),
+               nn.LogSoftmax(dim=1)]
+    return nn.Sequential(*layers), (3, 224, 224), 1000
+
+
+class DenseLayer(nn.Module):
+    """DenseNet-BC layer: x, then BN-ReLU-1x1 (4k)-BN-ReLU-3x3 (k), concatenated."""
+
+    def __init__(self, c, k):
+        super().__init__()
+        self.branch = nn.Sequential(
+            nn.BatchNorm2d(c), nn.ReLU(inplace=True), conv(c, 4 * k, 1, bias=False),
+            nn.BatchNorm2d(4 * k), nn.ReLU(inplace=True), conv(4 * k, k, 3, 1, 1, bias=False))
+
+    def forward(self, x):
+        return torch.cat([x, self.branch(x)], 1)
+
+
+def densenet():
+    # the zoo's models/densenet.lua, cifar10, depth 100, growth 12, bottleneck, reduction 0.5
+    k, N = 12, 16
+    c = 2 * k
+    layers = [conv(3, c, 3, 1, 1, bias=False)]
+    for b in range(3):
+        for _ in range(N):
+            layers.append(DenseLayer(c, k))
+            c += k
+        if b < 2:
+            out = c // 2
+            layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), conv(c, out, 1, bias=False),
+                       nn.AvgPool2d(2, 2)]
+            c = out
+    layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.AvgPool2d(8, 1), nn.Flatten(),
+               nn.Linear(c, 10), nn.LogSoftmax(dim=1)]
+    return nn.Sequential(*layers), (3, 32, 32), 10
+
+
 MODELS = {'mlp': mlp, 'alexnet': alexnet, 'vgg-A': vgg_a, 'resnet-18': resnet18,
-          'resnet-56': resnet56}
+          'resnet-56': resnet56, 'resnet-110': resnet110, 'resnet-50': resnet50,
+          'googlenet': googlenet, 'densenet': densenet}
 
 
 def vm(field):

@@ -31,7 +31,8 @@ local T = torch._transient
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
                   planner = 'best', verbose = false, smallTrace = true, recompute = 'none',
-                  verify = false, reorder = false, planGrads = false, clipGrads = false}
+                  verify = false, reorder = false, planGrads = false, clipGrads = false,
+                  foldBatchNorm = false}
 
 local PLANNER_LIST = "'best', 'greedy_size', 'greedy_conflict', 'greedy_lifetime', 'peak' or 'sets'"
 local PLANNERS = {}
@@ -85,6 +86,9 @@ local function options(fname, opts)
   end
   if o.planGrads and o.mode ~= 'training' then
     fail(fname, "planGrads needs mode = 'training', got mode = '%s'", o.mode)
+  end
+  if o.foldBatchNorm and o.mode ~= 'inference' then
+    fail(fname, "foldBatchNorm needs mode = 'inference' (training updates the batch norm), got mode = '%s'", o.mode)
   end
   if rc ~= 'none' and o.mode ~= 'training' then
     fail(fname, "recompute needs mode = 'training' (inference keeps no activation for backward), got mode = '%s'",
@@ -1079,13 +1083,19 @@ function optnet.optimizeMemory(net, input, opts)
   local modules = walk.modules(net)
   local restore = undo.snapshot(net, snapshotState)
   local ok, err = pcall(function()
-    if active[net] then remove(net, active[net]) end
+    if active[net] then
+      remove(net, active[net])
+      require('optnet.fold').undo(net)
+    end
     -- a net optimized on its own inside this one (or a part of one) gives
     -- its optimization up first: one plan per net
     for _, m in ipairs(modules) do
       if m ~= net and active[m] then remove(m, active[m]) end
     end
     if record.carries(walk.modules(net)) then strip(net, walk.modules(net), true) end
+    -- batch norm folded into convolutions first (optnet/fold.lua), so
+    -- that the plan sees the net that runs
+    if o.foldBatchNorm then require('optnet.fold').apply(net) end
     local state = optimize(net, input, o)
     if o.verbose then
       local arena, lb = 0, 0
@@ -1102,6 +1112,7 @@ function optnet.optimizeMemory(net, input, opts)
       active[m] = nil
       owner[m] = nil
     end
+    if o.foldBatchNorm then require('optnet.fold').undo(net) end
     restore()
     if record.carries(modules) then optnet._derived(net, 'clone', true) end
     error(err, 0)
@@ -1127,9 +1138,11 @@ function optnet.removeOptimization(net)
   if state then
     remove(net, state)
     if not replanning then require('optnet.step').forget(net) end
+    require('optnet.fold').undo(net)
   elseif record.carries(walk.modules(net)) then
     -- a part of an optimized net, cloned or loaded on its own
     strip(net, walk.modules(net), true)
+    require('optnet.fold').undo(net)
   else
     error('optnet.removeOptimization: this net is not optimized (call optnet.optimizeMemory first)', 2)
   end

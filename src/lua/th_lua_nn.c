@@ -128,6 +128,37 @@ static int conv_acc_grad_params(lua_State *L) {
   return 0;
 }
 
+/* conv_winograd(['off'|'auto'|'on']): the Winograd mode before the call
+   (th_nn_winograd_set_mode), setting it when given */
+static int conv_winograd(lua_State *L) {
+  static const char *const names[] = {"off", "auto", "on", NULL};
+  int old = th_nn_winograd_get_mode();
+  if (!lua_isnoneornil(L, 1)) th_nn_winograd_set_mode(luaL_checkoption(L, 1, NULL, names));
+  lua_pushstring(L, names[old]);
+  return 1;
+}
+
+/* conv_winogradChosen(self, input): whether forward, gradInput and
+   gradWeight of this SpatialConvolution on this input take the Winograd
+   path under the current mode (three booleans) */
+static int conv_winograd_chosen(lua_State *L) {
+  fname f;
+  const char *fn = mname(L, &f, "winogradChosen");
+  th_nn_window w;
+  th_tensor *input = tensor_arg(L, 2, fn, "input");
+  int64_t nIn = int_field(L, "nInputPlane", 0, 1, fn), nOut = int_field(L, "nOutputPlane", 0, 1, fn);
+  int64_t H, W, oH, oW;
+  int p;
+  window(L, &w, fn);
+  if (input->ndim < 2) return luaL_error(L, "%s: input must be 3D or 4D, got %dD", fn, input->ndim);
+  H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  oH = (H + 2 * w.padH - w.kH) / (w.dH > 0 ? w.dH : 1) + 1;
+  oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
+  for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++)
+    lua_pushboolean(L, th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW));
+  return 3;
+}
+
 /* --- full convolution -------------------------------------------------- */
 
 static int fullconv_update_output(lua_State *L) {
@@ -359,6 +390,8 @@ static const luaL_Reg nn_funcs[] = {
     {"conv_updateOutput", conv_update_output},
     {"conv_updateGradInput", conv_update_grad_input},
     {"conv_accGradParameters", conv_acc_grad_params},
+    {"conv_winograd", conv_winograd},
+    {"conv_winogradChosen", conv_winograd_chosen},
     {"fullconv_updateOutput", fullconv_update_output},
     {"fullconv_updateGradInput", fullconv_update_grad_input},
     {"fullconv_accGradParameters", fullconv_acc_grad_params},

@@ -33,6 +33,19 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
                                const th_nn_window *w, double scale);
 
+/* Which 3x3 stride-1 convolutions run as Winograd F(2x2,3x3)
+   (th_nn_winograd.c): none, those the shape rule picks (default), or all
+   that can. Process-wide; set returns the previous mode. */
+enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2 };
+int th_nn_winograd_set_mode(int mode);
+int th_nn_winograd_get_mode(void);
+/* whether a convolution with window w, nIn -> nOut planes and an oH x oW
+   output takes the Winograd path in a phase: 3x3, stride 1, padding <= 2,
+   and the mode or the shape rule says so */
+enum { TH_NN_WINO_FORWARD, TH_NN_WINO_GRAD_INPUT, TH_NN_WINO_GRAD_WEIGHT };
+int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
+                          int64_t oH, int64_t oW);
+
 /* --- full (transposed) convolution (nn.SpatialFullConvolution) ---
    weight: nIn x nOut x kH x kW; bias: nOut or NULL; output size
    (i - 1) * d - 2 * pad + k + adj per spatial dimension, adj < d. */

@@ -8,6 +8,7 @@
 */
 #include <math.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
 
 typedef struct geom {
   int64_t N, F, S;   /* input viewed as N x F x S */

@@ -6,6 +6,7 @@
 */
 #include <string.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
 
 /* valid output columns [*lo, *hi) for kernel offset j: 0 <= x*d - pad + j < W */
 static void valid_range(int64_t W, int64_t oW, int64_t d, int64_t pad, int64_t j, int64_t *lo,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "th_cpu.h"
 #include "th_error.h"
 #include "th_iter.h"
 #include "th_random.h"
@@ -67,7 +68,8 @@ uint64_t th_random_seed(th_generator *g) {
 
 uint64_t th_random_initial_seed(const th_generator *g) { return g->initial_seed; }
 
-static void next_state(th_generator *g) {
+/* cloned (th_cpu.h): the twist vectorizes, and filling a net's weights runs it a lot */
+TH_CPU_CLONES static void next_state(th_generator *g) {
   uint64_t *p = g->state;
   int j;
   g->left = TH_MT_N;

@@ -99,7 +99,9 @@ static int TH_R(act_backward)(th_nn_act op, const double *p, th_tensor *gi, cons
   switch (op) {
     case TH_NN_THRESHOLD: {
       const real th = (real)p[0];
-      ACT_LOOP3(gi, go_t, ref, { *g = *r > th ? *go : 0; });
+      /* both loaded unconditionally: a load under the condition vectorizes
+         only with masked loads (AVX2 on), not in the baseline build */
+      ACT_LOOP3(gi, go_t, ref, { real d = *go; *g = *r > th ? d : 0; });
       break;
     }
     case TH_NN_LEAKYRELU: {

@@ -219,6 +219,25 @@ static void TH_R(conv_backward_params_thread)(const real *in, const real *go, re
   if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(g->nOut * g->K));
 }
 
+/* gb[o] += scale * the sum of gradOutput's plane o over the batch */
+static void TH_R(conv_bias_grad)(const real *go, real *gb, const geom *g, double scale) {
+  const int64_t outS = g->nOut * g->N;
+  int64_t o;
+#pragma omp parallel for if (g->B * outS > TH_NN_PAR_MIN_ELEMS)
+  for (o = 0; o < g->nOut; o++) {
+    accreal s = 0;
+    int64_t b, n;
+    for (b = 0; b < g->B; b++) {
+      const real *row = go + b * outS + o * g->N;
+      real rs = 0;
+#pragma omp simd reduction(+ : rs)
+      for (n = 0; n < g->N; n++) rs += row[n];
+      s += rs;
+    }
+    gb[o] += (real)(scale * s);
+  }
+}
+
 static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
                                       th_tensor *gradWeight, th_tensor *gradBias,
                                       th_tensor *fgradInput, const geom *g,
@@ -229,7 +248,6 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
   /* thread t's scratch at t * rowS; its partial gradWeight (t > 0) after the rows */
   const int64_t nw = g->nOut * g->K;
   real *parts = buf + rows * rowS - nw;
-  const int64_t outS = g->nOut * g->N;
   int64_t o;
   if (nt <= 1) {
     TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, 0, 1);
@@ -252,22 +270,14 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
       for (k = 0; k < nw; k++) gw[k] += p[k];
     }
   }
-  if (gradBias) {
-    real *gb = th_tensor_data(gradBias);
-#pragma omp parallel for if (g->B * outS > TH_NN_PAR_MIN_ELEMS)
-    for (o = 0; o < g->nOut; o++) {
-      accreal s = 0;
-      int64_t b, n;
-      for (b = 0; b < g->B; b++) {
-        const real *row = go + b * outS + o * g->N;
-        real rs = 0;
-#pragma omp simd reduction(+ : rs)
-        for (n = 0; n < g->N; n++) rs += row[n];
-        s += rs;
-      }
-      gb[o] += (real)(scale * s);
-    }
-  }
+  if (gradBias) TH_R(conv_bias_grad)(go, th_tensor_data(gradBias), g, scale);
+  return TH_OK;
+}
+
+/* the Winograd path's gradBias */
+static int TH_R(conv_bias_only)(const th_tensor *gradOutput, th_tensor *gradBias, const geom *g,
+                                double scale) {
+  TH_R(conv_bias_grad)(th_tensor_data(gradOutput), th_tensor_data(gradBias), g, scale);
   return TH_OK;
 }
 

@@ -1,6 +1,6 @@
 /* generic/im2col.c: im2col / col2im for 'real' (included by th_nn_im2col.c) */
 
-void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t oH,
+TH_CPU_CLONES void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t oH,
                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *col,
                         int64_t ld) {
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;
@@ -78,7 +78,7 @@ void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int64_t W, int64_t
   }
 }
 
-void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_t oH,
+TH_CPU_CLONES void TH_R(th_nn_col2im)(const real *col, int64_t C, int64_t H, int64_t W, int64_t oH,
                         int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, real *in,
                         int64_t ld) {
   const int64_t kH = w->kH, kW = w->kW, dH = w->dH, dW = w->dW, padH = w->padH, padW = w->padW;

@@ -1,0 +1,87 @@
+-- make bench-winograd: per-layer times of 3x3 stride-1 convolutions,
+-- Winograd F(2x2,3x3) against im2col + gemm (torch._C.nn.conv_winograd
+-- 'on' / 'off'), float32, 2 threads, each phase alternating the two paths
+-- call by call; per phase the medians and their ratio (Winograd / im2col),
+-- and which path the shape rule ('auto') takes. Prints the table and
+-- writes it to docs/benchmarks.md, section "Winograd per layer".
+--   bin/th bench/winograd.lua [reps]      (QUICK=1: four layers, no write)
+require 'torch'
+require 'nn'
+local C = torch._C.nn
+local reps = tonumber(arg[1] or 7)
+-- {name, batch, nIn, nOut, size}
+local SHAPES = {
+  {'resnet-56 16', 64, 16, 16, 32}, {'resnet-56 32', 64, 32, 32, 16}, {'resnet-56 64', 64, 64, 64, 8},
+  {'densenet 48-12', 64, 48, 12, 32}, {'densenet 48-12', 64, 48, 12, 16}, {'densenet 48-12', 64, 48, 12, 8},
+  {'resnet-18 64', 16, 64, 64, 56}, {'resnet-18 128', 16, 128, 128, 28}, {'resnet-18 256', 16, 256, 256, 14},
+  {'resnet-18 512', 16, 512, 512, 7}, {'googlenet 96-128', 16, 96, 128, 28}, {'googlenet 112-224', 16, 112, 224, 14},
+  {'googlenet 192-384', 16, 192, 384, 7},
+  {'alexnet 192-384', 16, 192, 384, 13}, {'alexnet 256-256', 16, 256, 256, 13},
+  {'vgg 64-128', 8, 64, 128, 112}, {'vgg 256-256', 8, 256, 256, 56}, {'vgg 512-512', 8, 512, 512, 28},
+}
+if os.getenv('QUICK') then SHAPES = {SHAPES[1], SHAPES[2], SHAPES[3], SHAPES[8]} end
+torch.setnumthreads(2)
+torch.setdefaulttensortype('torch.FloatTensor')
+local clock = torch._C.clock
+local md_cells
+local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+local md = {
+  '| layer | batch | nIn | nOut | HxW | fwd im2col ms | Winograd ms | ratio | gradInput im2col ms | Winograd ms | ratio '
+    .. '| gradWeight im2col ms | Winograd ms | ratio | auto takes Winograd in |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+}
+print(string.format('%-20s %3s %4s %4s %4s | %8s %8s %5s | %8s %8s %5s | %8s %8s %5s', 'layer', 'B', 'nIn', 'nOut', 'HxW',
+  'fwd old', 'wino', 'ratio', 'gIn old', 'wino', 'ratio', 'gW old', 'wino', 'ratio'))
+for _, s in ipairs(SHAPES) do
+  local name, B, nIn, nOut, H = table.unpack(s)
+  local m = nn.SpatialConvolution(nIn, nOut, 3, 3, 1, 1, 1, 1):noBias()
+  local x = torch.randn(B, nIn, H, H)
+  local go = torch.randn(B, nOut, H, H)
+  local phases = {
+    function() m:updateOutput(x) end,
+    function() m:updateGradInput(x, go) end,
+    function() m:accGradParameters(x, go) end,
+  }
+  local row = {}
+  md_cells = {}
+  for p, f in ipairs(phases) do
+    local t = {off = {}, on = {}}
+    for r = 1, reps + 1 do
+      for _, mode in ipairs(r % 2 == 0 and {'off', 'on'} or {'on', 'off'}) do
+        C.conv_winograd(mode)
+        local t0 = clock(); f(); local ms = (clock() - t0) * 1000
+        if r > 1 then table.insert(t[mode], ms) end
+      end
+    end
+    local a, b = median(t.off), median(t.on)
+    md_cells[p] = {a, b}
+    row[#row + 1] = string.format('%8.2f %8.2f %5.2f', a, b, b / a)
+  end
+  C.conv_winograd('auto')
+  print(string.format('%-20s %3d %4d %4d %4d | %s', name, B, nIn, nOut, H, table.concat(row, ' | ')))
+  local takes, names = {C.conv_winogradChosen(m, x)}, {'forward', 'gradInput', 'gradWeight'}
+  local t = {}
+  for i = 1, 3 do if takes[i] then t[#t + 1] = names[i] end end
+  local cells = {}
+  for i = 1, 3 do
+    local a, b = md_cells[i][1], md_cells[i][2]
+    cells[#cells + 1] = string.format('%.2f | %.2f | %.2f', a, b, b / a)
+  end
+  md[#md + 1] = string.format('| %s | %d | %d | %d | %dx%d | %s | %s |', name, B, nIn, nOut, H, H,
+    table.concat(cells, ' | '), #t > 0 and table.concat(t, ', ') or '-')
+end
+
+if not os.getenv('QUICK') then
+  local here = arg[0]:match('^(.*)/bench/winograd%.lua$') or '.'
+  local load = io.open('/proc/loadavg'):read('l'):match('^(%S+)')
+  local text = table.concat({
+    '## Winograd per layer', '',
+    string.format('Written by `make bench-winograd` on %s UTC (load average %s at the end: on a shared machine '
+      .. 'the times are noisy, the ratios less so). 3x3 stride-1 padding-1 convolutions of the zoo\'s nets, '
+      .. 'float32, 2 threads, no bias; median of %d calls per path and phase, the two paths alternating call '
+      .. 'by call; ratio = Winograd / im2col (below 1: Winograd is faster). The last column is what the shape '
+      .. 'rule (`th_nn_winograd_chosen`, mode auto) takes.', os.date('!%Y-%m-%d %H:%M'), load, reps),
+    '', table.concat(md, '\n'), ''}, '\n')
+  require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Winograd per layer', text)
+  io.stderr:write('bench: wrote ' .. here .. '/docs/benchmarks.md (section Winograd per layer)\n')
+end

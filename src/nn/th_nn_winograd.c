@@ -1,0 +1,157 @@
+/*
+** th_nn_winograd.c: Winograd F(2x2,3x3) convolution for 3x3, stride-1
+** kernels (nn.SpatialConvolution's fast path, chosen by th_nn_conv.c).
+** A 4x4 input tile and a 3x3 kernel, both transformed, give a 2x2 output
+** tile with 16 multiplies instead of 36; over channels these become 16
+** gemms (K x C times C x tiles) per block of tiles. Blocks are rows of
+** tiles of one or several images (or a segment of a long row), sized so
+** that a block's transformed input and output stay in a core's L2 cache;
+** blocks run in parallel, each thread with single-threaded BLAS.
+**   forward:    out = corr(in, w, pad)
+**   gradInput:  gi  = corr(gradOutput, w rotated 180 and transposed, 2 - pad)
+**   gradWeight: dw  = G^T [sum over tiles (A dy A^T) .* (B^T d B)] G,
+**               the transpose of the forward's linear map, so exact in
+**               exact arithmetic like the other two.
+** In float32 the results differ from the direct sum by rounding only
+** (the transforms have coefficients 1 and 1/2); the specs bound it.
+*/
+#include <string.h>
+#include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
+
+/* elements a block's transformed input and output aim at (per thread),
+   and the fewest tiles a block takes: with many channels the L2 target
+   would leave the 16 gemms too few columns (32 tiles: 0.78 of im2col's
+   time on ResNet-18/VGG-sized layers, 128: 0.63, 256: 0.62; on
+   ResNet-56-sized layers 32 and 128 are equal) */
+#ifndef WINO_BLOCK_ELEMS
+#define WINO_BLOCK_ELEMS 65536
+#endif
+#ifndef WINO_MIN_TILES
+#define WINO_MIN_TILES 128
+#endif
+
+/* the correlation of a B x C x H x W input (zero-padded by padH, padW)
+   with a 3x3 kernel into B x K x oH x oW, cut into blocks of tiles */
+typedef struct wplan {
+  int64_t B, C, H, W, K, oH, oW, padH, padW;
+  int64_t tH, tW;        /* 2x2 output tiles per column and row */
+  int64_t segw, nseg;    /* a unit is a row of tiles, or a segment of segw of one */
+  int64_t units, R;      /* units in all, units per block */
+  int64_t blocks, T;     /* blocks, and the most tiles a block's buffers hold */
+} wplan;
+
+static int wino_mode = TH_NN_WINOGRAD_AUTO;
+
+int th_nn_winograd_set_mode(int mode) {
+  int old = wino_mode;
+  wino_mode = mode;
+  return old;
+}
+
+int th_nn_winograd_get_mode(void) { return wino_mode; }
+
+/* The shape rule, from bench/winograd.lua (docs/benchmarks.md): F(2x2,3x3)
+   wins from 14x14 outputs on; below, tiles are few per image, a 7x7
+   output pads its 4x4 tiles by a third, and the gemms of the im2col path
+   are as large as Winograd's (AlexNet's 13x13 layers came out at 0.8-1.2
+   of im2col's time from run to run on the loaded machine: left to im2col). gradWeight's 16 gemms have only K x C
+   outputs each: with few channels they run far from peak unless the
+   planes are large. */
+int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
+                          int64_t oH, int64_t oW) {
+  if (wino_mode == TH_NN_WINOGRAD_OFF) return 0;
+  if (w->kW != 3 || w->kH != 3 || w->dW != 1 || w->dH != 1 || w->padW > 2 || w->padH > 2)
+    return 0;
+  if (wino_mode == TH_NN_WINOGRAD_ON) return 1;
+  if (phase != TH_NN_WINO_GRAD_WEIGHT) return oH >= 14 && oW >= 14;
+  return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13);
+}
+
+static void plan(wplan *p, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K, int64_t oH,
+                 int64_t oW, int64_t padH, int64_t padW, int *nt) {
+  int64_t target = WINO_BLOCK_ELEMS / (16 * (C + K)), R0;
+  if (target < WINO_MIN_TILES) target = WINO_MIN_TILES;
+  p->B = B, p->C = C, p->H = H, p->W = W, p->K = K, p->oH = oH, p->oW = oW;
+  p->padH = padH, p->padW = padW;
+  p->tH = (oH + 1) / 2;
+  p->tW = (oW + 1) / 2;
+  p->nseg = (p->tW + target - 1) / target;
+  p->segw = (p->tW + p->nseg - 1) / p->nseg;
+  p->units = B * p->tH * p->nseg;
+  R0 = p->nseg == 1 ? target / p->tW : 1;
+  if (R0 < 1) R0 = 1;
+  *nt = th_nn_threads_for(p->units, 2 * 16 * C * K * p->segw);
+  p->R = (p->units + *nt - 1) / *nt;
+  if (p->R > R0) p->R = R0;
+  p->blocks = (p->units + p->R - 1) / p->R;
+  /* buffers sized for R0 units from th_nn_scratch_full batches on, so
+     that their size does not depend on the batch there */
+  p->T = (th_nn_scratch_full(B) ? R0 : p->R) * p->segw;
+}
+
+/* per-thread buffer: V, M (or Yh), the 8 row halves and a padded row */
+static int64_t block_elems(const wplan *p) {
+  return 16 * (p->C + p->K) * p->T + 10 * (p->segw + 1);
+}
+
+#define TH_GENERIC_FILE "../nn/generic/winograd.c"
+#include "../tensor/th_generic_floating.h"
+
+int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                           const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
+                           int64_t B, int64_t nIn, int64_t nOut) {
+  const int64_t iH = input->size[input->ndim - 2], iW = input->size[input->ndim - 1];
+  wplan p;
+  int nt;
+  int64_t rows, bufS;
+  plan(&p, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH, w->padW,
+       &nt);
+  rows = th_nn_scratch_rows(B, nt);
+  bufS = block_elems(&p);
+  if (th_tensor_resize1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_FLOATING(input->dtype, wino_forward,
+                              (input, output, weight, bias, finput, &p, bufS, nt),
+                              "SpatialConvolution");
+}
+
+int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
+                                  const th_tensor *weight, th_tensor *fgradInput,
+                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+  const int64_t oH = gradOutput->size[gradOutput->ndim - 2];
+  const int64_t oW = gradOutput->size[gradOutput->ndim - 1];
+  wplan p;
+  int nt;
+  int64_t rows, bufS;
+  plan(&p, B, nOut, oH, oW, nIn, gradInput->size[gradInput->ndim - 2],
+       gradInput->size[gradInput->ndim - 1], 2 - w->padH, 2 - w->padW, &nt);
+  rows = th_nn_scratch_rows(B, nt);
+  bufS = block_elems(&p);
+  if (th_tensor_resize1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_FLOATING(gradOutput->dtype, wino_backward_input,
+                              (gradOutput, gradInput, weight, fgradInput, &p, bufS, nt),
+                              "SpatialConvolution");
+}
+
+int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *gradOutput,
+                                   th_tensor *gradWeight, th_tensor *fgradInput,
+                                   const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
+                                   double scale) {
+  const int64_t iH = input->size[input->ndim - 2], iW = input->size[input->ndim - 1];
+  wplan p;
+  int nt;
+  int64_t rows, bufS, off;
+  plan(&p, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH, w->padW,
+       &nt);
+  rows = th_nn_scratch_rows(B, nt);
+  bufS = block_elems(&p);
+  off = rows * 16 * nOut * nIn;
+  if (th_tensor_resize1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
+  return TH_DISPATCH_FLOATING(input->dtype, wino_backward_params,
+                              (input, gradOutput, gradWeight, fgradInput, &p, off, bufS, nt, scale),
+                              "SpatialConvolution");
+}
