@@ -224,8 +224,9 @@ describe('optnet.trainStep gradients', function()
     for _ = 1, 3 do s:step(x, y) end
     assert.are.equal(3 * 8, #calls)
     assert.are.equal(0, maxRel(pa, (net:parameters())))
-    -- backward order: the last layer's gradients come first
-    assert.are.same({7, 8}, {calls[1], calls[2]})
+    -- backward order: the last layer's gradients come first, its bias
+    -- before its weight (the reverse of net:parameters())
+    assert.are.same({8, 7}, {calls[1], calls[2]})
   end)
 
   it('with twoPass stay alive until after backward: a bucketed reduce in onBackwardDone', function()
