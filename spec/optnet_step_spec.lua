@@ -397,4 +397,30 @@ describe('optnet.trainStep lifecycle', function()
     optnet.optimizeMemory(net, x, {mode = 'training'})
     helpers.fails({'optnet.trainStep', 'make a new one'}, function() s:step(x, y) end)
   end)
+  it('with deferUpdates leave each update to step:update, in parts with keys of their own', function()
+    local net, x, y, crit = convnet()
+    local pa = plainLoop(net, x, y, crit, 'adam', {learningRate = 0.01}, 3)
+    local got = {}
+    local s
+    s = optnet.trainStep(net, crit, x, {method = 'adam', config = {learningRate = 0.01}, deferUpdates = true,
+      onGradReady = function(i, grad) got[#got + 1] = {i, grad:clone()} end})
+    for _ = 1, 3 do
+      got = {}
+      s:step(x, y)
+      -- each parameter in two halves, each with its own state
+      for _, e in ipairs(got) do
+        local i, g = e[1], e[2]:view(-1)
+        local p = s.groups[i].param:view(-1)
+        local h = p:nElement() // 2
+        if h > 0 then s:update(i, g:narrow(1, 1, h):clone(), p:narrow(1, 1, h), i .. 'a') end
+        s:update(i, g:narrow(1, h + 1, p:nElement() - h):clone(), p:narrow(1, h + 1, p:nElement() - h), i .. 'b')
+      end
+    end
+    assert.is_true(maxRel(pa, (net:parameters())) < 1e-12)
+    helpers.fails({'step:update', 'gradient of 6 elements', '5 elements'}, function() s:update(2, torch.zeros(5)) end)
+    helpers.fails({'step:update', 'parameter group'}, function() s:update(99, torch.zeros(5)) end)
+    local net2, x2 = convnet()
+    helpers.fails({'optnet.trainStep', 'deferUpdates', 'onGradReady'},
+      function() optnet.trainStep(net2, crit, x2, {deferUpdates = true}) end)
+  end)
 end)
