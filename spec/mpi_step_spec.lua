@@ -146,6 +146,16 @@ describe('dataparallel.trainStep on 2 ranks', function()
     end
   end)
 
+  it("dp.trainStep's checkpoint resumes with identical numbers", function()
+    for _, Rk in ipairs{R0, R1} do
+      assert.are.equal(0, (Rk.ckpt.a - Rk.ckpt.b):abs():max())
+      assert.are.same({epoch = 4}, Rk.ckpt.extra)
+      assert.are.equal(6, Rk.ckpt.steps)
+      assert.matches("dataparallel.Step:resume: .* was written by 2 ranks, shard grad, buckets of 16 elements; "
+        .. "this job has 2, optim", Rk.ckptErr)
+    end
+  end)
+
   it('bad options are errors naming the call', function()
     local e = R0.errors
     assert.matches("dataparallel.trainStep: option 'shard' should be 'none', 'optim' or 'grad', got zero", e[1], 1, true)

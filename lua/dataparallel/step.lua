@@ -255,6 +255,99 @@ function DPStep:memory()
   return {grads = grads, optimState = require('optnet.step').stateBytes(self.net)}
 end
 
+-- every rank's serialized table on rank 0 (a collective): a list by rank there, nil elsewhere
+local function gather(t)
+  local R = mpi.size()
+  local str = torch.serialize(t)
+  local lens = torch.LongTensor(R):zero()
+  lens[mpi.rank() + 1] = #str
+  mpi.allreduce(lens)
+  local counts, total = {}, 0
+  for r = 1, R do counts[r] = lens[r]; total = total + lens[r] end
+  local all = torch.ByteTensor(total)
+  mpi.allgather(all, torch.ByteTensor(torch.ByteStorage():string(str)), counts)
+  if mpi.rank() ~= 0 then return nil end
+  local out, o = {}, 0
+  for r = 1, R do
+    out[r] = torch.deserialize(all:narrow(1, o + 1, counts[r]):clone():storage():string())
+    o = o + counts[r]
+  end
+  return out
+end
+
+-- s:checkpoint(path [, extra]): every rank calls it; rank 0 writes
+-- {params, running (batch normalisation's, averaged across ranks), states
+-- (each rank's optimizer state, by rank), steps, shard, size, cap, extra}
+-- through a temporary file renamed over path
+function DPStep:checkpoint(path, extra)
+  if type(path) ~= 'string' then error('dataparallel.Step:checkpoint: a path expected, got ' .. type(path), 2) end
+  local running = {}
+  for _, b in ipairs(self.bns) do
+    local m, v = b.running_mean:clone(), b.running_var:clone()
+    M.syncBatchNorms{{running_mean = m, running_var = v}}
+    running[#running + 1] = {running_mean = m, running_var = v}
+  end
+  local states = gather(self.st.states)
+  if self.rank == 0 then
+    local params = {}
+    for i, g in ipairs(self.groups) do params[i] = self.st.groups[i].param end
+    torch.save(path .. '.tmp', {params = params, running = running, states = states, steps = self.steps,
+                                shard = self.shard, size = self.size, cap = self.cap, extra = extra})
+    assert(os.rename(path .. '.tmp', path))
+  end
+  mpi.barrier()
+end
+
+-- s:resume(path): every rank calls it; rank 0 reads the checkpoint and
+-- broadcasts it. Same net, ranks, shard and bucket size expected (the
+-- optimizer state is kept per bucket part). Returns its 'extra'.
+function DPStep:resume(path)
+  local fname = 'dataparallel.Step:resume'
+  if type(path) ~= 'string' then error(fname .. ': a path expected, got ' .. type(path), 2) end
+  local len, bytes = torch.LongTensor(1):zero(), nil
+  if self.rank == 0 then
+    local ok, ck = pcall(torch.load, path)
+    if ok then
+      local str = torch.serialize(ck)
+      bytes, len[1] = torch.ByteTensor(torch.ByteStorage():string(str)), #str
+    else
+      io.stderr:write(fname, ': ', tostring(ck), '\n')
+      len[1] = -1
+    end
+  end
+  mpi.broadcast(len, 0)
+  if len[1] < 0 then error(string.format('%s: rank 0 could not read %s', fname, path), 2) end
+  if self.rank ~= 0 then bytes = torch.ByteTensor(len[1]) end
+  mpi.broadcast(bytes, 0)
+  local ck = torch.deserialize(bytes:storage():string())
+  if type(ck) ~= 'table' or type(ck.params) ~= 'table' or #ck.params ~= #self.groups then
+    error(string.format('%s: %s is not a checkpoint of this net (%d parameters expected)', fname, path, #self.groups), 2)
+  end
+  if ck.size ~= self.size or ck.shard ~= self.shard or ck.cap ~= self.cap then
+    error(string.format('%s: %s was written by %d ranks, shard %s, buckets of %d elements; this job has %d, %s, %d',
+      fname, path, ck.size, tostring(ck.shard), ck.cap, self.size, self.shard, self.cap), 2)
+  end
+  for i, grp in ipairs(self.st.groups) do
+    if ck.params[i]:nElement() ~= grp.param:nElement() then
+      error(string.format('%s: parameter %d holds %d elements in %s, %d here', fname, i, ck.params[i]:nElement(),
+        path, grp.param:nElement()), 2)
+    end
+    grp.param:copy(ck.params[i])
+  end
+  for i, b in ipairs(self.bns) do
+    local r = ck.running and ck.running[i]
+    if r then
+      b.running_mean:copy(r.running_mean)
+      b.running_var:copy(r.running_var)
+    end
+  end
+  local states = self.st.states
+  for k in pairs(states) do states[k] = nil end
+  for k, v in pairs(ck.states[self.rank + 1] or {}) do states[k] = v end
+  self.steps = ck.steps or 0
+  return ck.extra
+end
+
 function DPStep:remove()
   return self.st:remove()
 end

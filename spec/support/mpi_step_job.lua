@@ -87,6 +87,35 @@ do
   t2:resume(path)
   res.resumed = {mean = net2:get(1).running_mean:clone(), var = net2:get(1).running_var:clone()}
 end
+-- dp.trainStep's checkpoint: 3 steps, checkpoint, 3 steps; a net of other
+-- weights resumed from it, 3 steps: the same weights
+do
+  local X, Y = support.data('torch.FloatTensor', size * B * 6)
+  local function run(net, s, from)
+    for st = from, from + 2 do
+      local base = (st - 1) * size * B + rank * B
+      s:step(X:narrow(1, base + 1, B), Y:narrow(1, base + 1, B))
+    end
+  end
+  local o = {method = optim.adam, config = {learningRate = 0.01}, shard = 'grad', bucketMB = 64 / 2^20}
+  local crit = nn.ClassNLLCriterion():float()
+  local net = support.net('torch.FloatTensor', 1)
+  local s = dp.trainStep(net, crit, X:narrow(1, 1, B), o)
+  run(net, s, 1)
+  s:checkpoint(dir .. '/step.t7', {epoch = 4})
+  run(net, s, 4)
+  local net2 = support.net('torch.FloatTensor', 5)
+  local s2 = dp.trainStep(net2, crit, X:narrow(1, 1, B), o)
+  local extra = s2:resume(dir .. '/step.t7')
+  run(net2, s2, 4)
+  res.ckpt = {a = flat(net), b = flat(net2), extra = extra, steps = s2.steps}
+  local ok, err = pcall(function()
+    local s3 = dp.trainStep(support.net('torch.FloatTensor', 1), crit, X:narrow(1, 1, B), {shard = 'optim'})
+    s3:resume(dir .. '/step.t7')
+  end)
+  res.ckptErr = ok and 'no error' or tostring(err)
+end
+
 -- bad options: errors naming the call
 do
   local net, crit = support.net('torch.FloatTensor', 1), nn.ClassNLLCriterion():float()
