@@ -119,21 +119,28 @@ describe('dataparallel.trainStep on 2 ranks', function()
     end
   end)
 
-  it('syncBatchNorm averages the running statistics across ranks at each step', function()
-    -- the running mean is linear in the batch means: the global batch's one
-    torch.manualSeed(3)
+  -- the running statistics by definition after n steps: the mean is linear
+  -- in the batch means (the global batch's), the variance the average of
+  -- each rank's own running variance
+  local function bnReference(n)
     local X = select(1, support.data('torch.FloatTensor', R * B * STEPS))
     local bn = nn.BatchNormalization(10):float()
     local per = {nn.BatchNormalization(10):float(), nn.BatchNormalization(10):float()}
-    for s = 1, STEPS do
+    for s = 1, n do
       bn:forward(X:narrow(1, (s - 1) * R * B + 1, R * B))
       for r = 1, R do per[r]:forward(X:narrow(1, (s - 1) * R * B + (r - 1) * B + 1, B)) end
     end
-    -- the running variance: the average of each rank's own running variance
-    local var = (per[1].running_var + per[2].running_var) / 2
-    for _, Rk in ipairs{R0, R1} do
-      assert.is_true(relerr(Rk.sync.mean, bn.running_mean) < 1e-5, relerr(Rk.sync.mean, bn.running_mean))
-      assert.is_true(relerr(Rk.sync.var, var) < 1e-5, relerr(Rk.sync.var, var))
+    return bn.running_mean, (per[1].running_var + per[2].running_var) / 2
+  end
+
+  it('syncBatchNorm averages the running statistics across ranks at each step', function()
+    for _, c in ipairs{{'sync', STEPS}, {'trainerSync', 3}} do
+      local mean, var = bnReference(c[2])
+      for _, Rk in ipairs{R0, R1} do
+        local got = Rk[c[1]]
+        assert.is_true(relerr(got.mean, mean) < 1e-5, c[1] .. ' mean: ' .. relerr(got.mean, mean))
+        assert.is_true(relerr(got.var, var) < 1e-5, c[1] .. ' var: ' .. relerr(got.var, var))
+      end
     end
   end)
 

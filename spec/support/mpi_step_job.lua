@@ -78,6 +78,20 @@ do
       return l
     end)
   end
+  -- with syncBatchNorm: the ranks' statistics averaged at each step
+  local netS = bnNet()
+  local ts = dp.new(netS, {config = {learningRate = 0.1}, syncBatchNorm = true})
+  for st = 1, 3 do
+    local base = (st - 1) * size * B + rank * B
+    local x, y = X:narrow(1, base + 1, B), Y:narrow(1, base + 1, B)
+    ts:step(function()
+      local out = netS:forward(x)
+      local l = crit:forward(out, y)
+      netS:backward(x, crit:backward(out, y))
+      return l
+    end)
+  end
+  res.trainerSync = {mean = netS:get(1).running_mean:clone(), var = netS:get(1).running_var:clone()}
   local path = dir .. '/bn.t7'
   trainer:checkpoint(path)
   local bn = net:get(1)
