@@ -36,7 +36,8 @@ for i, c in ipairs(CASES) do
   local crit = nn.ClassNLLCriterion():type(tname)
   local X, Y = support.data(tname, size * B * STEPS)
   local s = dp.trainStep(net, crit, X:narrow(1, 1, B), {method = optim[c.method], config = c.config,
-                                                        shard = c.shard, bucketMB = c.bucketMB})
+                                                        shard = c.shard, bucketMB = c.bucketMB,
+                                                        recompute = c.recompute})
   for st = 1, STEPS do
     local base = (st - 1) * size * B + rank * B
     s:step(X:narrow(1, base + 1, B), Y:narrow(1, base + 1, B))
