@@ -44,7 +44,7 @@ for i, c in ipairs(CASES) do
   end
   local m = s:memory()
   res.cases[i] = {params = flat(net), grads = m.grads, optimState = m.optimState, n = s.n,
-                  buckets = #s.buckets, pool = m.grads - (s.gshard and s.gshard:nElement() * 4 or 0)}
+                  buckets = #s.buckets, pool = m.grads - (s.gshard and s.gshard:nElement() * s.elemBytes or 0)}
 end
 
 -- batch normalisation first: its running statistics depend on the inputs only
