@@ -28,7 +28,8 @@ local MB = 2^20
 
 local function line(what, grads, state, arena, ms)
   if rank == 0 then
-    print(string.format('%-28s grads %6.2f MiB  optim state %6.2f MiB  module grads in arena %s  %7.1f ms/step', what, grads / MB,
+    print(string.format('%-28s grads %6.2f MiB  optim state %6.2f MiB  module grads in arena %s  %7.1f ms/step',
+      what, grads / MB,
       state / MB, arena and string.format('%6.2f MiB', arena / MB) or '     -    ', ms))
   end
 end

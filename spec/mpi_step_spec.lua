@@ -165,7 +165,8 @@ describe('dataparallel.trainStep on 2 ranks', function()
 
   it('bad options are errors naming the call', function()
     local e = R0.errors
-    assert.matches("dataparallel.trainStep: option 'shard' should be 'none', 'optim' or 'grad', got zero", e[1], 1, true)
+    assert.matches("dataparallel.trainStep: option 'shard' should be 'none', 'optim' or 'grad', got zero", e[1], 1,
+      true)
     assert.matches('dataparallel.trainStep: optim.nag is not supported across ranks', e[2], 1, true)
     assert.matches("dataparallel.trainStep: option 'twoPass' is not available across ranks", e[3], 1, true)
     assert.matches("dataparallel.trainStep: option 'syncBatchNorm' should be a boolean, got number", e[4], 1, true)

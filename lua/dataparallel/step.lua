@@ -173,7 +173,8 @@ function DPStep:_ready(i, grad)
     end
     for _, part in ipairs(b.parts) do
       if part.group == g then
-        b.send:narrow(1, part.lo - b.lo + 1, part.hi - part.lo):copy(flat:narrow(1, part.lo - g.lo + 1, part.hi - part.lo))
+        local k = part.hi - part.lo
+        b.send:narrow(1, part.lo - b.lo + 1, k):copy(flat:narrow(1, part.lo - g.lo + 1, k))
       end
     end
     b.pending = b.pending - 1
@@ -321,7 +322,8 @@ function DPStep:resume(path)
   mpi.broadcast(bytes, 0)
   local ck = torch.deserialize(bytes:storage():string())
   if type(ck) ~= 'table' or type(ck.params) ~= 'table' or #ck.params ~= #self.groups then
-    error(string.format('%s: %s is not a checkpoint of this net (%d parameters expected)', fname, path, #self.groups), 2)
+    error(string.format('%s: %s is not a checkpoint of this net (%d parameters expected)', fname, path,
+      #self.groups), 2)
   end
   if ck.size ~= self.size or ck.shard ~= self.shard or ck.cap ~= self.cap then
     error(string.format('%s: %s was written by %d ranks, shard %s, buckets of %d elements; this job has %d, %s, %d',

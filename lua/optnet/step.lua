@@ -431,7 +431,9 @@ end
 -- look-ahead is the caller's.
 function Step:update(i, grad, param, key)
   local grp = self.groups[i]
-  if not grp then error(string.format('step:update: parameter group 1..%d expected, got %s', #self.groups, tostring(i)), 2) end
+  if not grp then
+    error(string.format('step:update: parameter group 1..%d expected, got %s', #self.groups, tostring(i)), 2)
+  end
   param = param or grp.param
   if not torch.isTensor(grad) or grad:nElement() ~= param:nElement() then
     error(string.format('step:update: a gradient of %d elements expected, got %s', param:nElement(),
