@@ -291,7 +291,7 @@ function DPStep:checkpoint(path, extra)
   local states = gather(self.st.states)
   if self.rank == 0 then
     local params = {}
-    for i, g in ipairs(self.groups) do params[i] = self.st.groups[i].param end
+    for i, grp in ipairs(self.st.groups) do params[i] = grp.param end
     torch.save(path .. '.tmp', {params = params, running = running, states = states, steps = self.steps,
                                 shard = self.shard, size = self.size, cap = self.cap, extra = extra})
     assert(os.rename(path .. '.tmp', path))
