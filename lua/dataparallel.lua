@@ -134,6 +134,9 @@ function dp.new(net, opts)
   if type(bucketMB) ~= 'number' or bucketMB <= 0 then
     fail('dataparallel.new', 'bucketMB should be a number > 0, got %s', tostring(bucketMB))
   end
+  if opts.syncBatchNorm ~= nil and type(opts.syncBatchNorm) ~= 'boolean' then
+    fail('dataparallel.new', 'syncBatchNorm should be a boolean, got %s', type(opts.syncBatchNorm))
+  end
   local method = opts.optim or require('optim').sgd
   if type(method) ~= 'function' then fail('dataparallel.new', 'optim should be a function, got %s', type(method)) end
   if not mpi.initialized() then mpi.init() end
@@ -149,6 +152,12 @@ function dp.new(net, opts)
   self.n = n
   mpi.broadcast(self.params, 0)
   self.steps = 0
+  self.syncBatchNorm = opts.syncBatchNorm or false
+  self.bns = require('dataparallel.batchnorm').list(net)
+  for _, b in ipairs(self.bns) do
+    mpi.broadcast(b.running_mean, 0)
+    mpi.broadcast(b.running_var, 0)
+  end
 
   local cap = math.max(1, math.floor(bucketMB * 2^20 / self.grads:elementSize()))
   self.buckets = buckets(units(net, self.grads), n, cap)
@@ -277,6 +286,7 @@ function Trainer:step(feval)
     self.method(function() return loss, g end, x, self.config, self.state)
   end
   if self.shard ~= 'none' then mpi.allgather(self.params) end
+  if self.syncBatchNorm then require('dataparallel.batchnorm').sync(self.bns) end
   self.steps = self.steps + 1
   return loss
 end
@@ -316,14 +326,28 @@ function Trainer:_fullState()
   return full
 end
 
+-- the batch-normalisation running statistics averaged across ranks (a
+-- collective), in net:listModules() order, as copies: what a checkpoint saves
+function Trainer:_runningStats()
+  local out = {}
+  for _, b in ipairs(self.bns) do
+    local m, v = b.running_mean:clone(), b.running_var:clone()
+    require('dataparallel.batchnorm').sync{{running_mean = m, running_var = v}}
+    out[#out + 1] = {running_mean = m, running_var = v}
+  end
+  return out
+end
+
 -- trainer:checkpoint(path [, extra]): every rank calls it; rank 0 writes
--- {params, state (whole), steps, shard, extra} with torch.save (through a
--- temporary file, renamed: a crash never leaves half a checkpoint)
+-- {params, state (whole), running (the batch-normalisation running
+-- statistics averaged across ranks), steps, shard, extra} with torch.save
+-- (through a temporary file, renamed: a crash never leaves half a checkpoint)
 function Trainer:checkpoint(path, extra)
   if type(path) ~= 'string' then fail('trainer:checkpoint', 'a path expected, got %s', type(path)) end
   local full = self:_fullState()
+  local running = self:_runningStats()
   if self.rank == 0 then
-    torch.save(path .. '.tmp', {params = self.params, state = full, steps = self.steps,
+    torch.save(path .. '.tmp', {params = self.params, state = full, steps = self.steps, running = running,
                                 shard = self.shard, size = self.size, extra = extra})
     assert(os.rename(path .. '.tmp', path))
   end
@@ -356,6 +380,16 @@ function Trainer:resume(path)
     fail('trainer:resume', '%s is not a checkpoint of this net (%d parameters expected)', path, self.n)
   end
   self.params:copy(ck.params)
+  if ck.running then
+    if #ck.running ~= #self.bns then
+      fail('trainer:resume', '%s holds running statistics of %d batch normalisations, the net has %d', path,
+           #ck.running, #self.bns)
+    end
+    for i, b in ipairs(self.bns) do
+      b.running_mean:copy(ck.running[i].running_mean)
+      b.running_var:copy(ck.running[i].running_var)
+    end
+  end
   self.state = {}
   for k, v in pairs(ck.state or {}) do
     if torch.isTensor(v) and self.shard ~= 'none' and v:nElement() == self.n then
@@ -393,6 +427,12 @@ function dp.shard(n, opts)
     end
   end
   return out
+end
+
+-- dp.trainStep(net, criterion, input, opts): optnet.trainStep across ranks
+-- (lua/dataparallel/step.lua)
+function dp.trainStep(...)
+  return require('dataparallel.step').new(...)
 end
 
 dp.Trainer = Trainer

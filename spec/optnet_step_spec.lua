@@ -224,8 +224,9 @@ describe('optnet.trainStep gradients', function()
     for _ = 1, 3 do s:step(x, y) end
     assert.are.equal(3 * 8, #calls)
     assert.are.equal(0, maxRel(pa, (net:parameters())))
-    -- backward order: the last layer's gradients come first
-    assert.are.same({7, 8}, {calls[1], calls[2]})
+    -- backward order: the last layer's gradients come first, its bias
+    -- before its weight (the reverse of net:parameters())
+    assert.are.same({8, 7}, {calls[1], calls[2]})
   end)
 
   it('with twoPass stay alive until after backward: a bucketed reduce in onBackwardDone', function()
@@ -395,5 +396,31 @@ describe('optnet.trainStep lifecycle', function()
     -- optimizing the net again ends the step object
     optnet.optimizeMemory(net, x, {mode = 'training'})
     helpers.fails({'optnet.trainStep', 'make a new one'}, function() s:step(x, y) end)
+  end)
+  it('with deferUpdates leave each update to step:update, in parts with keys of their own', function()
+    local net, x, y, crit = convnet()
+    local pa = plainLoop(net, x, y, crit, 'adam', {learningRate = 0.01}, 3)
+    local got = {}
+    local s
+    s = optnet.trainStep(net, crit, x, {method = 'adam', config = {learningRate = 0.01}, deferUpdates = true,
+      onGradReady = function(i, grad) got[#got + 1] = {i, grad:clone()} end})
+    for _ = 1, 3 do
+      got = {}
+      s:step(x, y)
+      -- each parameter in two halves, each with its own state
+      for _, e in ipairs(got) do
+        local i, g = e[1], e[2]:view(-1)
+        local p = s.groups[i].param:view(-1)
+        local h = p:nElement() // 2
+        if h > 0 then s:update(i, g:narrow(1, 1, h):clone(), p:narrow(1, 1, h), i .. 'a') end
+        s:update(i, g:narrow(1, h + 1, p:nElement() - h):clone(), p:narrow(1, h + 1, p:nElement() - h), i .. 'b')
+      end
+    end
+    assert.is_true(maxRel(pa, (net:parameters())) < 1e-12)
+    helpers.fails({'step:update', 'gradient of 6 elements', '5 elements'}, function() s:update(2, torch.zeros(5)) end)
+    helpers.fails({'step:update', 'parameter group'}, function() s:update(99, torch.zeros(5)) end)
+    local net2, x2 = convnet()
+    helpers.fails({'optnet.trainStep', 'deferUpdates', 'onGradReady'},
+      function() optnet.trainStep(net2, crit, x2, {deferUpdates = true}) end)
   end)
 end)

@@ -117,7 +117,7 @@ Step.__index = Step
 
 -- trainStep's own options; the others go to optimizeMemory
 local STEP_OPTS = {method = true, config = true, state = true, maxNorm = true, twoPass = true, onGradReady = true,
-                   onBackwardDone = true}
+                   onBackwardDone = true, deferUpdates = true}
 
 -- optnet: the optnet table (init.lua); the rest as optnet.trainStep
 function step.new(optnet, net, criterion, input, opts)
@@ -143,6 +143,12 @@ function step.new(optnet, net, criterion, input, opts)
   if opts.twoPass ~= nil and type(opts.twoPass) ~= 'boolean' then
     fail("option 'twoPass' must be a boolean, got %s", torch.type(opts.twoPass))
   end
+  if opts.deferUpdates ~= nil and type(opts.deferUpdates) ~= 'boolean' then
+    fail("option 'deferUpdates' must be a boolean, got %s", torch.type(opts.deferUpdates))
+  end
+  if opts.deferUpdates and (opts.twoPass or opts.maxNorm ~= nil or not opts.onGradReady) then
+    fail("option 'deferUpdates' needs an 'onGradReady' (which takes each gradient away) and no 'twoPass' or 'maxNorm'")
+  end
   local twoPass = opts.twoPass or opts.maxNorm ~= nil
   local planOpts = {}
   for k, v in pairs(opts) do
@@ -158,7 +164,7 @@ function step.new(optnet, net, criterion, input, opts)
   if of[net] then of[net].dead = true end
   local self = setmetatable({net = net, criterion = criterion, method = name, config = config,
                              maxNorm = opts.maxNorm, onGradReady = opts.onGradReady, twoPass = twoPass,
-                             onBackwardDone = opts.onBackwardDone,
+                             onBackwardDone = opts.onBackwardDone, deferUpdates = opts.deferUpdates,
                              states = opts.state or {}, optnet = optnet}, Step)
   if type(self.states) ~= 'table' then fail("option 'state' must be a table, got %s", torch.type(self.states)) end
   self.groups, self.ties = groups(net)
@@ -216,7 +222,10 @@ function step.attach(net, state, rec)
         if grp.seen == 0 then grp.grad:zero() end
       end
       agp(mod, input, gradOutput, scale)
-      for _, grp in ipairs(list) do
+      -- the module's last parameter first (bias before weight): backward
+      -- order, in which dataparallel.step's buckets fill
+      for k = #list, 1, -1 do
+        local grp = list[k]
         grp.seen = grp.seen + 1
         if grp.seen == grp.n then self:_ready(grp) end
       end
@@ -271,11 +280,15 @@ function step.forget(net)
   of[net] = nil
 end
 
--- one parameter's update (its gradient complete, clipped if asked)
-local function update(self, grp)
-  local st = self.states[grp.index]
-  if not st then st = {}; self.states[grp.index] = st end
-  local p, g, config = grp.param, grp.grad, self.config
+-- one parameter's update (its gradient complete, clipped if asked); p and
+-- g, when given, stand for the parameter and its gradient (a slice of the
+-- parameter, a reduced copy of the gradient: dataparallel.step)
+local function update(self, grp, p, g, key)
+  key = key or grp.index
+  local st = self.states[key]
+  if not st then st = {}; self.states[key] = st end
+  local config = self.config
+  p, g = p or grp.param, g or grp.grad
   local name = self.method
   if name == 'nag' then
     -- optim.nag's arithmetic after its look-ahead (made in step())
@@ -314,6 +327,12 @@ end
 function Step:_ready(grp)
   if self.onGradReady then self.onGradReady(grp.index, grp.grad, grp.param) end
   if self.twoPass then return end
+  if self.deferUpdates then
+    -- onGradReady took the gradient (its arena slot is free from here);
+    -- the owner calls step:update later
+    grp.updated = true
+    return
+  end
   update(self, grp)
   grp.updated = true
 end
@@ -402,6 +421,26 @@ function Step:step(input, target)
     end
   end
   return self.loss, out
+end
+
+-- step:update(i, grad [, param [, key]]): with deferUpdates, parameter
+-- group i's update by the optimizer with grad (its gradient, e.g. averaged
+-- across ranks), on param (default the whole parameter; a view of it
+-- updates that part only, with the optimizer state stored under key, one
+-- per part). grad is overwritten (adam uses it as scratch). The nag
+-- look-ahead is the caller's.
+function Step:update(i, grad, param, key)
+  local grp = self.groups[i]
+  if not grp then
+    error(string.format('step:update: parameter group 1..%d expected, got %s', #self.groups, tostring(i)), 2)
+  end
+  param = param or grp.param
+  if not torch.isTensor(grad) or grad:nElement() ~= param:nElement() then
+    error(string.format('step:update: a gradient of %d elements expected, got %s', param:nElement(),
+      torch.isTensor(grad) and grad:nElement() .. ' elements' or torch.type(grad)), 2)
+  end
+  self.scratch = self.scratch or {}
+  update(self, grp, param, grad:view(param:size()), key)
 end
 
 -- bytes of the optimizer's state tensors (each storage once) and of its scratch
