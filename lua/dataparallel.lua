@@ -117,6 +117,7 @@ local function splitCounts(lo, hi, n, R)
   end
   return counts
 end
+dp._splitCounts = splitCounts  -- dataparallel.step splits its buckets the same way
 
 -- dp.new(net, opts): see the file head. opts.optim (default optim.sgd),
 -- opts.config (the optim config), opts.shard, opts.bucketMB (default 25)

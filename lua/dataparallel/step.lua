@@ -66,14 +66,8 @@ local function makeBuckets(groups, n, capElems)
   return out
 end
 
-local function counts(lo, hi, n, R)
-  local c = {}
-  for r = 0, R - 1 do
-    local a, b = r * n // R, (r + 1) * n // R
-    c[r + 1] = math.max(0, math.min(b, hi) - math.max(a, lo))
-  end
-  return c
-end
+-- rank r's part of [lo, hi) under the even split of n, as dp.new splits
+local counts = require('dataparallel')._splitCounts
 
 function M.new(net, criterion, input, opts)
   if opts ~= nil and type(opts) ~= 'table' then fail('options table expected as argument 4, got %s', type(opts)) end
