@@ -138,6 +138,18 @@ static int conv_winograd(lua_State *L) {
   return 1;
 }
 
+/* conv_direct(['off'|'auto'|'on']): the mode of the direct 3x3 kernels
+   before the call (th_nn_conv3x3_set_mode), setting it when given; the
+   second result says whether this CPU can run them at all */
+static int conv_direct(lua_State *L) {
+  static const char *const names[] = {"off", "auto", "on", NULL};
+  int old = th_nn_conv3x3_get_mode();
+  if (!lua_isnoneornil(L, 1)) th_nn_conv3x3_set_mode(luaL_checkoption(L, 1, NULL, names));
+  lua_pushstring(L, names[old]);
+  lua_pushboolean(L, th_nn_conv3x3_available());
+  return 2;
+}
+
 /* conv_winogradChosen(self, input): whether forward, gradInput and
    gradWeight of this SpatialConvolution on this input take the Winograd
    path under the current mode (three booleans) */
@@ -391,6 +403,7 @@ static const luaL_Reg nn_funcs[] = {
     {"conv_updateGradInput", conv_update_grad_input},
     {"conv_accGradParameters", conv_acc_grad_params},
     {"conv_winograd", conv_winograd},
+    {"conv_direct", conv_direct},
     {"conv_winogradChosen", conv_winograd_chosen},
     {"fullconv_updateOutput", fullconv_update_output},
     {"fullconv_updateGradInput", fullconv_update_grad_input},
