@@ -138,15 +138,15 @@ static int conv_winograd(lua_State *L) {
   return 1;
 }
 
-/* conv_direct(['off'|'auto'|'on']): the mode of the direct 3x3 kernels
-   before the call (th_nn_conv3x3_set_mode), setting it when given; the
+/* conv_direct(['off'|'auto'|'on']): the mode of the direct kernels
+   before the call (th_nn_convdirect_set_mode), setting it when given; the
    second result says whether this CPU can run them at all */
 static int conv_direct(lua_State *L) {
   static const char *const names[] = {"off", "auto", "on", NULL};
-  int old = th_nn_conv3x3_get_mode();
-  if (!lua_isnoneornil(L, 1)) th_nn_conv3x3_set_mode(luaL_checkoption(L, 1, NULL, names));
+  int old = th_nn_convdirect_get_mode();
+  if (!lua_isnoneornil(L, 1)) th_nn_convdirect_set_mode(luaL_checkoption(L, 1, NULL, names));
   lua_pushstring(L, names[old]);
-  lua_pushboolean(L, th_nn_conv3x3_available());
+  lua_pushboolean(L, th_nn_convdirect_available());
   return 2;
 }
 

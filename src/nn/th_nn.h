@@ -46,16 +46,17 @@ enum { TH_NN_WINO_FORWARD, TH_NN_WINO_GRAD_INPUT, TH_NN_WINO_GRAD_WEIGHT };
 int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
                           int64_t oH, int64_t oW);
 
-/* Which 3x3 stride-1 pad-1 float convolutions run as direct AVX-512
-   kernels (th_nn_conv3x3.c), taken before Winograd and im2col: none, those
+/* Which stride-1 float convolutions with odd kernels up to 7x7 and "same"
+   padding run as direct AVX-512 kernels (th_nn_convdirect.c), taken before
+   Winograd and im2col: none, those
    the shape rule picks (default), or all that can. Only on a CPU with
-   AVX-512 (th_nn_conv3x3_available). Process-wide; set returns the
+   AVX-512 (th_nn_convdirect_available). Process-wide; set returns the
    previous mode. */
-enum { TH_NN_CONV3X3_OFF = 0, TH_NN_CONV3X3_AUTO = 1, TH_NN_CONV3X3_ON = 2 };
-int th_nn_conv3x3_set_mode(int mode);
-int th_nn_conv3x3_get_mode(void);
-int th_nn_conv3x3_available(void);
-int th_nn_conv3x3_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+enum { TH_NN_CONVDIRECT_OFF = 0, TH_NN_CONVDIRECT_AUTO = 1, TH_NN_CONVDIRECT_ON = 2 };
+int th_nn_convdirect_set_mode(int mode);
+int th_nn_convdirect_get_mode(void);
+int th_nn_convdirect_available(void);
+int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
                          int64_t nOut, int64_t oH, int64_t oW);
 
 /* --- full (transposed) convolution (nn.SpatialFullConvolution) ---

@@ -1,0 +1,450 @@
+/*
+** th_nn_convdirect.c: direct float convolution for stride-1 kernels of odd
+** size up to 7x7 with "same" padding ((k-1)/2: ResNet's and VGG's 3x3,
+** GoogLeNet's and AlexNet's 5x5), written with AVX-512 intrinsics and taken
+** only on a CPU that has them (th_nn_conv.c asks th_nn_convdirect_chosen).
+** No im2col and no layout change: an image plane is read as a flat run of
+** H*W floats cut into vectors of 16 output pixels. The input a tap (ky,kx)
+** needs for a vector is the same run shifted by (ky-pad)*W + (kx-pad), with
+** the lanes whose neighbour falls outside the plane masked to zero (one
+** 16-bit mask per vector and tap, computed once per call), so any width
+** works and the padding costs no copy.
+**   forward:    out[k] = bias[k] + sum_c sum_t w[k][c][t] * shift_t(in[c])
+**   gradInput:  the same with the roles of k and c swapped and each kernel
+**               rotated by 180 degrees ("same" padding stays the same)
+**   gradWeight: dw[k][c][t] = sum_b sum_p gradOutput[b][k][p] * shift_t(in[b][c])[p]
+** The forward micro-kernel keeps a block of OCB output planes x PB vectors
+** in registers; each input vector loaded feeds OCB multiply-adds, each
+** weight is a broadcast operand of the multiply-add itself.
+*/
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_nn_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TH_CONVDIRECT_AVX512 1
+#include <immintrin.h>
+#define TH_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,bmi,bmi2")))
+#endif
+
+/* output planes per register block, and the most vectors per block */
+#define OCB 4
+#define PBMAX 6
+/* gradOutput planes per gradWeight register block, times 9 taps of
+   accumulators (a larger kernel's taps go 9 at a time). The accumulator
+   array must only ever be indexed by constants: one variable index made
+   GCC keep it in memory (44 GFLOP/s on one core against 129 with 2
+   planes, 172 with 3) */
+#define GWT 9
+/* the largest kernel side */
+#define KMAX 7
+#define GWKB 3
+/* forward blocking: input bytes of a block of vectors kept in L1 (of
+   48 KB), packed kernel bytes of a group kept in L2 (of 1 MB) */
+#define C3_INPUT_BYTES 32768
+#define C3_KERNEL_BYTES 131072
+
+static int c3_mode = TH_NN_CONVDIRECT_AUTO;
+
+int th_nn_convdirect_set_mode(int mode) {
+  int old = c3_mode;
+  c3_mode = mode;
+  return old;
+}
+
+int th_nn_convdirect_get_mode(void) { return c3_mode; }
+
+int th_nn_convdirect_available(void) {
+#ifdef TH_CONVDIRECT_AVX512
+  static int have = -1;
+  if (have < 0) {
+    __builtin_cpu_init();
+    have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  }
+  return have;
+#else
+  return 0;
+#endif
+}
+
+/* The shape rule, from single-thread GFLOP/s on a quiet Zen 5 (direct
+   against the path taken otherwise, counted as direct convolution):
+   - few channels, any plane: direct by 2x and more (ResNet-56's 16..64
+     planes 239-257 against 104-120; DenseNet's 128 -> 12: 192-257 against
+     60-149; GoogLeNet's 5x5: 197-248 against 104-131);
+   - where Winograd F(2x2,3x3) is taken and nIn * nOut >= 4096 it wins
+     (64 -> 64 at 56x56: 300 against 202; 256 -> 256 at 14x14: 283
+     against 221);
+   - forward and gradInput on AlexNet's 13x13 layers: direct (233 against
+     128), but 512 -> 512 at 7x7 goes to im2col (227 against 179);
+   - gradWeight reduces over pixels, with horizontal sums per block:
+     im2col's one large gemm wins from about 128 x 128 planes (192 -> 384
+     at 13x13: 205 against 149; 64 -> 192 5x5 at 27x27: direct 159
+     against 128). */
+static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t oH, int64_t oW) {
+  if (planes >= 4096 && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
+  if (phase == TH_NN_WINO_GRAD_WEIGHT) return planes <= 12288;
+  return planes <= 98304;
+}
+
+int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+                         int64_t nOut, int64_t oH, int64_t oW) {
+  if (c3_mode == TH_NN_CONVDIRECT_OFF || dt != TH_FLOAT || !th_nn_convdirect_available()) return 0;
+  if (w->dW != 1 || w->dH != 1 || w->kW % 2 == 0 || w->kH % 2 == 0 || w->kW > KMAX ||
+      w->kH > KMAX || w->kW * w->kH == 1 || w->padW != (w->kW - 1) / 2 || w->padH != (w->kH - 1) / 2)
+    return 0;
+  /* the planes' flat offsets must fit the int32 lane arithmetic below */
+  if (oH * oW > (1 << 28)) return 0;
+  if (c3_mode == TH_NN_CONVDIRECT_ON) return 1;
+  return shape_rule(w, phase, nIn * nOut, oH, oW);
+}
+
+/* scratch elements a phase needs beside nothing else: packed weights and
+   bias for forward and gradInput, per-thread partial gradWeights */
+static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+#ifdef TH_CONVDIRECT_AVX512
+
+typedef struct c3geom {
+  int64_t B, C, K, H, W;   /* C planes in, K planes out, H x W both */
+  int64_t kH, kW, T, TP;   /* kernel, its taps, and taps rounded up to GWT */
+  int64_t HW, nv;          /* plane size, vectors per plane */
+  int64_t off[KMAX * KMAX + GWT];  /* flat shift of each tap (0 past T) */
+  __mmask16 last;          /* lanes of the last vector inside the plane */
+  __mmask16 *mk;           /* nv x TP load masks (0 past T) */
+} c3geom;
+
+static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
+                     const th_nn_window *w) {
+  int64_t v, t;
+  const int64_t pH = (w->kH - 1) / 2, pW = (w->kW - 1) / 2;
+  g->B = B, g->C = C, g->K = K, g->H = H, g->W = W;
+  g->kH = w->kH, g->kW = w->kW, g->T = w->kH * w->kW, g->TP = round_up(g->T, GWT);
+  g->HW = H * W;
+  g->nv = (g->HW + 15) / 16;
+  g->last = (__mmask16)(g->HW % 16 ? (1u << (g->HW % 16)) - 1 : 0xFFFFu);
+  for (t = 0; t < g->TP; t++) g->off[t] = t < g->T ? (t / g->kW - pH) * W + (t % g->kW - pW) : 0;
+  g->mk = malloc(sizeof(__mmask16) * (size_t)(g->nv * g->TP));
+  if (g->mk == NULL)
+    return th_error_set("out of memory (%lld bytes of masks)", (long long)(g->nv * g->TP * 2));
+  for (v = 0; v < g->nv; v++)
+    for (t = 0; t < g->TP; t++) {
+      unsigned m = 0, l;
+      for (l = 0; l < 16 && t < g->T; l++) {
+        int64_t p = 16 * v + l, y = p / W, x = p % W;
+        int64_t yy = y + t / g->kW - pH, xx = x + t % g->kW - pW;
+        if (p < g->HW && yy >= 0 && yy < H && xx >= 0 && xx < W) m |= 1u << l;
+      }
+      g->mk[v * g->TP + t] = (__mmask16)m;
+    }
+  return TH_OK;
+}
+
+/* out[0..OCB) x PB vectors = bias + sum over C planes and T taps; 'in'
+   and 'out' point at the block's first vector of plane 0; planes of
+   either are 'plane' apart. wp is C x T x OCB, mk the block's masks (TP
+   per vector), valid the output planes to store, sm the store mask of the
+   block's last vector. Without bias the sums start from out itself (a
+   later slice of the input planes) */
+#define C3_FWD_TILE(PB)                                                                      \
+  TH_AVX512 static void fwd_tile_##PB(const float *in, int64_t plane, int64_t C, int64_t T,\
+                                      int64_t TP, const float *wp, const int64_t *off,       \
+                                      const __mmask16 *mk, const float *bias, float *out,    \
+                                      int valid, __mmask16 sm) {                             \
+    __m512 acc[OCB][PB];                                                                     \
+    int64_t c;                                                                               \
+    int64_t t;                                                                               \
+    int o, j;                                                                                \
+    _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++)                                        \
+      _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                       \
+        acc[o][j] = bias ? _mm512_set1_ps(bias[o])                                           \
+                         : o >= valid ? _mm512_setzero_ps()                                  \
+                                      : _mm512_maskz_loadu_ps(j == PB - 1 ? sm : 0xFFFF,     \
+                                                              out + o * plane + 16 * j);     \
+    for (c = 0; c < C; c++) {                                                                \
+      const float *ic = in + c * plane, *wc = wp + c * T * OCB;                              \
+      for (t = 0; t < T; t++) {                                                              \
+        __m512 x[PB];                                                                        \
+        _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                     \
+          x[j] = _mm512_maskz_loadu_ps(mk[TP * j + t], ic + 16 * j + off[t]);                \
+        _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++) {                                  \
+          const __m512 wv = _mm512_set1_ps(wc[t * OCB + o]);                                 \
+          _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                   \
+            acc[o][j] = _mm512_fmadd_ps(wv, x[j], acc[o][j]);                                \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+    /* constant indices only: a variable one would keep acc in memory */                    \
+    _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++) {                                      \
+      if (o >= valid) break;                                                                 \
+      _Pragma("GCC unroll 8") for (j = 0; j < PB - 1; j++)                                   \
+        _mm512_storeu_ps(out + o * plane + 16 * j, acc[o][j]);                               \
+      _mm512_mask_storeu_ps(out + o * plane + 16 * (PB - 1), sm, acc[o][PB - 1]);            \
+    }                                                                                        \
+  }
+
+C3_FWD_TILE(1)
+C3_FWD_TILE(2)
+C3_FWD_TILE(3)
+C3_FWD_TILE(4)
+C3_FWD_TILE(5)
+C3_FWD_TILE(6)
+
+typedef void (*fwd_tile_fn)(const float *, int64_t, int64_t, int64_t, int64_t, const float *,
+                            const int64_t *,
+                            const __mmask16 *, const float *, float *, int, __mmask16);
+static const fwd_tile_fn fwd_tiles[PBMAX + 1] = {NULL,        fwd_tile_1, fwd_tile_2, fwd_tile_3,
+                                                 fwd_tile_4, fwd_tile_5, fwd_tile_6};
+
+/* vectors per block: PBMAX, or fewer equal blocks when that wastes less
+   of the last one (8x8 planes: 4 vectors, one block) */
+static int64_t block_vectors(int64_t nv) {
+  int64_t nb = (nv + PBMAX - 1) / PBMAX;
+  return (nv + nb - 1) / nb;
+}
+
+/* out (B x K x HW) = corr(in (B x C x HW), wp) + bias, wp packed as
+   ceil(K/OCB) blocks of C x T x OCB, bias as ceil(K/OCB) * OCB. The loops
+   block it as a gemm of the kernels (K x C*T) by the shifted input: a
+   slice of the input planes small enough that a block of vectors of it
+   stays in L1 (C3_INPUT_BYTES) while a group of output blocks passes over
+   it, the group's kernels for the slice in L2 (C3_KERNEL_BYTES). A task
+   is an image, a group, and a share of the vector blocks when images are
+   too few for the threads. */
+static void correlate(const c3geom *g, const float *in, float *out, const float *wp,
+                      const float *bias, int nt) {
+  const int64_t pb = block_vectors(g->nv), nvb = (g->nv + pb - 1) / pb;
+  const int64_t nkb = (g->K + OCB - 1) / OCB;
+  const int64_t planeBytes = 4 * (16 * pb + (g->kH - 1) * g->W + g->kW + 16);
+  const int64_t cc0 = C3_INPUT_BYTES / planeBytes < 1 ? 1 : C3_INPUT_BYTES / planeBytes;
+  const int64_t nch = (g->C + cc0 - 1) / cc0, cc = (g->C + nch - 1) / nch;
+  const int64_t kbBytes = cc * g->T * OCB * (int64_t)sizeof(float);
+  const int64_t gk = C3_KERNEL_BYTES / kbBytes < 1 ? 1 : C3_KERNEL_BYTES / kbBytes;
+  const int64_t ngroups = (nkb + gk - 1) / gk;
+  int64_t parts = 1, tasks, task;
+  if (g->B * ngroups < 2 * nt) parts = (2 * nt + g->B * ngroups - 1) / (g->B * ngroups);
+  if (parts > nvb) parts = nvb;
+  tasks = g->B * ngroups * parts;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (task = 0; task < tasks; task++) {
+    const int64_t b = task / (ngroups * parts), grp = task / parts % ngroups, part = task % parts;
+    const int64_t kb0 = grp * gk, kb1 = kb0 + gk < nkb ? kb0 + gk : nkb;
+    const int64_t vb0 = nvb * part / parts, vb1 = nvb * (part + 1) / parts;
+    int64_t c0, vb, kb;
+    for (c0 = 0; c0 < g->C; c0 += cc) {
+      const int64_t n_c = g->C - c0 < cc ? g->C - c0 : cc;
+      for (vb = vb0; vb < vb1; vb++) {
+        const int64_t v0 = vb * pb, n = g->nv - v0 < pb ? g->nv - v0 : pb;
+        const __mmask16 sm = v0 + n == g->nv ? g->last : (__mmask16)0xFFFF;
+        const float *ib = in + (b * g->C + c0) * g->HW + 16 * v0;
+        float *ob = out + b * g->K * g->HW + 16 * v0;
+        for (kb = kb0; kb < kb1; kb++) {
+          const int64_t k0 = kb * OCB;
+          const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
+          fwd_tiles[n](ib, g->HW, n_c, g->T, g->TP, wp + (kb * g->C + c0) * g->T * OCB, g->off,
+                       g->mk + g->TP * v0, c0 == 0 ? bias + k0 : NULL, ob + k0 * g->HW, valid,
+                       sm);
+        }
+      }
+    }
+  }
+}
+
+/* wp[kb][c][t][o] = w[kb*OCB+o][c][t] (forward) or, for gradInput,
+   w[c][kb*OCB+o][T-1-t] with the roles of the planes swapped; zero past K */
+static void pack_weights(const float *w, int64_t nOut, int64_t nIn, int64_t T, int flip,
+                         float *wp) {
+  const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
+  const int64_t nkb = (K + OCB - 1) / OCB;
+  int64_t kb, c, t, o;
+  for (kb = 0; kb < nkb; kb++)
+    for (c = 0; c < C; c++)
+      for (t = 0; t < T; t++)
+        for (o = 0; o < OCB; o++) {
+          const int64_t k = kb * OCB + o;
+          float v = 0;
+          if (k < K) v = flip ? w[(c * nIn + k) * T + T - 1 - t] : w[(k * nIn + c) * T + t];
+          wp[((kb * C + c) * T + t) * OCB + o] = v;
+        }
+}
+
+/* the sum over nb images of gradOutput planes k0..k0+KB times GWT
+   shifted copies of input plane c (taps t0.. of the kernel), added (times
+   scale) into the first nt of dw's taps (rows of the KB planes 'ds' apart).
+   in and go point at plane c / plane k0 of the first image, images is and
+   gs apart */
+#define C3_GW_TILE(KB)                                                                        \
+  TH_AVX512 static void gw_tile_##KB(const float *in, const float *go, int64_t is,           \
+                                     int64_t gs, int64_t plane, int64_t nb, const c3geom *g,  \
+                                     int64_t t0, int64_t nt, float *dw, int64_t ds,           \
+                                     float scale) {                                           \
+    const int64_t *off = g->off + t0;                                                         \
+    __m512 acc[KB][GWT];                                                                      \
+    int64_t b, v;                                                                             \
+    int o, t;                                                                                 \
+    _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) acc[o][t] = _mm512_setzero_ps();      \
+    for (b = 0; b < nb; b++) {                                                                \
+      const float *ib = in + b * is, *gb = go + b * gs;                                       \
+      for (v = 0; v < g->nv; v++) {                                                           \
+        const __mmask16 gm = v == g->nv - 1 ? g->last : (__mmask16)0xFFFF;                    \
+        const __mmask16 *mk = g->mk + g->TP * v + t0;                                         \
+        __m512 gv[KB];                                                                        \
+        _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                      \
+          gv[o] = _mm512_maskz_loadu_ps(gm, gb + o * plane + 16 * v);                         \
+        _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) {                                   \
+          const __m512 x = _mm512_maskz_loadu_ps(mk[t], ib + 16 * v + off[t]);                \
+          _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                    \
+            acc[o][t] = _mm512_fmadd_ps(gv[o], x, acc[o][t]);                                 \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        if (t < nt) dw[o * ds + t] += scale * _mm512_reduce_add_ps(acc[o][t]);                \
+  }
+
+C3_GW_TILE(1)
+C3_GW_TILE(2)
+C3_GW_TILE(3)
+
+typedef void (*gw_tile_fn)(const float *, const float *, int64_t, int64_t, int64_t, int64_t,
+                           const c3geom *, int64_t, int64_t, float *, int64_t, float);
+static const gw_tile_fn gw_tiles[4] = {NULL, gw_tile_1, gw_tile_2, gw_tile_3};
+
+/* images summed per register pass: enough that the horizontal sums at
+   its end are a small part (8x8 planes: 8 images) */
+static int64_t gw_chunk(const c3geom *g) {
+  static int64_t T0 = 0; if (!T0) T0 = getenv("GWT0") ? atoi(getenv("GWT0")) : 64;
+  int64_t n = (T0 + g->nv - 1) / g->nv;
+  return n < 1 ? 1 : n;
+}
+
+/* dw (K x C x T) += scale * sum over images [b0, b1) */
+static void gw_range(const c3geom *g, const float *in, const float *go, int64_t b0, int64_t b1,
+                     float *dw, float scale) {
+  const int64_t is = g->C * g->HW, gs = g->K * g->HW, ch = gw_chunk(g);
+  int64_t b, k0, c, t0;
+  for (b = b0; b < b1; b += ch) {
+    const int64_t nb = b1 - b < ch ? b1 - b : ch;
+    for (k0 = 0; k0 < g->K; k0 += GWKB) {
+      const int64_t kb = g->K - k0 < GWKB ? g->K - k0 : GWKB;
+      for (c = 0; c < g->C; c++)
+        for (t0 = 0; t0 < g->T; t0 += GWT)
+          gw_tiles[kb](in + (b * g->C + c) * g->HW, go + (b * g->K + k0) * g->HW, is, gs, g->HW,
+                       nb, g, t0, g->T - t0 < GWT ? g->T - t0 : GWT,
+                       dw + (k0 * g->C + c) * g->T + t0, g->C * g->T, scale);
+    }
+  }
+}
+
+#endif /* TH_CONVDIRECT_AVX512 */
+
+int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T) {
+  const int64_t K = phase == TH_NN_WINO_GRAD_INPUT ? nIn : nOut;
+  const int64_t C = phase == TH_NN_WINO_GRAD_INPUT ? nOut : nIn;
+  if (phase == TH_NN_WINO_GRAD_WEIGHT)
+    return (th_nn_scratch_rows(B, th_nn_threads_for(B, 1 << 30)) - 1) * nOut * nIn * T + 1;
+  return round_up(K, OCB) * (C * T + 1) + 16;
+}
+
+/* 16 floats past a buffer's start, aligned to 64 bytes */
+static float *aligned(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                          const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
+                          int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  c3geom g;
+  float *wp, *bp;
+  int nt;
+  const int64_t T = w->kH * w->kW;
+  if (th_tensor_resize1d(finput, th_nn_convdirect_scratch(TH_NN_WINO_FORWARD, B, nIn, nOut, T)) !=
+      TH_OK)
+    return TH_ERR;
+  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(finput));
+  bp = wp + round_up(nOut, OCB) * nIn * T;
+  pack_weights(th_tensor_data(weight), nOut, nIn, T, 0, wp);
+  memset(bp, 0, sizeof(float) * (size_t)round_up(nOut, OCB));
+  if (bias) memcpy(bp, th_tensor_data(bias), sizeof(float) * (size_t)nOut);
+  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
+  correlate(&g, th_tensor_data(input), th_tensor_data(output), wp, bp, nt);
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+#endif
+}
+
+int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
+                                 const th_tensor *weight, th_tensor *fgradInput,
+                                 const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = gradOutput->size[gradOutput->ndim - 2];
+  const int64_t W = gradOutput->size[gradOutput->ndim - 1];
+  c3geom g;
+  float *wp, *bp;
+  int nt;
+  const int64_t T = w->kH * w->kW;
+  if (th_tensor_resize1d(fgradInput,
+                         th_nn_convdirect_scratch(TH_NN_WINO_GRAD_INPUT, B, nIn, nOut, T)) != TH_OK)
+    return TH_ERR;
+  if (geom_init(&g, B, nOut, nIn, H, W, w) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(fgradInput));
+  bp = wp + round_up(nIn, OCB) * nOut * T;
+  pack_weights(th_tensor_data(weight), nOut, nIn, T, 1, wp);
+  memset(bp, 0, sizeof(float) * (size_t)round_up(nIn, OCB));
+  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
+  correlate(&g, th_tensor_data(gradOutput), th_tensor_data(gradInput), wp, bp, nt);
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+#endif
+}
+
+int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gradOutput,
+                                  th_tensor *gradWeight, th_tensor *fgradInput,
+                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
+                                  double scale) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  const int64_t KCT = nOut * nIn * w->kH * w->kW;
+  c3geom g;
+  float *part, *dw = th_tensor_data(gradWeight);
+  const float *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
+  int nt = th_nn_threads_for(B, 2 * KCT * H * W), rows = th_nn_scratch_rows(B, nt);
+  int64_t i;
+  if (th_tensor_resize1d(fgradInput, (rows - 1) * KCT + 1) != TH_OK) return TH_ERR;
+  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
+  part = th_tensor_data(fgradInput);
+  if (nt > 1) memset(part, 0, sizeof(float) * (size_t)((nt - 1) * KCT));
+  /* thread 0 adds into gradWeight itself, the others into their partial
+     sums, added after: each image's products are summed once */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+#ifdef _OPENMP
+    const int64_t me = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+    const int64_t me = 0, n = 1;
+#endif
+    const int64_t b0 = B * me / n, b1 = B * (me + 1) / n;
+    gw_range(&g, in, go, b0, b1, me == 0 ? dw : part + (me - 1) * KCT, (float)scale);
+  }
+  for (i = 1; i < nt; i++) {
+    const float *p = part + (i - 1) * KCT;
+    int64_t j;
+    for (j = 0; j < KCT; j++) dw[j] += p[j];
+  }
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+#endif
+}
