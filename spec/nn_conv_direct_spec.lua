@@ -1,5 +1,6 @@
--- The direct AVX-512 path of nn.SpatialConvolution for 3x3, stride-1,
--- pad-1 float convolutions (src/nn/th_nn_conv3x3.c): forward, gradInput
+-- The direct AVX-512 path of nn.SpatialConvolution for stride-1 float
+-- convolutions with odd kernels up to 7x7 and "same" padding
+-- (src/nn/th_nn_convdirect.c): forward, gradInput
 -- and gradWeight against the double im2col path on random shapes (odd
 -- sizes, planes narrower than a vector, batch 1, single images, many
 -- channels so that the kernel is cut into groups), accumulation with a
@@ -49,7 +50,7 @@ local function compare(m, x, go, scale, what, bound)
   return worst
 end
 
-describe('nn.SpatialConvolution direct 3x3 kernels', function()
+describe('nn.SpatialConvolution direct kernels', function()
   local oldThreads
   before_each(function() oldThreads = torch.getnumthreads() end)
   after_each(function()
@@ -98,6 +99,18 @@ describe('nn.SpatialConvolution direct 3x3 kernels', function()
       local m = nn.SpatialConvolution(nIn, nOut, 3, 3, 1, 1, 1, 1):float()
       local x, go = torch.randn(B, nIn, H, W):float(), torch.randn(B, nOut, H, W):float()
       compare(m, x, go, 1, table.concat(c, 'x'), 3e-6)
+    end
+  end)
+
+  it('handles odd kernels up to 7x7, square or not, with same padding', function()
+    torch.manualSeed(37)
+    local cases = {{2, 3, 5, 7, 9, 5, 5}, {2, 4, 6, 9, 11, 7, 7}, {1, 3, 2, 5, 4, 1, 3}, {2, 3, 3, 6, 8, 3, 1},
+                   {3, 5, 7, 13, 6, 3, 5}, {2, 16, 32, 14, 14, 5, 5}, {1, 2, 2, 2, 2, 7, 7}, {2, 40, 36, 6, 7, 5, 5}}
+    for _, c in ipairs(cases) do
+      local B, nIn, nOut, H, W, kW, kH = table.unpack(c)
+      local m = nn.SpatialConvolution(nIn, nOut, kW, kH, 1, 1, (kW - 1) / 2, (kH - 1) / 2):float()
+      local x, go = torch.randn(B, nIn, H, W):float(), torch.randn(B, nOut, H, W):float()
+      compare(m, x, go, 0.9, table.concat(c, 'x'), 3e-6)
     end
   end)
 
@@ -151,6 +164,7 @@ describe('nn.SpatialConvolution direct 3x3 kernels', function()
 
   it('leaves double, other paddings and strides to the other paths', function()
     torch.manualSeed(35)
+    -- 3x3 with stride 2, padding 0 or 2, or padding only along one side
     for _, c in ipairs({{1, 1, 0, 0}, {2, 2, 1, 1}, {1, 1, 2, 2}, {1, 1, 1, 0}}) do
       local m = nn.SpatialConvolution(3, 4, 3, 3, c[1], c[2], c[3], c[4]):float()
       local x = torch.randn(2, 3, 9, 8):float()

@@ -41,7 +41,6 @@
 #define GWT 9
 /* the largest kernel side */
 #define KMAX 7
-#define GWKB 3
 /* forward blocking: input bytes of a block of vectors kept in L1 (of
    48 KB), packed kernel bytes of a group kept in L2 (of 1 MB) */
 #define C3_INPUT_BYTES 32768
@@ -74,20 +73,19 @@ int th_nn_convdirect_available(void) {
 /* The shape rule, from single-thread GFLOP/s on a quiet Zen 5 (direct
    against the path taken otherwise, counted as direct convolution):
    - few channels, any plane: direct by 2x and more (ResNet-56's 16..64
-     planes 239-257 against 104-120; DenseNet's 128 -> 12: 192-257 against
-     60-149; GoogLeNet's 5x5: 197-248 against 104-131);
-   - where Winograd F(2x2,3x3) is taken and nIn * nOut >= 4096 it wins
-     (64 -> 64 at 56x56: 300 against 202; 256 -> 256 at 14x14: 283
-     against 221);
-   - forward and gradInput on AlexNet's 13x13 layers: direct (233 against
-     128), but 512 -> 512 at 7x7 goes to im2col (227 against 179);
-   - gradWeight reduces over pixels, with horizontal sums per block:
-     im2col's one large gemm wins from about 128 x 128 planes (192 -> 384
-     at 13x13: 205 against 149; 64 -> 192 5x5 at 27x27: direct 159
-     against 128). */
+     planes: forward 239-257 against 104-120, gradWeight 218 against 84-99;
+     DenseNet's 128 -> 12: 192-257 against 60-149; GoogLeNet's 5x5: forward
+     197-248 against 104-131, gradWeight 208-248 against 113-128);
+   - where Winograd F(2x2,3x3) is taken it wins forward and gradInput from
+     nIn * nOut = 4096 (64 -> 64 at 56x56: 300 against 202; 256 -> 256 at
+     14x14: 283 against 221) and gradWeight from 16384 (128 -> 128 at
+     28x28: 311 against 259; 64 -> 64 at 56x56: direct 240 against 227);
+   - AlexNet's 13x13 layers: direct (forward 233 against 128, gradWeight
+     256 against 205), but 512 -> 512 at 7x7 goes to im2col (forward 227
+     against 179). */
 static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t oH, int64_t oW) {
-  if (planes >= 4096 && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
-  if (phase == TH_NN_WINO_GRAD_WEIGHT) return planes <= 12288;
+  const int64_t wino = phase == TH_NN_WINO_GRAD_WEIGHT ? 16384 : 4096;
+  if (planes >= wino && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
   return planes <= 98304;
 }
 
@@ -272,74 +270,145 @@ static void pack_weights(const float *w, int64_t nOut, int64_t nIn, int64_t T, i
         }
 }
 
-/* the sum over nb images of gradOutput planes k0..k0+KB times GWT
-   shifted copies of input plane c (taps t0.. of the kernel), added (times
-   scale) into the first nt of dw's taps (rows of the KB planes 'ds' apart).
-   in and go point at plane c / plane k0 of the first image, images is and
-   gs apart */
-#define C3_GW_TILE(KB)                                                                        \
-  TH_AVX512 static void gw_tile_##KB(const float *in, const float *go, int64_t is,           \
-                                     int64_t gs, int64_t plane, int64_t nb, const c3geom *g,  \
-                                     int64_t t0, int64_t nt, float *dw, int64_t ds,           \
-                                     float scale) {                                           \
-    const int64_t *off = g->off + t0;                                                         \
-    __m512 acc[KB][GWT];                                                                      \
-    int64_t b, v;                                                                             \
-    int o, t;                                                                                 \
-    _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                          \
-      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) acc[o][t] = _mm512_setzero_ps();      \
-    for (b = 0; b < nb; b++) {                                                                \
-      const float *ib = in + b * is, *gb = go + b * gs;                                       \
-      for (v = 0; v < g->nv; v++) {                                                           \
-        const __mmask16 gm = v == g->nv - 1 ? g->last : (__mmask16)0xFFFF;                    \
-        const __mmask16 *mk = g->mk + g->TP * v + t0;                                         \
-        __m512 gv[KB];                                                                        \
-        _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                      \
-          gv[o] = _mm512_maskz_loadu_ps(gm, gb + o * plane + 16 * v);                         \
-        _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) {                                   \
-          const __m512 x = _mm512_maskz_loadu_ps(mk[t], ib + 16 * v + off[t]);                \
-          _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                    \
-            acc[o][t] = _mm512_fmadd_ps(gv[o], x, acc[o][t]);                                 \
-        }                                                                                     \
+/* gradWeight vectorised over output planes, like forward: gradOutput
+   transposed to pixels x planes (a vector is 16 planes of one pixel) and
+   the input zero-padded, so that dwT[c][t][k..k+16] += in(c, pixel + tap
+   t) * gradOutput(pixel, k..k+16) is one multiply-add with a broadcast
+   operand and needs no mask and no horizontal sum. (A first version
+   reduced over pixels instead: 9 shifted, masked, line-splitting loads
+   per 27 multiply-adds and horizontal sums per block held it at 60% of
+   the forward's rate.) */
+typedef struct gwbuf {
+  int64_t Kp, Hp, Wp, pplane;  /* planes rounded to 16; the padded plane */
+  int64_t offp[KMAX * KMAX + GWT];  /* tap offsets in the padded plane (0 past T) */
+  float *dwt, *xp, *got;       /* C x T x Kp sums, C padded planes, HW x Kp */
+} gwbuf;
+
+static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
+  const int64_t Kp = round_up(g->K, 16), pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  *dwtE = round_up(g->C * g->T * Kp, 16);
+  *xpE = round_up(g->C * (g->H + 2 * pH) * (g->W + 2 * pW) + 16, 16);
+  return *dwtE + *xpE + round_up(g->HW * Kp, 16) + 16;
+}
+
+/* acc[c][t] (CB planes, 9 taps from t0, ntap of them real) over every
+   pixel of one image for one vector of 16 output planes */
+#define C3_GW_TILE(CB)                                                                        \
+  TH_AVX512 static void gw_tile_##CB(const c3geom *g, const gwbuf *w, const float *xp,      \
+                                     const float *got, const int64_t *offp, int64_t ntap,    \
+                                     float *dwt) {                                            \
+    __m512 acc[CB][GWT];                                                                      \
+    const int64_t cs = g->T * w->Kp;                                                          \
+    int64_t y, x;                                                                             \
+    int c, t;                                                                                 \
+    _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        acc[c][t] = t < ntap ? _mm512_loadu_ps(dwt + c * cs + t * w->Kp) : _mm512_setzero_ps();\
+    for (y = 0; y < g->H; y++) {                                                              \
+      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      for (x = 0; x < g->W; x++) {                                                            \
+        const __m512 gv = _mm512_loadu_ps(gr + x * w->Kp);                                    \
+        _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                      \
+          _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                   \
+            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(xr[c * w->pplane + offp[t] + x]), gv,  \
+                                        acc[c][t]);                                           \
       }                                                                                       \
     }                                                                                         \
-    _Pragma("GCC unroll 4") for (o = 0; o < KB; o++)                                          \
+    _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
       _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
-        if (t < nt) dw[o * ds + t] += scale * _mm512_reduce_add_ps(acc[o][t]);                \
+        if (t < ntap) _mm512_storeu_ps(dwt + c * cs + t * w->Kp, acc[c][t]);                  \
   }
 
 C3_GW_TILE(1)
 C3_GW_TILE(2)
 C3_GW_TILE(3)
 
-typedef void (*gw_tile_fn)(const float *, const float *, int64_t, int64_t, int64_t, int64_t,
-                           const c3geom *, int64_t, int64_t, float *, int64_t, float);
+/* NV vectors of output planes x one input plane x 9 taps: each
+   broadcast input value feeds NV multiply-adds (K >= 16 NV) */
+#define C3_GW_WIDE(NV)                                                                        \
+  TH_AVX512 static void gw_wide_##NV(const c3geom *g, const gwbuf *w, const float *xp,      \
+                                     const float *got, const int64_t *offp, int64_t ntap,    \
+                                     float *dwt) {                                            \
+    __m512 acc[NV][GWT];                                                                      \
+    int64_t y, x;                                                                             \
+    int v, t;                                                                                 \
+    _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        acc[v][t] = t < ntap ? _mm512_loadu_ps(dwt + t * w->Kp + 16 * v) : _mm512_setzero_ps();\
+    for (y = 0; y < g->H; y++) {                                                              \
+      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      for (x = 0; x < g->W; x++) {                                                            \
+        __m512 gv[NV];                                                                        \
+        _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                      \
+          gv[v] = _mm512_loadu_ps(gr + x * w->Kp + 16 * v);                                   \
+        _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) {                                   \
+          const __m512 xv = _mm512_set1_ps(xr[offp[t] + x]);                                  \
+          _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                    \
+            acc[v][t] = _mm512_fmadd_ps(xv, gv[v], acc[v][t]);                                \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        if (t < ntap) _mm512_storeu_ps(dwt + t * w->Kp + 16 * v, acc[v][t]);                  \
+  }
+
+C3_GW_WIDE(2)
+C3_GW_WIDE(3)
+
+typedef void (*gw_tile_fn)(const c3geom *, const gwbuf *, const float *, const float *,
+                           const int64_t *, int64_t, float *);
 static const gw_tile_fn gw_tiles[4] = {NULL, gw_tile_1, gw_tile_2, gw_tile_3};
 
-/* images summed per register pass: enough that the horizontal sums at
-   its end are a small part (8x8 planes: 8 images) */
-static int64_t gw_chunk(const c3geom *g) {
-  static int64_t T0 = 0; if (!T0) T0 = getenv("GWT0") ? atoi(getenv("GWT0")) : 64;
-  int64_t n = (T0 + g->nv - 1) / g->nv;
-  return n < 1 ? 1 : n;
+/* one image's input planes into w->xp with a zero border, and its
+   gradOutput transposed into w->got (planes past K zero) */
+static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const float *go) {
+  const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  int64_t c, y, k, p0, p;
+  memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
+  for (c = 0; c < g->C; c++)
+    for (y = 0; y < g->H; y++)
+      memcpy(w->xp + c * w->pplane + (y + pH) * w->Wp + pW, in + (c * g->H + y) * g->W,
+             sizeof(float) * (size_t)g->W);
+  /* 16 pixels at a time: their rows of got stay in L1 while the planes
+     are read along */
+  for (p0 = 0; p0 < g->HW; p0 += 16) {
+    const int64_t p1 = p0 + 16 < g->HW ? p0 + 16 : g->HW;
+    for (k = 0; k < g->K; k++)
+      for (p = p0; p < p1; p++) w->got[p * w->Kp + k] = go[k * g->HW + p];
+    for (k = g->K; k < w->Kp; k++)
+      for (p = p0; p < p1; p++) w->got[p * w->Kp + k] = 0;
+  }
 }
 
-/* dw (K x C x T) += scale * sum over images [b0, b1) */
-static void gw_range(const c3geom *g, const float *in, const float *go, int64_t b0, int64_t b1,
-                     float *dw, float scale) {
-  const int64_t is = g->C * g->HW, gs = g->K * g->HW, ch = gw_chunk(g);
-  int64_t b, k0, c, t0;
-  for (b = b0; b < b1; b += ch) {
-    const int64_t nb = b1 - b < ch ? b1 - b : ch;
-    for (k0 = 0; k0 < g->K; k0 += GWKB) {
-      const int64_t kb = g->K - k0 < GWKB ? g->K - k0 : GWKB;
-      for (c = 0; c < g->C; c++)
+/* dw (K x C x T) += scale * sum over images [b0, b1), through the
+   thread's buffers */
+static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go, int64_t b0,
+                     int64_t b1, float *dw, float scale) {
+  int64_t b, kv = 0, c0, t0, k, c, t, nw;
+  memset(w->dwt, 0, sizeof(float) * (size_t)(g->C * g->T * w->Kp));
+  for (b = b0; b < b1; b++) {
+    gw_stage(g, w, in + b * g->C * g->HW, go + b * g->K * g->HW);
+    for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
+      nw = w->Kp - kv >= 48 ? 3 : 2;
+      for (c0 = 0; c0 < g->C; c0++)
         for (t0 = 0; t0 < g->T; t0 += GWT)
-          gw_tiles[kb](in + (b * g->C + c) * g->HW, go + (b * g->K + k0) * g->HW, is, gs, g->HW,
-                       nb, g, t0, g->T - t0 < GWT ? g->T - t0 : GWT,
-                       dw + (k0 * g->C + c) * g->T + t0, g->C * g->T, scale);
+          (nw == 3 ? gw_wide_3 : gw_wide_2)(g, w, w->xp + c0 * w->pplane, w->got + kv,
+                                            w->offp + t0, g->T - t0 < GWT ? g->T - t0 : GWT,
+                                            w->dwt + (c0 * g->T + t0) * w->Kp + kv);
     }
+    for (; kv < w->Kp; kv += 16)
+      for (c0 = 0; c0 < g->C; c0 += 3) {
+        const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
+        for (t0 = 0; t0 < g->T; t0 += GWT)
+          gw_tiles[cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                       g->T - t0 < GWT ? g->T - t0 : GWT, w->dwt + (c0 * g->T + t0) * w->Kp + kv);
+      }
   }
+  for (k = 0; k < g->K; k++)
+    for (c = 0; c < g->C; c++)
+      for (t = 0; t < g->T; t++)
+        dw[(k * g->C + c) * g->T + t] += scale * w->dwt[(c * g->T + t) * w->Kp + k];
 }
 
 #endif /* TH_CONVDIRECT_AVX512 */
@@ -378,7 +447,7 @@ int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th
   free(g.mk);
   return TH_OK;
 #else
-  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+  return th_error_set("the direct convolution needs an x86-64 build");
 #endif
 }
 
@@ -405,14 +474,14 @@ int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *grad
   free(g.mk);
   return TH_OK;
 #else
-  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+  return th_error_set("the direct convolution needs an x86-64 build");
 #endif
 }
 
 int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gradOutput,
-                                  th_tensor *gradWeight, th_tensor *fgradInput,
-                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
-                                  double scale) {
+                                     th_tensor *gradWeight, th_tensor *fgradInput,
+                                     const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
+                                     double scale) {
 #ifdef TH_CONVDIRECT_AVX512
   const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
   const int64_t KCT = nOut * nIn * w->kH * w->kW;
@@ -420,10 +489,14 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   float *part, *dw = th_tensor_data(gradWeight);
   const float *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   int nt = th_nn_threads_for(B, 2 * KCT * H * W), rows = th_nn_scratch_rows(B, nt);
-  int64_t i;
-  if (th_tensor_resize1d(fgradInput, (rows - 1) * KCT + 1) != TH_OK) return TH_ERR;
+  int64_t i, dwtE, xpE, per;
   if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
-  part = th_tensor_data(fgradInput);
+  per = gw_elems(&g, &dwtE, &xpE);
+  if (th_tensor_resize1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
+    free(g.mk);
+    return TH_ERR;
+  }
+  part = aligned(th_tensor_data(fgradInput)) + rows * per;
   if (nt > 1) memset(part, 0, sizeof(float) * (size_t)((nt - 1) * KCT));
   /* thread 0 adds into gradWeight itself, the others into their partial
      sums, added after: each image's products are summed once */
@@ -435,7 +508,16 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
     const int64_t me = 0, n = 1;
 #endif
     const int64_t b0 = B * me / n, b1 = B * (me + 1) / n;
-    gw_range(&g, in, go, b0, b1, me == 0 ? dw : part + (me - 1) * KCT, (float)scale);
+    const int64_t pH = (g.kH - 1) / 2, pW = (g.kW - 1) / 2;
+    gwbuf wb;
+    int64_t t;
+    wb.Kp = round_up(g.K, 16);
+    wb.Hp = g.H + 2 * pH, wb.Wp = g.W + 2 * pW, wb.pplane = wb.Hp * wb.Wp;
+    for (t = 0; t < g.TP; t++) wb.offp[t] = t < g.T ? (t / g.kW) * wb.Wp + t % g.kW : 0;
+    wb.dwt = aligned(th_tensor_data(fgradInput)) + me * per;
+    wb.xp = wb.dwt + dwtE;
+    wb.got = wb.xp + xpE;
+    gw_range(&g, &wb, in, go, b0, b1, me == 0 ? dw : part + (me - 1) * KCT, (float)scale);
   }
   for (i = 1; i < nt; i++) {
     const float *p = part + (i - 1) * KCT;
@@ -445,6 +527,6 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   free(g.mk);
   return TH_OK;
 #else
-  return th_error_set("the direct 3x3 convolution needs an x86-64 build");
+  return th_error_set("the direct convolution needs an x86-64 build");
 #endif
 }
