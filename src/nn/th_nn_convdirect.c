@@ -360,25 +360,54 @@ typedef void (*gw_tile_fn)(const c3geom *, const gwbuf *, const float *, const f
                            const int64_t *, int64_t, float *);
 static const gw_tile_fn gw_tiles[4] = {NULL, gw_tile_1, gw_tile_2, gw_tile_3};
 
+/* got[p][k0..k0+16) = go[k0..k0+16)[p0..p0+16) for the 16 pixels from p0
+   (np of them real) of 16 planes from k0 (nk real; the others read as
+   zero): a 16x16 transpose in registers */
+TH_AVX512 static void transpose16(const float *go, int64_t HW, int64_t p0, int np, int nk,
+                                  float *got, int64_t Kp) {
+  const __mmask16 pm = (__mmask16)(np == 16 ? 0xFFFFu : (1u << np) - 1);
+  __m512 r[16], t[16], u[16];
+  int i, m;
+  for (i = 0; i < 16; i++)
+    r[i] = i < nk ? _mm512_maskz_loadu_ps(pm, go + i * HW + p0) : _mm512_setzero_ps();
+  for (i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  /* u[4i+m]: in each 128-bit lane, column m of rows 4i..4i+3 */
+  for (i = 0; i < 4; i++) {
+    u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (m = 0; m < 4; m++) {
+    const __m512 v = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88);
+    const __m512 w = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD);
+    const __m512 v2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
+    const __m512 col[4] = {_mm512_shuffle_f32x4(v, v2, 0x88), _mm512_shuffle_f32x4(w, w2, 0x88),
+                           _mm512_shuffle_f32x4(v, v2, 0xDD), _mm512_shuffle_f32x4(w, w2, 0xDD)};
+    int j;
+    for (j = 0; j < 4; j++)
+      if (4 * j + m < np) _mm512_storeu_ps(got + (p0 + 4 * j + m) * Kp, col[j]);
+  }
+}
+
 /* one image's input planes into w->xp with a zero border, and its
    gradOutput transposed into w->got (planes past K zero) */
 static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const float *go) {
   const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
-  int64_t c, y, k, p0, p;
+  int64_t c, y, k0, p0;
   memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
   for (c = 0; c < g->C; c++)
     for (y = 0; y < g->H; y++)
       memcpy(w->xp + c * w->pplane + (y + pH) * w->Wp + pW, in + (c * g->H + y) * g->W,
              sizeof(float) * (size_t)g->W);
-  /* 16 pixels at a time: their rows of got stay in L1 while the planes
-     are read along */
-  for (p0 = 0; p0 < g->HW; p0 += 16) {
-    const int64_t p1 = p0 + 16 < g->HW ? p0 + 16 : g->HW;
-    for (k = 0; k < g->K; k++)
-      for (p = p0; p < p1; p++) w->got[p * w->Kp + k] = go[k * g->HW + p];
-    for (k = g->K; k < w->Kp; k++)
-      for (p = p0; p < p1; p++) w->got[p * w->Kp + k] = 0;
-  }
+  for (k0 = 0; k0 < w->Kp; k0 += 16)
+    for (p0 = 0; p0 < g->HW; p0 += 16)
+      transpose16(go + k0 * g->HW, g->HW, p0, (int)(g->HW - p0 < 16 ? g->HW - p0 : 16),
+                  (int)(g->K - k0 < 16 ? g->K - k0 : 16), w->got + k0, w->Kp);
 }
 
 /* dw (K x C x T) += scale * sum over images [b0, b1), through the
