@@ -1,9 +1,10 @@
--- make bench-winograd: per-layer times of 3x3 stride-1 convolutions,
--- Winograd F(2x2,3x3) against im2col + gemm (torch._C.nn.conv_winograd
--- 'on' / 'off'), float32, 2 threads, each phase alternating the two paths
--- call by call; per phase the medians and their ratio (Winograd / im2col),
--- and which path the shape rule ('auto') takes. Prints the table and
--- writes it to docs/benchmarks.md, section "Winograd per layer".
+-- make bench-winograd: per-layer times of 3x3 stride-1 convolutions on
+-- the three paths: im2col + gemm, Winograd F(2x2,3x3) and the direct
+-- AVX-512 kernels (torch._C.nn.conv_winograd / conv_direct), float32, 2
+-- threads, each phase alternating the paths call by call; per phase the
+-- medians, the ratios to im2col, and which path the shape rules ('auto')
+-- take. Prints the table and writes it to docs/benchmarks.md, section
+-- "Winograd per layer". Without AVX-512 the direct column is im2col's.
 --   bin/th bench/winograd.lua [reps]      (QUICK=1: four layers, no write)
 require 'torch'
 require 'nn'
@@ -25,13 +26,15 @@ torch.setdefaulttensortype('torch.FloatTensor')
 local clock = torch._C.clock
 local md_cells
 local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+local PATHS = {im2col = {'off', 'off'}, wino = {'on', 'off'}, direct = {'off', 'on'}}
+local ORDERS = {{'im2col', 'wino', 'direct'}, {'direct', 'im2col', 'wino'}, {'wino', 'direct', 'im2col'}}
 local md = {
-  '| layer | batch | nIn | nOut | HxW | fwd im2col ms | Winograd ms | ratio | gradInput im2col ms | Winograd ms | ratio '
-    .. '| gradWeight im2col ms | Winograd ms | ratio | auto takes Winograd in |',
+  '| layer | batch | nIn | nOut | HxW | fwd im2col ms | Winograd | direct | gradInput im2col ms | Winograd | direct '
+    .. '| gradWeight im2col ms | Winograd | direct | auto takes (fwd, gradInput, gradWeight) |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
 }
-print(string.format('%-20s %3s %4s %4s %4s | %8s %8s %5s | %8s %8s %5s | %8s %8s %5s', 'layer', 'B', 'nIn', 'nOut', 'HxW',
-  'fwd old', 'wino', 'ratio', 'gIn old', 'wino', 'ratio', 'gW old', 'wino', 'ratio'))
+print(string.format('%-20s %3s %4s %4s %4s | %s', 'layer', 'B', 'nIn', 'nOut', 'HxW',
+  'fwd im2col/wino/direct ms | gradInput ... | gradWeight ...'))
 for _, s in ipairs(SHAPES) do
   local name, B, nIn, nOut, H = table.unpack(s)
   local m = nn.SpatialConvolution(nIn, nOut, 3, 3, 1, 1, 1, 1):noBias()
@@ -45,30 +48,27 @@ for _, s in ipairs(SHAPES) do
   local row = {}
   md_cells = {}
   for p, f in ipairs(phases) do
-    local t = {off = {}, on = {}}
+    local t = {im2col = {}, wino = {}, direct = {}}
     for r = 1, reps + 1 do
-      for _, mode in ipairs(r % 2 == 0 and {'off', 'on'} or {'on', 'off'}) do
-        C.conv_winograd(mode)
+      for _, path in ipairs(ORDERS[r % 3 + 1]) do
+        C.conv_winograd(PATHS[path][1])
+        C.conv_direct(PATHS[path][2])
         local t0 = clock(); f(); local ms = (clock() - t0) * 1000
-        if r > 1 then table.insert(t[mode], ms) end
+        if r > 1 then table.insert(t[path], ms) end
       end
     end
-    local a, b = median(t.off), median(t.on)
-    md_cells[p] = {a, b}
-    row[#row + 1] = string.format('%8.2f %8.2f %5.2f', a, b, b / a)
+    local a, b, c = median(t.im2col), median(t.wino), median(t.direct)
+    md_cells[p] = string.format('%.2f | %.2f | %.2f', a, b, c)
+    row[#row + 1] = string.format('%7.2f %7.2f %7.2f', a, b, c)
   end
   C.conv_winograd('auto')
+  C.conv_direct('auto')
   print(string.format('%-20s %3d %4d %4d %4d | %s', name, B, nIn, nOut, H, table.concat(row, ' | ')))
-  local takes, names = {C.conv_winogradChosen(m, x)}, {'forward', 'gradInput', 'gradWeight'}
-  local t = {}
-  for i = 1, 3 do if takes[i] then t[#t + 1] = names[i] end end
-  local cells = {}
-  for i = 1, 3 do
-    local a, b = md_cells[i][1], md_cells[i][2]
-    cells[#cells + 1] = string.format('%.2f | %.2f | %.2f', a, b, b / a)
-  end
+  local wino, direct = {C.conv_winogradChosen(m, x)}, {C.conv_directChosen(m, x)}
+  local takes = {}
+  for i = 1, 3 do takes[i] = direct[i] and 'direct' or wino[i] and 'Winograd' or 'im2col' end
   md[#md + 1] = string.format('| %s | %d | %d | %d | %dx%d | %s | %s |', name, B, nIn, nOut, H, H,
-    table.concat(cells, ' | '), #t > 0 and table.concat(t, ', ') or '-')
+    table.concat(md_cells, ' | '), table.concat(takes, ', '))
 end
 
 if not os.getenv('QUICK') then
@@ -78,9 +78,10 @@ if not os.getenv('QUICK') then
     '## Winograd per layer', '',
     string.format('Written by `make bench-winograd` on %s UTC (load average %s at the end: on a shared machine '
       .. 'the times are noisy, the ratios less so). 3x3 stride-1 padding-1 convolutions of the zoo\'s nets, '
-      .. 'float32, 2 threads, no bias; median of %d calls per path and phase, the two paths alternating call '
-      .. 'by call; ratio = Winograd / im2col (below 1: Winograd is faster). The last column is what the shape '
-      .. 'rule (`th_nn_winograd_chosen`, mode auto) takes.', os.date('!%Y-%m-%d %H:%M'), load, reps),
+      .. 'float32, 2 threads, no bias; median of %d calls per path and phase, the three paths (im2col + gemm, '
+      .. 'Winograd F(2x2,3x3), the direct AVX-512 kernels) alternating call by call. The last column is what '
+      .. 'the shape rules (`th_nn_convdirect_chosen`, then `th_nn_winograd_chosen`, modes auto) take.',
+      os.date('!%Y-%m-%d %H:%M'), load, reps),
     '', table.concat(md, '\n'), ''}, '\n')
   require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Winograd per layer', text)
   io.stderr:write('bench: wrote ' .. here .. '/docs/benchmarks.md (section Winograd per layer)\n')

@@ -138,12 +138,24 @@ static int conv_winograd(lua_State *L) {
   return 1;
 }
 
+/* conv_direct(['off'|'auto'|'on']): the mode of the direct kernels
+   before the call (th_nn_convdirect_set_mode), setting it when given; the
+   second result says whether this CPU can run them at all */
+static int conv_direct(lua_State *L) {
+  static const char *const names[] = {"off", "auto", "on", NULL};
+  int old = th_nn_convdirect_get_mode();
+  if (!lua_isnoneornil(L, 1)) th_nn_convdirect_set_mode(luaL_checkoption(L, 1, NULL, names));
+  lua_pushstring(L, names[old]);
+  lua_pushboolean(L, th_nn_convdirect_available());
+  return 2;
+}
+
 /* conv_winogradChosen(self, input): whether forward, gradInput and
    gradWeight of this SpatialConvolution on this input take the Winograd
-   path under the current mode (three booleans) */
-static int conv_winograd_chosen(lua_State *L) {
+   path under the current modes (three booleans) */
+static int conv_chosen(lua_State *L, int direct) {
   fname f;
-  const char *fn = mname(L, &f, "winogradChosen");
+  const char *fn = mname(L, &f, direct ? "directChosen" : "winogradChosen");
   th_nn_window w;
   th_tensor *input = tensor_arg(L, 2, fn, "input");
   int64_t nIn = int_field(L, "nInputPlane", 0, 1, fn), nOut = int_field(L, "nOutputPlane", 0, 1, fn);
@@ -155,9 +167,18 @@ static int conv_winograd_chosen(lua_State *L) {
   oH = (H + 2 * w.padH - w.kH) / (w.dH > 0 ? w.dH : 1) + 1;
   oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
   for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++)
-    lua_pushboolean(L, th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW));
+    lua_pushboolean(L, direct ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW)
+                              : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW) &&
+                                    !th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW));
   return 3;
 }
+
+static int conv_winograd_chosen(lua_State *L) { return conv_chosen(L, 0); }
+
+/* conv_directChosen(self, input): the same for the direct kernels, which
+   come first (so winogradChosen says false where they are taken) */
+static int conv_direct_chosen(lua_State *L) { return conv_chosen(L, 1); }
+
 
 /* --- full convolution -------------------------------------------------- */
 
@@ -391,7 +412,9 @@ static const luaL_Reg nn_funcs[] = {
     {"conv_updateGradInput", conv_update_grad_input},
     {"conv_accGradParameters", conv_acc_grad_params},
     {"conv_winograd", conv_winograd},
+    {"conv_direct", conv_direct},
     {"conv_winogradChosen", conv_winograd_chosen},
+    {"conv_directChosen", conv_direct_chosen},
     {"fullconv_updateOutput", fullconv_update_output},
     {"fullconv_updateGradInput", fullconv_update_grad_input},
     {"fullconv_accGradParameters", fullconv_acc_grad_params},

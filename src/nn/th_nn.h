@@ -46,6 +46,19 @@ enum { TH_NN_WINO_FORWARD, TH_NN_WINO_GRAD_INPUT, TH_NN_WINO_GRAD_WEIGHT };
 int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
                           int64_t oH, int64_t oW);
 
+/* Which stride-1 float convolutions with odd kernels up to 7x7 and "same"
+   padding run as direct AVX-512 kernels (th_nn_convdirect.c), taken before
+   Winograd and im2col: none, those
+   the shape rule picks (default), or all that can. Only on a CPU with
+   AVX-512 (th_nn_convdirect_available). Process-wide; set returns the
+   previous mode. */
+enum { TH_NN_CONVDIRECT_OFF = 0, TH_NN_CONVDIRECT_AUTO = 1, TH_NN_CONVDIRECT_ON = 2 };
+int th_nn_convdirect_set_mode(int mode);
+int th_nn_convdirect_get_mode(void);
+int th_nn_convdirect_available(void);
+int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+                         int64_t nOut, int64_t oH, int64_t oW);
+
 /* --- full (transposed) convolution (nn.SpatialFullConvolution) ---
    weight: nIn x nOut x kH x kW; bias: nOut or NULL; output size
    (i - 1) * d - 2 * pad + k + adj per spatial dimension, adj < d. */

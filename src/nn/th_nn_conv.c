@@ -190,6 +190,10 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
+  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
+    rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, finput, w, g.B, g.nIn, g.nOut);
+    goto done;
+  }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
     rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, finput, w, g.B, g.nIn,
                                 g.nOut);
@@ -227,6 +231,10 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
+  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
+    rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, fgradInput, w, g.B, g.nIn, g.nOut);
+    goto done;
+  }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
     rc = th_nn_winograd_backward_input(&go, gradInput, &wt, fgradInput, w, g.B, g.nIn, g.nOut);
     goto done;
@@ -263,8 +271,12 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
-  if (th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut, scale);
+  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW) ||
+      th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
+    if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW))
+      rc = th_nn_convdirect_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut, scale);
+    else
+      rc = th_nn_winograd_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut, scale);
     if (rc == TH_OK && gradBias)
       rc = TH_DISPATCH_FLOATING(input->dtype, conv_bias_only, (&go, &gb, &g, scale),
                                 "SpatialConvolution");

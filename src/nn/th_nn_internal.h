@@ -85,6 +85,23 @@ int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *grad
                                    const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
                                    double scale);
 
+/* direct convolution (th_nn_convdirect.c; th_nn_convdirect_chosen in
+   th_nn.h), float, contiguous operands of a checked geometry that it
+   chose (stride 1, odd kernel, "same" padding). 'finput' / 'fgradInput' hold the packed kernel (forward,
+   gradInput) or the threads' partial gradWeights; gradWeight is
+   accumulated into (scaled), gradBias left to the caller. */
+int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T);
+int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                          const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
+                          int64_t B, int64_t nIn, int64_t nOut);
+int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
+                                 const th_tensor *weight, th_tensor *fgradInput,
+                                 const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut);
+int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gradOutput,
+                                  th_tensor *gradWeight, th_tensor *fgradInput,
+                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
+                                  double scale);
+
 /* output rows per im2col tile so that a tile holds about 'elems' elements */
 int64_t th_nn_tile_rows(int64_t K, int64_t oH, int64_t oW, int64_t elems);
 

@@ -1,0 +1,561 @@
+/*
+** th_nn_convdirect.c: direct float convolution for stride-1 kernels of odd
+** size up to 7x7 with "same" padding ((k-1)/2: ResNet's and VGG's 3x3,
+** GoogLeNet's and AlexNet's 5x5), written with AVX-512 intrinsics and taken
+** only on a CPU that has them (th_nn_conv.c asks th_nn_convdirect_chosen).
+** No im2col and no layout change: an image plane is read as a flat run of
+** H*W floats cut into vectors of 16 output pixels. The input a tap (ky,kx)
+** needs for a vector is the same run shifted by (ky-pad)*W + (kx-pad), with
+** the lanes whose neighbour falls outside the plane masked to zero (one
+** 16-bit mask per vector and tap, computed once per call), so any width
+** works and the padding costs no copy.
+**   forward:    out[k] = bias[k] + sum_c sum_t w[k][c][t] * shift_t(in[c])
+**   gradInput:  the same with the roles of k and c swapped and each kernel
+**               rotated by 180 degrees ("same" padding stays the same)
+**   gradWeight: dw[k][c][t] = sum_b sum_p gradOutput[b][k][p] * shift_t(in[b][c])[p]
+** The forward micro-kernel keeps a block of OCB output planes x PB vectors
+** in registers; each input vector loaded feeds OCB multiply-adds, each
+** weight is a broadcast operand of the multiply-add itself.
+*/
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_nn_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TH_CONVDIRECT_AVX512 1
+#include <immintrin.h>
+#define TH_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,bmi,bmi2")))
+#endif
+
+/* output planes per register block, and the most vectors per block */
+#define OCB 4
+#define PBMAX 6
+/* gradOutput planes per gradWeight register block, times 9 taps of
+   accumulators (a larger kernel's taps go 9 at a time). The accumulator
+   array must only ever be indexed by constants: one variable index made
+   GCC keep it in memory (44 GFLOP/s on one core against 129 with 2
+   planes, 172 with 3) */
+#define GWT 9
+/* the largest kernel side */
+#define KMAX 7
+/* forward blocking: input bytes of a block of vectors kept in L1 (of
+   48 KB), packed kernel bytes of a group kept in L2 (of 1 MB) */
+#define C3_INPUT_BYTES 32768
+#define C3_KERNEL_BYTES 131072
+
+static int c3_mode = TH_NN_CONVDIRECT_AUTO;
+
+int th_nn_convdirect_set_mode(int mode) {
+  int old = c3_mode;
+  c3_mode = mode;
+  return old;
+}
+
+int th_nn_convdirect_get_mode(void) { return c3_mode; }
+
+int th_nn_convdirect_available(void) {
+#ifdef TH_CONVDIRECT_AVX512
+  static int have = -1;
+  if (have < 0) {
+    __builtin_cpu_init();
+    have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  }
+  return have;
+#else
+  return 0;
+#endif
+}
+
+/* The shape rule, from single-thread GFLOP/s on a quiet Zen 5 (direct
+   against the path taken otherwise, counted as direct convolution):
+   - few channels, any plane: direct by 2x and more (ResNet-56's 16..64
+     planes: forward 239-257 against 104-120, gradWeight 218 against 84-99;
+     DenseNet's 128 -> 12: 192-257 against 60-149; GoogLeNet's 5x5: forward
+     197-248 against 104-131, gradWeight 208-248 against 113-128);
+   - where Winograd F(2x2,3x3) is taken it wins forward and gradInput from
+     nIn * nOut = 4096 (64 -> 64 at 56x56: 300 against 202; 256 -> 256 at
+     14x14: 283 against 221) and gradWeight from 16384 (128 -> 128 at
+     28x28: 311 against 259; 64 -> 64 at 56x56: direct 240 against 227);
+   - AlexNet's 13x13 layers: direct (forward 233 against 128, gradWeight
+     256 against 205), but 512 -> 512 at 7x7 goes to im2col (forward 227
+     against 179). */
+static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t oH, int64_t oW) {
+  const int64_t wino = phase == TH_NN_WINO_GRAD_WEIGHT ? 16384 : 4096;
+  if (planes >= wino && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
+  return planes <= 98304;
+}
+
+int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+                         int64_t nOut, int64_t oH, int64_t oW) {
+  if (c3_mode == TH_NN_CONVDIRECT_OFF || dt != TH_FLOAT || !th_nn_convdirect_available()) return 0;
+  if (w->dW != 1 || w->dH != 1 || w->kW % 2 == 0 || w->kH % 2 == 0 || w->kW > KMAX ||
+      w->kH > KMAX || w->kW * w->kH == 1 || w->padW != (w->kW - 1) / 2 || w->padH != (w->kH - 1) / 2)
+    return 0;
+  /* the planes' flat offsets must fit the int32 lane arithmetic below */
+  if (oH * oW > (1 << 28)) return 0;
+  if (c3_mode == TH_NN_CONVDIRECT_ON) return 1;
+  return shape_rule(w, phase, nIn * nOut, oH, oW);
+}
+
+/* scratch elements a phase needs beside nothing else: packed weights and
+   bias for forward and gradInput, per-thread partial gradWeights */
+static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+#ifdef TH_CONVDIRECT_AVX512
+
+typedef struct c3geom {
+  int64_t B, C, K, H, W;   /* C planes in, K planes out, H x W both */
+  int64_t kH, kW, T, TP;   /* kernel, its taps, and taps rounded up to GWT */
+  int64_t HW, nv;          /* plane size, vectors per plane */
+  int64_t off[KMAX * KMAX + GWT];  /* flat shift of each tap (0 past T) */
+  __mmask16 last;          /* lanes of the last vector inside the plane */
+  __mmask16 *mk;           /* nv x TP load masks (0 past T) */
+} c3geom;
+
+static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
+                     const th_nn_window *w) {
+  int64_t v, t;
+  const int64_t pH = (w->kH - 1) / 2, pW = (w->kW - 1) / 2;
+  g->B = B, g->C = C, g->K = K, g->H = H, g->W = W;
+  g->kH = w->kH, g->kW = w->kW, g->T = w->kH * w->kW, g->TP = round_up(g->T, GWT);
+  g->HW = H * W;
+  g->nv = (g->HW + 15) / 16;
+  g->last = (__mmask16)(g->HW % 16 ? (1u << (g->HW % 16)) - 1 : 0xFFFFu);
+  for (t = 0; t < g->TP; t++) g->off[t] = t < g->T ? (t / g->kW - pH) * W + (t % g->kW - pW) : 0;
+  g->mk = malloc(sizeof(__mmask16) * (size_t)(g->nv * g->TP));
+  if (g->mk == NULL)
+    return th_error_set("out of memory (%lld bytes of masks)", (long long)(g->nv * g->TP * 2));
+  for (v = 0; v < g->nv; v++)
+    for (t = 0; t < g->TP; t++) {
+      unsigned m = 0, l;
+      for (l = 0; l < 16 && t < g->T; l++) {
+        int64_t p = 16 * v + l, y = p / W, x = p % W;
+        int64_t yy = y + t / g->kW - pH, xx = x + t % g->kW - pW;
+        if (p < g->HW && yy >= 0 && yy < H && xx >= 0 && xx < W) m |= 1u << l;
+      }
+      g->mk[v * g->TP + t] = (__mmask16)m;
+    }
+  return TH_OK;
+}
+
+/* out[0..OCB) x PB vectors = bias + sum over C planes and T taps; 'in'
+   and 'out' point at the block's first vector of plane 0; planes of
+   either are 'plane' apart. wp is C x T x OCB, mk the block's masks (TP
+   per vector), valid the output planes to store, sm the store mask of the
+   block's last vector. Without bias the sums start from out itself (a
+   later slice of the input planes) */
+#define C3_FWD_TILE(PB)                                                                      \
+  TH_AVX512 static void fwd_tile_##PB(const float *in, int64_t plane, int64_t C, int64_t T,\
+                                      int64_t TP, const float *wp, const int64_t *off,       \
+                                      const __mmask16 *mk, const float *bias, float *out,    \
+                                      int valid, __mmask16 sm) {                             \
+    __m512 acc[OCB][PB];                                                                     \
+    int64_t c;                                                                               \
+    int64_t t;                                                                               \
+    int o, j;                                                                                \
+    _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++)                                        \
+      _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                       \
+        acc[o][j] = bias ? _mm512_set1_ps(bias[o])                                           \
+                         : o >= valid ? _mm512_setzero_ps()                                  \
+                                      : _mm512_maskz_loadu_ps(j == PB - 1 ? sm : 0xFFFF,     \
+                                                              out + o * plane + 16 * j);     \
+    for (c = 0; c < C; c++) {                                                                \
+      const float *ic = in + c * plane, *wc = wp + c * T * OCB;                              \
+      for (t = 0; t < T; t++) {                                                              \
+        __m512 x[PB];                                                                        \
+        _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                     \
+          x[j] = _mm512_maskz_loadu_ps(mk[TP * j + t], ic + 16 * j + off[t]);                \
+        _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++) {                                  \
+          const __m512 wv = _mm512_set1_ps(wc[t * OCB + o]);                                 \
+          _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                   \
+            acc[o][j] = _mm512_fmadd_ps(wv, x[j], acc[o][j]);                                \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
+    /* constant indices only: a variable one would keep acc in memory */                    \
+    _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++) {                                      \
+      if (o >= valid) break;                                                                 \
+      _Pragma("GCC unroll 8") for (j = 0; j < PB - 1; j++)                                   \
+        _mm512_storeu_ps(out + o * plane + 16 * j, acc[o][j]);                               \
+      _mm512_mask_storeu_ps(out + o * plane + 16 * (PB - 1), sm, acc[o][PB - 1]);            \
+    }                                                                                        \
+  }
+
+C3_FWD_TILE(1)
+C3_FWD_TILE(2)
+C3_FWD_TILE(3)
+C3_FWD_TILE(4)
+C3_FWD_TILE(5)
+C3_FWD_TILE(6)
+
+typedef void (*fwd_tile_fn)(const float *, int64_t, int64_t, int64_t, int64_t, const float *,
+                            const int64_t *,
+                            const __mmask16 *, const float *, float *, int, __mmask16);
+static const fwd_tile_fn fwd_tiles[PBMAX + 1] = {NULL,        fwd_tile_1, fwd_tile_2, fwd_tile_3,
+                                                 fwd_tile_4, fwd_tile_5, fwd_tile_6};
+
+/* vectors per block: PBMAX, or fewer equal blocks when that wastes less
+   of the last one (8x8 planes: 4 vectors, one block) */
+static int64_t block_vectors(int64_t nv) {
+  int64_t nb = (nv + PBMAX - 1) / PBMAX;
+  return (nv + nb - 1) / nb;
+}
+
+/* out (B x K x HW) = corr(in (B x C x HW), wp) + bias, wp packed as
+   ceil(K/OCB) blocks of C x T x OCB, bias as ceil(K/OCB) * OCB. The loops
+   block it as a gemm of the kernels (K x C*T) by the shifted input: a
+   slice of the input planes small enough that a block of vectors of it
+   stays in L1 (C3_INPUT_BYTES) while a group of output blocks passes over
+   it, the group's kernels for the slice in L2 (C3_KERNEL_BYTES). A task
+   is an image, a group, and a share of the vector blocks when images are
+   too few for the threads. */
+static void correlate(const c3geom *g, const float *in, float *out, const float *wp,
+                      const float *bias, int nt) {
+  const int64_t pb = block_vectors(g->nv), nvb = (g->nv + pb - 1) / pb;
+  const int64_t nkb = (g->K + OCB - 1) / OCB;
+  const int64_t planeBytes = 4 * (16 * pb + (g->kH - 1) * g->W + g->kW + 16);
+  const int64_t cc0 = C3_INPUT_BYTES / planeBytes < 1 ? 1 : C3_INPUT_BYTES / planeBytes;
+  const int64_t nch = (g->C + cc0 - 1) / cc0, cc = (g->C + nch - 1) / nch;
+  const int64_t kbBytes = cc * g->T * OCB * (int64_t)sizeof(float);
+  const int64_t gk = C3_KERNEL_BYTES / kbBytes < 1 ? 1 : C3_KERNEL_BYTES / kbBytes;
+  const int64_t ngroups = (nkb + gk - 1) / gk;
+  int64_t parts = 1, tasks, task;
+  if (g->B * ngroups < 2 * nt) parts = (2 * nt + g->B * ngroups - 1) / (g->B * ngroups);
+  if (parts > nvb) parts = nvb;
+  tasks = g->B * ngroups * parts;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (task = 0; task < tasks; task++) {
+    const int64_t b = task / (ngroups * parts), grp = task / parts % ngroups, part = task % parts;
+    const int64_t kb0 = grp * gk, kb1 = kb0 + gk < nkb ? kb0 + gk : nkb;
+    const int64_t vb0 = nvb * part / parts, vb1 = nvb * (part + 1) / parts;
+    int64_t c0, vb, kb;
+    for (c0 = 0; c0 < g->C; c0 += cc) {
+      const int64_t n_c = g->C - c0 < cc ? g->C - c0 : cc;
+      for (vb = vb0; vb < vb1; vb++) {
+        const int64_t v0 = vb * pb, n = g->nv - v0 < pb ? g->nv - v0 : pb;
+        const __mmask16 sm = v0 + n == g->nv ? g->last : (__mmask16)0xFFFF;
+        const float *ib = in + (b * g->C + c0) * g->HW + 16 * v0;
+        float *ob = out + b * g->K * g->HW + 16 * v0;
+        for (kb = kb0; kb < kb1; kb++) {
+          const int64_t k0 = kb * OCB;
+          const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
+          fwd_tiles[n](ib, g->HW, n_c, g->T, g->TP, wp + (kb * g->C + c0) * g->T * OCB, g->off,
+                       g->mk + g->TP * v0, c0 == 0 ? bias + k0 : NULL, ob + k0 * g->HW, valid,
+                       sm);
+        }
+      }
+    }
+  }
+}
+
+/* wp[kb][c][t][o] = w[kb*OCB+o][c][t] (forward) or, for gradInput,
+   w[c][kb*OCB+o][T-1-t] with the roles of the planes swapped; zero past K */
+static void pack_weights(const float *w, int64_t nOut, int64_t nIn, int64_t T, int flip,
+                         float *wp) {
+  const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
+  const int64_t nkb = (K + OCB - 1) / OCB;
+  int64_t kb, c, t, o;
+  for (kb = 0; kb < nkb; kb++)
+    for (c = 0; c < C; c++)
+      for (t = 0; t < T; t++)
+        for (o = 0; o < OCB; o++) {
+          const int64_t k = kb * OCB + o;
+          float v = 0;
+          if (k < K) v = flip ? w[(c * nIn + k) * T + T - 1 - t] : w[(k * nIn + c) * T + t];
+          wp[((kb * C + c) * T + t) * OCB + o] = v;
+        }
+}
+
+/* gradWeight vectorised over output planes, like forward: gradOutput
+   transposed to pixels x planes (a vector is 16 planes of one pixel) and
+   the input zero-padded, so that dwT[c][t][k..k+16] += in(c, pixel + tap
+   t) * gradOutput(pixel, k..k+16) is one multiply-add with a broadcast
+   operand and needs no mask and no horizontal sum. (A first version
+   reduced over pixels instead: 9 shifted, masked, line-splitting loads
+   per 27 multiply-adds and horizontal sums per block held it at 60% of
+   the forward's rate.) */
+typedef struct gwbuf {
+  int64_t Kp, Hp, Wp, pplane;  /* planes rounded to 16; the padded plane */
+  int64_t offp[KMAX * KMAX + GWT];  /* tap offsets in the padded plane (0 past T) */
+  float *dwt, *xp, *got;       /* C x T x Kp sums, C padded planes, HW x Kp */
+} gwbuf;
+
+static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
+  const int64_t Kp = round_up(g->K, 16), pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  *dwtE = round_up(g->C * g->T * Kp, 16);
+  *xpE = round_up(g->C * (g->H + 2 * pH) * (g->W + 2 * pW) + 16, 16);
+  return *dwtE + *xpE + round_up(g->HW * Kp, 16) + 16;
+}
+
+/* acc[c][t] (CB planes, 9 taps from t0, ntap of them real) over every
+   pixel of one image for one vector of 16 output planes */
+#define C3_GW_TILE(CB)                                                                        \
+  TH_AVX512 static void gw_tile_##CB(const c3geom *g, const gwbuf *w, const float *xp,      \
+                                     const float *got, const int64_t *offp, int64_t ntap,    \
+                                     float *dwt) {                                            \
+    __m512 acc[CB][GWT];                                                                      \
+    const int64_t cs = g->T * w->Kp;                                                          \
+    int64_t y, x;                                                                             \
+    int c, t;                                                                                 \
+    _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        acc[c][t] = t < ntap ? _mm512_loadu_ps(dwt + c * cs + t * w->Kp) : _mm512_setzero_ps();\
+    for (y = 0; y < g->H; y++) {                                                              \
+      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      for (x = 0; x < g->W; x++) {                                                            \
+        const __m512 gv = _mm512_loadu_ps(gr + x * w->Kp);                                    \
+        _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                      \
+          _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                   \
+            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(xr[c * w->pplane + offp[t] + x]), gv,  \
+                                        acc[c][t]);                                           \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        if (t < ntap) _mm512_storeu_ps(dwt + c * cs + t * w->Kp, acc[c][t]);                  \
+  }
+
+C3_GW_TILE(1)
+C3_GW_TILE(2)
+C3_GW_TILE(3)
+
+/* NV vectors of output planes x one input plane x 9 taps: each
+   broadcast input value feeds NV multiply-adds (K >= 16 NV) */
+#define C3_GW_WIDE(NV)                                                                        \
+  TH_AVX512 static void gw_wide_##NV(const c3geom *g, const gwbuf *w, const float *xp,      \
+                                     const float *got, const int64_t *offp, int64_t ntap,    \
+                                     float *dwt) {                                            \
+    __m512 acc[NV][GWT];                                                                      \
+    int64_t y, x;                                                                             \
+    int v, t;                                                                                 \
+    _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        acc[v][t] = t < ntap ? _mm512_loadu_ps(dwt + t * w->Kp + 16 * v) : _mm512_setzero_ps();\
+    for (y = 0; y < g->H; y++) {                                                              \
+      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      for (x = 0; x < g->W; x++) {                                                            \
+        __m512 gv[NV];                                                                        \
+        _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                      \
+          gv[v] = _mm512_loadu_ps(gr + x * w->Kp + 16 * v);                                   \
+        _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) {                                   \
+          const __m512 xv = _mm512_set1_ps(xr[offp[t] + x]);                                  \
+          _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                    \
+            acc[v][t] = _mm512_fmadd_ps(xv, gv[v], acc[v][t]);                                \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+    _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
+      _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
+        if (t < ntap) _mm512_storeu_ps(dwt + t * w->Kp + 16 * v, acc[v][t]);                  \
+  }
+
+C3_GW_WIDE(2)
+C3_GW_WIDE(3)
+
+typedef void (*gw_tile_fn)(const c3geom *, const gwbuf *, const float *, const float *,
+                           const int64_t *, int64_t, float *);
+static const gw_tile_fn gw_tiles[4] = {NULL, gw_tile_1, gw_tile_2, gw_tile_3};
+
+/* got[p][k0..k0+16) = go[k0..k0+16)[p0..p0+16) for the 16 pixels from p0
+   (np of them real) of 16 planes from k0 (nk real; the others read as
+   zero): a 16x16 transpose in registers */
+TH_AVX512 static void transpose16(const float *go, int64_t HW, int64_t p0, int np, int nk,
+                                  float *got, int64_t Kp) {
+  const __mmask16 pm = (__mmask16)(np == 16 ? 0xFFFFu : (1u << np) - 1);
+  __m512 r[16], t[16], u[16];
+  int i, m;
+  for (i = 0; i < 16; i++)
+    r[i] = i < nk ? _mm512_maskz_loadu_ps(pm, go + i * HW + p0) : _mm512_setzero_ps();
+  for (i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  /* u[4i+m]: in each 128-bit lane, column m of rows 4i..4i+3 */
+  for (i = 0; i < 4; i++) {
+    u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (m = 0; m < 4; m++) {
+    const __m512 v = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88);
+    const __m512 w = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD);
+    const __m512 v2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
+    const __m512 col[4] = {_mm512_shuffle_f32x4(v, v2, 0x88), _mm512_shuffle_f32x4(w, w2, 0x88),
+                           _mm512_shuffle_f32x4(v, v2, 0xDD), _mm512_shuffle_f32x4(w, w2, 0xDD)};
+    int j;
+    for (j = 0; j < 4; j++)
+      if (4 * j + m < np) _mm512_storeu_ps(got + (p0 + 4 * j + m) * Kp, col[j]);
+  }
+}
+
+/* one image's input planes into w->xp with a zero border, and its
+   gradOutput transposed into w->got (planes past K zero) */
+static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const float *go) {
+  const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  int64_t c, y, k0, p0;
+  memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
+  for (c = 0; c < g->C; c++)
+    for (y = 0; y < g->H; y++)
+      memcpy(w->xp + c * w->pplane + (y + pH) * w->Wp + pW, in + (c * g->H + y) * g->W,
+             sizeof(float) * (size_t)g->W);
+  for (k0 = 0; k0 < w->Kp; k0 += 16)
+    for (p0 = 0; p0 < g->HW; p0 += 16)
+      transpose16(go + k0 * g->HW, g->HW, p0, (int)(g->HW - p0 < 16 ? g->HW - p0 : 16),
+                  (int)(g->K - k0 < 16 ? g->K - k0 : 16), w->got + k0, w->Kp);
+}
+
+/* dw (K x C x T) += scale * sum over images [b0, b1), through the
+   thread's buffers */
+static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go, int64_t b0,
+                     int64_t b1, float *dw, float scale) {
+  int64_t b, kv = 0, c0, t0, k, c, t, nw;
+  memset(w->dwt, 0, sizeof(float) * (size_t)(g->C * g->T * w->Kp));
+  for (b = b0; b < b1; b++) {
+    gw_stage(g, w, in + b * g->C * g->HW, go + b * g->K * g->HW);
+    for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
+      nw = w->Kp - kv >= 48 ? 3 : 2;
+      for (c0 = 0; c0 < g->C; c0++)
+        for (t0 = 0; t0 < g->T; t0 += GWT)
+          (nw == 3 ? gw_wide_3 : gw_wide_2)(g, w, w->xp + c0 * w->pplane, w->got + kv,
+                                            w->offp + t0, g->T - t0 < GWT ? g->T - t0 : GWT,
+                                            w->dwt + (c0 * g->T + t0) * w->Kp + kv);
+    }
+    for (; kv < w->Kp; kv += 16)
+      for (c0 = 0; c0 < g->C; c0 += 3) {
+        const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
+        for (t0 = 0; t0 < g->T; t0 += GWT)
+          gw_tiles[cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                       g->T - t0 < GWT ? g->T - t0 : GWT, w->dwt + (c0 * g->T + t0) * w->Kp + kv);
+      }
+  }
+  for (k = 0; k < g->K; k++)
+    for (c = 0; c < g->C; c++)
+      for (t = 0; t < g->T; t++)
+        dw[(k * g->C + c) * g->T + t] += scale * w->dwt[(c * g->T + t) * w->Kp + k];
+}
+
+#endif /* TH_CONVDIRECT_AVX512 */
+
+int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T) {
+  const int64_t K = phase == TH_NN_WINO_GRAD_INPUT ? nIn : nOut;
+  const int64_t C = phase == TH_NN_WINO_GRAD_INPUT ? nOut : nIn;
+  if (phase == TH_NN_WINO_GRAD_WEIGHT)
+    return (th_nn_scratch_rows(B, th_nn_threads_for(B, 1 << 30)) - 1) * nOut * nIn * T + 1;
+  return round_up(K, OCB) * (C * T + 1) + 16;
+}
+
+/* 16 floats past a buffer's start, aligned to 64 bytes */
+static float *aligned(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                          const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
+                          int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  c3geom g;
+  float *wp, *bp;
+  int nt;
+  const int64_t T = w->kH * w->kW;
+  if (th_tensor_resize1d(finput, th_nn_convdirect_scratch(TH_NN_WINO_FORWARD, B, nIn, nOut, T)) !=
+      TH_OK)
+    return TH_ERR;
+  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(finput));
+  bp = wp + round_up(nOut, OCB) * nIn * T;
+  pack_weights(th_tensor_data(weight), nOut, nIn, T, 0, wp);
+  memset(bp, 0, sizeof(float) * (size_t)round_up(nOut, OCB));
+  if (bias) memcpy(bp, th_tensor_data(bias), sizeof(float) * (size_t)nOut);
+  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
+  correlate(&g, th_tensor_data(input), th_tensor_data(output), wp, bp, nt);
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct convolution needs an x86-64 build");
+#endif
+}
+
+int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
+                                 const th_tensor *weight, th_tensor *fgradInput,
+                                 const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = gradOutput->size[gradOutput->ndim - 2];
+  const int64_t W = gradOutput->size[gradOutput->ndim - 1];
+  c3geom g;
+  float *wp, *bp;
+  int nt;
+  const int64_t T = w->kH * w->kW;
+  if (th_tensor_resize1d(fgradInput,
+                         th_nn_convdirect_scratch(TH_NN_WINO_GRAD_INPUT, B, nIn, nOut, T)) != TH_OK)
+    return TH_ERR;
+  if (geom_init(&g, B, nOut, nIn, H, W, w) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(fgradInput));
+  bp = wp + round_up(nIn, OCB) * nOut * T;
+  pack_weights(th_tensor_data(weight), nOut, nIn, T, 1, wp);
+  memset(bp, 0, sizeof(float) * (size_t)round_up(nIn, OCB));
+  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
+  correlate(&g, th_tensor_data(gradOutput), th_tensor_data(gradInput), wp, bp, nt);
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct convolution needs an x86-64 build");
+#endif
+}
+
+int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gradOutput,
+                                     th_tensor *gradWeight, th_tensor *fgradInput,
+                                     const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
+                                     double scale) {
+#ifdef TH_CONVDIRECT_AVX512
+  const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  const int64_t KCT = nOut * nIn * w->kH * w->kW;
+  c3geom g;
+  float *part, *dw = th_tensor_data(gradWeight);
+  const float *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
+  int nt = th_nn_threads_for(B, 2 * KCT * H * W), rows = th_nn_scratch_rows(B, nt);
+  int64_t i, dwtE, xpE, per;
+  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
+  per = gw_elems(&g, &dwtE, &xpE);
+  if (th_tensor_resize1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
+    free(g.mk);
+    return TH_ERR;
+  }
+  part = aligned(th_tensor_data(fgradInput)) + rows * per;
+  if (nt > 1) memset(part, 0, sizeof(float) * (size_t)((nt - 1) * KCT));
+  /* thread 0 adds into gradWeight itself, the others into their partial
+     sums, added after: each image's products are summed once */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+#ifdef _OPENMP
+    const int64_t me = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+    const int64_t me = 0, n = 1;
+#endif
+    const int64_t b0 = B * me / n, b1 = B * (me + 1) / n;
+    const int64_t pH = (g.kH - 1) / 2, pW = (g.kW - 1) / 2;
+    gwbuf wb;
+    int64_t t;
+    wb.Kp = round_up(g.K, 16);
+    wb.Hp = g.H + 2 * pH, wb.Wp = g.W + 2 * pW, wb.pplane = wb.Hp * wb.Wp;
+    for (t = 0; t < g.TP; t++) wb.offp[t] = t < g.T ? (t / g.kW) * wb.Wp + t % g.kW : 0;
+    wb.dwt = aligned(th_tensor_data(fgradInput)) + me * per;
+    wb.xp = wb.dwt + dwtE;
+    wb.got = wb.xp + xpE;
+    gw_range(&g, &wb, in, go, b0, b1, me == 0 ? dw : part + (me - 1) * KCT, (float)scale);
+  }
+  for (i = 1; i < nt; i++) {
+    const float *p = part + (i - 1) * KCT;
+    int64_t j;
+    for (j = 0; j < KCT; j++) dw[j] += p[j];
+  }
+  free(g.mk);
+  return TH_OK;
+#else
+  return th_error_set("the direct convolution needs an x86-64 build");
+#endif
+}
