@@ -1,0 +1,182 @@
+/*
+** th_gemm.c: th_sgemm's front: argument mapping, backend choice, threads
+** and packing buffers; the AVX-512 packing and micro-kernel are in
+** th_gemm_avx512.c (see th_gemm.h for the contract).
+** Every layout is mapped to one row-major product with strided operands;
+** a column-major C (c[j * ldc + i]) is the row-major N x M matrix C^T =
+** B^T A^T, so A and B swap roles.
+** Buffers are per thread (thread-local pointers grown on demand and kept:
+** a gemm in a hot loop never mallocs); a thread that cannot get one hands
+** its share to cblas_sgemm, so allocation failure costs speed, not a crash.
+** Threads: inside an OpenMP region the caller's thread does all (the
+** convolutions split their work already); outside, a product of at least
+** PAR_MIN_FLOPS is cut into one band of C per thread (rows when M is the
+** larger side, columns otherwise, in whole register tiles); each thread
+** packs its own panels, which repeats the shared operand's packing once
+** per thread (a small fraction of the work at these sizes).
+*/
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "th_gemm.h"
+#include "th_gemm_internal.h"
+
+/* measured on Zen 5 (bench/gemm.lua): below this many flops a second
+   thread costs more than it brings */
+#define PAR_MIN_FLOPS (4.0 * 1024 * 1024)
+
+static int backend = -1; /* -1: not read from the environment yet */
+static int cpu_ok = -1;
+
+int th_gemm_supported(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  if (cpu_ok < 0) {
+    __builtin_cpu_init();
+    cpu_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  }
+  return cpu_ok;
+#else
+  return 0;
+#endif
+}
+
+int th_gemm_backend(int b) {
+  int old;
+  if (backend < 0) {
+    const char *e = getenv("TH_GEMM");
+    backend = e != NULL && strcmp(e, "openblas") == 0 ? TH_GEMM_OPENBLAS : TH_GEMM_OURS;
+  }
+  old = backend;
+  if (b == TH_GEMM_OURS || b == TH_GEMM_OPENBLAS) backend = b;
+  return old;
+}
+
+static th_gemm_blocking blocking(void) {
+  static th_gemm_blocking bl = {0, 0, 0};
+  if (bl.kc == 0) {
+    const char *e;
+    th_gemm_blocking t = {256, 96, 960};
+    if ((e = getenv("TH_GEMM_KC")) != NULL && atoi(e) > 0) t.kc = atoi(e);
+    if ((e = getenv("TH_GEMM_MC")) != NULL && atoi(e) > 0) t.mc = (atoi(e) + TH_GEMM_MR - 1) / TH_GEMM_MR * TH_GEMM_MR;
+    if ((e = getenv("TH_GEMM_NC")) != NULL && atoi(e) > 0) t.nc = (atoi(e) + TH_GEMM_NR - 1) / TH_GEMM_NR * TH_GEMM_NR;
+    bl = t;
+  }
+  return bl;
+}
+
+/* this thread's packing buffers, grown to hold abytes + bbytes; NULL when
+   that cannot be allocated */
+static float *thread_buffer(size_t floats) {
+  static __thread float *buf;
+  static __thread size_t cap;
+  if (cap < floats) {
+    void *p = NULL;
+    free(buf);
+    buf = NULL, cap = 0;
+    if (posix_memalign(&p, 64, floats * sizeof(float)) != 0) return NULL;
+    buf = p, cap = floats;
+  }
+  return buf;
+}
+
+static int min_int(int x, int y) { return x < y ? x : y; }
+
+/* the band [m0, m1) x [n0, n1) of op on this thread: ours, or cblas when
+   this thread has no buffer */
+static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0, int n1) {
+  const int kc = min_int(bl->kc, op->k);
+  const size_t na = (size_t)bl->mc * (size_t)kc, nb = (size_t)bl->nc * (size_t)kc;
+  float *buf;
+  if (m0 >= m1 || n0 >= n1) return;
+  buf = thread_buffer(na + nb);
+  if (buf != NULL) {
+    th_gemm_avx512_run(op, bl, m0, m1, n0, n1, buf, buf + na);
+    return;
+  }
+  /* row-major C band = A rows [m0, m1) times B columns [n0, n1) */
+  cblas_sgemm(CblasRowMajor, op->acs == 1 ? CblasNoTrans : CblasTrans,
+              op->bcs == 1 ? CblasNoTrans : CblasTrans, m1 - m0, n1 - n0, op->k, op->alpha,
+              op->a + (ptrdiff_t)m0 * op->ars, (int)(op->acs == 1 ? op->ars : op->acs),
+              op->b + (ptrdiff_t)n0 * op->bcs, (int)(op->bcs == 1 ? op->brs : op->bcs), op->beta,
+              op->c + (ptrdiff_t)m0 * op->ldc + n0, (int)op->ldc);
+}
+
+static void run(const th_gemm_op *op) {
+  const th_gemm_blocking bl = blocking();
+  int nt = 1;
+#ifdef _OPENMP
+  if (!omp_in_parallel() && 2.0 * op->m * op->n * op->k >= PAR_MIN_FLOPS) nt = omp_get_max_threads();
+#endif
+  if (nt > 1) {
+    /* split the larger side in whole tiles */
+    const int split_m = op->m >= op->n, unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
+    const int tiles = ((split_m ? op->m : op->n) + unit - 1) / unit;
+    if (nt > tiles) nt = tiles;
+    if (nt > 1) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+      {
+        const int t = omp_get_thread_num(), w = omp_get_num_threads();
+        const int lo = (int)((int64_t)tiles * t / w) * unit, hi = (int)((int64_t)tiles * (t + 1) / w) * unit;
+        if (split_m) band(op, &bl, lo, min_int(hi, op->m), 0, op->n);
+        else band(op, &bl, 0, op->m, lo, min_int(hi, op->n));
+      }
+#endif
+      return;
+    }
+  }
+  band(op, &bl, 0, op->m, 0, op->n);
+}
+
+/* C = beta * C for a row-major m x n C, zeroing (not reading) when beta is 0 */
+static void scale_c(float *c, int m, int n, ptrdiff_t ldc, float beta) {
+  int i, j;
+  for (i = 0; i < m; i++) {
+    float *r = c + (ptrdiff_t)i * ldc;
+    if (beta == 0.0f) memset(r, 0, sizeof(float) * (size_t)n);
+    else if (beta != 1.0f)
+      for (j = 0; j < n; j++) r[j] *= beta;
+  }
+}
+
+static int bad_args(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb,
+                    int m, int n, int k, int lda, int ldb, int ldc) {
+  const int row = order == CblasRowMajor;
+  const int ar = (ta == CblasNoTrans) == row ? k : m, br = (tb == CblasNoTrans) == row ? n : k;
+  if (order != CblasRowMajor && order != CblasColMajor) return 1;
+  if ((ta != CblasNoTrans && ta != CblasTrans) || (tb != CblasNoTrans && tb != CblasTrans)) return 1;
+  if (m < 0 || n < 0 || k < 0) return 1;
+  /* the minimal leading dimensions, as cblas checks them */
+  return lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) || ldc < ((row ? n : m) > 1 ? (row ? n : m) : 1);
+}
+
+void th_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE transa, enum CBLAS_TRANSPOSE transb,
+              int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb,
+              float beta, float *c, int ldc) {
+  th_gemm_op op;
+  if (th_gemm_backend(-1) != TH_GEMM_OURS || !th_gemm_supported() ||
+      bad_args(order, transa, transb, m, n, k, lda, ldb, ldc)) {
+    cblas_sgemm(order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  if (m == 0 || n == 0) return;
+  if (order == CblasRowMajor) {
+    op.m = m, op.n = n, op.a = a, op.b = b;
+    op.ars = transa == CblasNoTrans ? lda : 1, op.acs = transa == CblasNoTrans ? 1 : lda;
+    op.brs = transb == CblasNoTrans ? ldb : 1, op.bcs = transb == CblasNoTrans ? 1 : ldb;
+  } else {
+    /* C^T (n x m) = B^T A^T: A' = B^T, B' = A^T */
+    op.m = n, op.n = m, op.a = b, op.b = a;
+    op.ars = transb == CblasNoTrans ? ldb : 1, op.acs = transb == CblasNoTrans ? 1 : ldb;
+    op.brs = transa == CblasNoTrans ? lda : 1, op.bcs = transa == CblasNoTrans ? 1 : lda;
+  }
+  op.k = k, op.alpha = alpha, op.beta = beta, op.c = c, op.ldc = ldc;
+  if (k == 0 || alpha == 0.0f) {
+    scale_c(c, op.m, op.n, ldc, beta);
+    return;
+  }
+  run(&op);
+}
