@@ -55,10 +55,11 @@ int th_gemm_backend(int b) {
 }
 
 static th_gemm_blocking blocking(void) {
-  static th_gemm_blocking bl = {0, 0, 0};
+  static th_gemm_blocking bl = {0, 0, 0, 0};
   if (bl.kc == 0) {
     const char *e;
-    th_gemm_blocking t = {256, 96, 960};
+    th_gemm_blocking t = {256, 96, 960, 96};
+    if ((e = getenv("TH_GEMM_DM")) != NULL) t.direct_m = atoi(e);
     if ((e = getenv("TH_GEMM_KC")) != NULL && atoi(e) > 0) t.kc = atoi(e);
     if ((e = getenv("TH_GEMM_MC")) != NULL && atoi(e) > 0) t.mc = (atoi(e) + TH_GEMM_MR - 1) / TH_GEMM_MR * TH_GEMM_MR;
     if ((e = getenv("TH_GEMM_NC")) != NULL && atoi(e) > 0) t.nc = (atoi(e) + TH_GEMM_NR - 1) / TH_GEMM_NR * TH_GEMM_NR;

@@ -127,30 +127,48 @@ AVX512 static inline void store_row(float *c, __m512 x0, __m512 x1, __m512 x2, _
 }
 
 #define ACC(r) __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = c##r##0, c##r##2 = c##r##0
-#define FMA(r)                                 \
-  av = _mm512_set1_ps(a[r]);                   \
-  c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0); \
-  c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1); \
-  c##r##2 = _mm512_fmadd_ps(av, b2, c##r##2)
+#define FMA(r)                                                \
+  av = _mm512_set1_ps(a[r]);                                  \
+  c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);                \
+  if (nv > 1) c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);    \
+  if (nv > 2) c##r##2 = _mm512_fmadd_ps(av, b2, c##r##2)
 #define OUT(r) \
   if (r < mr) store_row(c + r * ldc, c##r##0, c##r##1, c##r##2, m0, m1, m2, va, vb, add)
 
-/* C tile (mr <= 8 rows, nr <= 48 columns) = alpha * A panel B panel (+ beta C) */
-AVX512 static void kernel(int kc, const float *a, const float *b, float *c, ptrdiff_t ldc, int mr,
-                          int nr, float alpha, float beta) {
+/* C tile (mr <= 8 rows, nr <= 16 nv columns) = alpha * A panel B panel
+   (+ beta C); B's rows are ldb apart (NR when packed). nv is a constant at
+   each call: the narrow edge tiles of N skip the zero columns' products */
+AVX512 static inline __attribute__((always_inline)) void tile(int kc, const float *a, const float *b,
+                                                              ptrdiff_t ldb, float *c, ptrdiff_t ldc,
+                                                              int mr, int nr, float alpha,
+                                                              float beta, const int nv) {
   ACC(0); ACC(1); ACC(2); ACC(3); ACC(4); ACC(5); ACC(6); ACC(7);
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
   const __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16), m2 = lanes(nr - 32);
   const int add = beta != 0.0f;
   int p;
-  for (p = 0; p < mr; p++) _mm_prefetch((const char *)(c + p * ldc), _MM_HINT_T0);
+  /* the tile's cache lines of C, fetched while the products run */
+  for (p = 0; p < mr; p++) {
+    _mm_prefetch((const char *)(c + p * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + p * ldc + 16 * nv - 1), _MM_HINT_T0);
+    if (nv > 2) _mm_prefetch((const char *)(c + p * ldc + 16), _MM_HINT_T0);
+  }
   for (p = 0; p < kc; p++) {
-    const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16), b2 = _mm512_load_ps(b + 32);
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = nv > 1 ? _mm512_loadu_ps(b + 16) : b0;
+    const __m512 b2 = nv > 2 ? _mm512_loadu_ps(b + 32) : b0;
     __m512 av;
     FMA(0); FMA(1); FMA(2); FMA(3); FMA(4); FMA(5); FMA(6); FMA(7);
-    a += MR, b += NR;
+    a += MR, b += ldb;
   }
   OUT(0); OUT(1); OUT(2); OUT(3); OUT(4); OUT(5); OUT(6); OUT(7);
+}
+
+AVX512 static void kernel(int kc, const float *a, const float *b, ptrdiff_t ldb, float *c,
+                          ptrdiff_t ldc, int mr, int nr, float alpha, float beta) {
+  if (nr > 32) tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 3);
+  else if (nr > 16) tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 2);
+  else tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 1);
 }
 
 static int min_int(int x, int y) { return x < y ? x : y; }
@@ -163,17 +181,24 @@ AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl,
     for (pc = 0; pc < op->k; pc += bl->kc) {
       const int kc = min_int(bl->kc, op->k - pc);
       const float beta = pc == 0 ? op->beta : 1.0f;
+      /* with few rows of A a packed B panel serves few kernel calls: full
+         panels of a row-major B are then read in place */
+      const int direct = op->bcs == 1 && m1 - m0 <= bl->direct_m;
       for (jr = 0; jr < nc; jr += NR)
-        pack_b_panel(op, jc + jr, min_int(NR, nc - jr), pc, kc, bbuf + (ptrdiff_t)jr * kc);
+        if (!direct || nc - jr < NR)
+          pack_b_panel(op, jc + jr, min_int(NR, nc - jr), pc, kc, bbuf + (ptrdiff_t)jr * kc);
       for (ic = m0; ic < m1; ic += bl->mc) {
         const int mc = min_int(bl->mc, m1 - ic);
         for (ir = 0; ir < mc; ir += MR)
           pack_a_panel(op, ic + ir, min_int(MR, mc - ir), pc, kc, abuf + (ptrdiff_t)ir * kc);
-        for (jr = 0; jr < nc; jr += NR)
+        for (jr = 0; jr < nc; jr += NR) {
+          const int inplace = direct && nc - jr >= NR;
+          const float *bp = inplace ? op->b + pc * op->brs + jc + jr : bbuf + (ptrdiff_t)jr * kc;
           for (ir = 0; ir < mc; ir += MR)
-            kernel(kc, abuf + (ptrdiff_t)ir * kc, bbuf + (ptrdiff_t)jr * kc,
+            kernel(kc, abuf + (ptrdiff_t)ir * kc, bp, inplace ? op->brs : NR,
                    op->c + (ptrdiff_t)(ic + ir) * op->ldc + jc + jr, op->ldc, min_int(MR, mc - ir),
                    min_int(NR, nc - jr), op->alpha, beta);
+        }
       }
     }
   }
