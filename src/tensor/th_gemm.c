@@ -24,9 +24,6 @@
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
 
-/* measured on Zen 5 (bench/gemm.lua): below this many flops a second
-   thread costs more than it brings */
-#define PAR_MIN_FLOPS (4.0 * 1024 * 1024)
 
 static int backend = -1; /* -1: not read from the environment yet */
 static int cpu_ok = -1;
@@ -55,11 +52,12 @@ int th_gemm_backend(int b) {
 }
 
 static th_gemm_blocking blocking(void) {
-  static th_gemm_blocking bl = {0, 0, 0, 0};
+  static th_gemm_blocking bl = {0, 0, 0, 0, 0};
   if (bl.kc == 0) {
     const char *e;
-    th_gemm_blocking t = {256, 96, 960, 96};
+    th_gemm_blocking t = {256, 96, 960, 96, 4};
     if ((e = getenv("TH_GEMM_DM")) != NULL) t.direct_m = atoi(e);
+    if ((e = getenv("TH_GEMM_PAR")) != NULL) t.par_mflop = atof(e);
     if ((e = getenv("TH_GEMM_KC")) != NULL && atoi(e) > 0) t.kc = atoi(e);
     if ((e = getenv("TH_GEMM_MC")) != NULL && atoi(e) > 0) t.mc = (atoi(e) + TH_GEMM_MR - 1) / TH_GEMM_MR * TH_GEMM_MR;
     if ((e = getenv("TH_GEMM_NC")) != NULL && atoi(e) > 0) t.nc = (atoi(e) + TH_GEMM_NR - 1) / TH_GEMM_NR * TH_GEMM_NR;
@@ -109,7 +107,7 @@ static void run(const th_gemm_op *op) {
   const th_gemm_blocking bl = blocking();
   int nt = 1;
 #ifdef _OPENMP
-  if (!omp_in_parallel() && 2.0 * op->m * op->n * op->k >= PAR_MIN_FLOPS) nt = omp_get_max_threads();
+  if (!omp_in_parallel() && 2e-6 * op->m * op->n * op->k >= bl.par_mflop) nt = omp_get_max_threads();
 #endif
   if (nt > 1) {
     /* split the larger side in whole tiles */

@@ -29,7 +29,9 @@ typedef struct th_gemm_op {
    TH_GEMM_MR, nc of TH_GEMM_NR) */
 typedef struct th_gemm_blocking {
   int kc, mc, nc;
-  int direct_m; /* up to this many rows of C, a row-major B is read unpacked */
+  int direct_m;     /* up to this many rows of C, a row-major B is read unpacked */
+  double par_mflop; /* outside parallel regions, products of at least this many
+                       MFLOP are split over threads */
 } th_gemm_blocking;
 
 /* C rows [m0, m1) x columns [n0, n1) of 'op' on the calling thread; 'abuf'
