@@ -10,10 +10,12 @@
 ** its share to cblas_sgemm, so allocation failure costs speed, not a crash.
 ** Threads: inside an OpenMP region the caller's thread does all (the
 ** convolutions split their work already); outside, a product of at least
-** PAR_MIN_FLOPS is cut into one band of C per thread (rows when M is the
-** larger side, columns otherwise, in whole register tiles); each thread
-** packs its own panels, which repeats the shared operand's packing once
-** per thread (a small fraction of the work at these sizes).
+** par_mflop MFLOP is cut into bands of C (rows when M is the larger side,
+** columns otherwise, in whole register tiles), CHUNKS per thread taken in
+** turn. Each band packs its own panels, which repeats the shared operand's
+** packing once per band (a small fraction of the work at these sizes).
+** Blocking and thresholds can be overridden for tuning runs with
+** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM and TH_GEMM_PAR.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +26,9 @@
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
 
+
+/* bands per thread when a product is split */
+#define CHUNKS 4
 
 static int backend = -1; /* -1: not read from the environment yet */
 static int cpu_ok = -1;
@@ -110,16 +115,19 @@ static void run(const th_gemm_op *op) {
   if (!omp_in_parallel() && 2e-6 * op->m * op->n * op->k >= bl.par_mflop) nt = omp_get_max_threads();
 #endif
   if (nt > 1) {
-    /* split the larger side in whole tiles */
+    /* bands of the larger side in whole tiles, CHUNKS per thread taken in
+       turn: a thread the OS delays holds up less than a fixed half would */
     const int split_m = op->m >= op->n, unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
     const int tiles = ((split_m ? op->m : op->n) + unit - 1) / unit;
-    if (nt > tiles) nt = tiles;
+    int nb = nt * CHUNKS;
+    if (nb > tiles) nb = tiles;
+    if (nt > nb) nt = nb;
     if (nt > 1) {
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-      {
-        const int t = omp_get_thread_num(), w = omp_get_num_threads();
-        const int lo = (int)((int64_t)tiles * t / w) * unit, hi = (int)((int64_t)tiles * (t + 1) / w) * unit;
+      int i;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+      for (i = 0; i < nb; i++) {
+        const int lo = (int)((int64_t)tiles * i / nb) * unit, hi = (int)((int64_t)tiles * (i + 1) / nb) * unit;
         if (split_m) band(op, &bl, lo, min_int(hi, op->m), 0, op->n);
         else band(op, &bl, 0, op->m, lo, min_int(hi, op->n));
       }
