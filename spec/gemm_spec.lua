@@ -98,6 +98,13 @@ describe('th_sgemm', function()
     assert.are.equal(112, n)
   end)
 
+  it('A times B^T by dot products (small C, long K), edges of 4 and of 16', function()
+    check('R', 'N', 'T', 16, 16, 256, 1, 0, 0, false)
+    check('R', 'N', 'T', 7, 13, 67, -1.5, 1, 1, false)
+    check('R', 'N', 'T', 33, 65, 300, 1, -1.5, 2, false)
+    check('C', 'T', 'N', 18, 5, 129, 0.5, 0, 1, true)
+  end)
+
   it('K larger than one block, M and N over several tiles and blocks', function()
     check('R', 'N', 'N', 70, 100, 600, 1, 1, 1, false)
     check('R', 'T', 'T', 33, 1000, 300, -1.5, 0.5, 0, false)

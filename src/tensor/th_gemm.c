@@ -57,11 +57,12 @@ int th_gemm_backend(int b) {
 }
 
 static th_gemm_blocking blocking(void) {
-  static th_gemm_blocking bl = {0, 0, 0, 0, 0};
+  static th_gemm_blocking bl = {0, 0, 0, 0, 0, 0};
   if (bl.kc == 0) {
     const char *e;
-    th_gemm_blocking t = {256, 96, 960, 96, 4};
+    th_gemm_blocking t = {256, 96, 960, 96, 16384, 4};
     if ((e = getenv("TH_GEMM_DM")) != NULL) t.direct_m = atoi(e);
+    if ((e = getenv("TH_GEMM_DOT")) != NULL) t.dot_mn = atoi(e);
     if ((e = getenv("TH_GEMM_PAR")) != NULL) t.par_mflop = atof(e);
     if ((e = getenv("TH_GEMM_KC")) != NULL && atoi(e) > 0) t.kc = atoi(e);
     if ((e = getenv("TH_GEMM_MC")) != NULL && atoi(e) > 0) t.mc = (atoi(e) + TH_GEMM_MR - 1) / TH_GEMM_MR * TH_GEMM_MR;
@@ -95,6 +96,14 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
   const size_t na = (size_t)bl->mc * (size_t)kc, nb = (size_t)bl->nc * (size_t)kc;
   float *buf;
   if (m0 >= m1 || n0 >= n1) return;
+  /* A times B^T, small C, long K (gradWeight): dot products beat packing
+     both transposed operands, 16x144x768 257 GFLOP/s against 174 (packed)
+     and OpenBLAS's 116; past 128x128 packing wins */
+  if (op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 &&
+      (double)(m1 - m0) * (n1 - n0) <= bl->dot_mn) {
+    th_gemm_avx512_dot(op, m0, m1, n0, n1);
+    return;
+  }
   buf = thread_buffer(na + nb);
   if (buf != NULL) {
     th_gemm_avx512_run(op, bl, m0, m1, n0, n1, buf, buf + na);

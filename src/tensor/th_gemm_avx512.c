@@ -173,6 +173,74 @@ AVX512 static void kernel(int kc, const float *a, const float *b, ptrdiff_t ldb,
 
 static int min_int(int x, int y) { return x < y ? x : y; }
 
+/* --- A times B^T with both along K in memory: dot products ------------- */
+
+/* sum of each of 4 vectors, as 4 floats */
+AVX512 static inline __m128 sum4(__m512 x0, __m512 x1, __m512 x2, __m512 x3) {
+  /* halve twice in 512 -> 128 bits, then one horizontal 4 x 4 sum */
+  const __m256 y0 = _mm256_add_ps(_mm512_castps512_ps256(x0), _mm512_extractf32x8_ps(x0, 1));
+  const __m256 y1 = _mm256_add_ps(_mm512_castps512_ps256(x1), _mm512_extractf32x8_ps(x1, 1));
+  const __m256 y2 = _mm256_add_ps(_mm512_castps512_ps256(x2), _mm512_extractf32x8_ps(x2, 1));
+  const __m256 y3 = _mm256_add_ps(_mm512_castps512_ps256(x3), _mm512_extractf32x8_ps(x3, 1));
+  const __m128 z0 = _mm_add_ps(_mm256_castps256_ps128(y0), _mm256_extractf128_ps(y0, 1));
+  const __m128 z1 = _mm_add_ps(_mm256_castps256_ps128(y1), _mm256_extractf128_ps(y1, 1));
+  const __m128 z2 = _mm_add_ps(_mm256_castps256_ps128(y2), _mm256_extractf128_ps(y2, 1));
+  const __m128 z3 = _mm_add_ps(_mm256_castps256_ps128(y3), _mm256_extractf128_ps(y3, 1));
+  return _mm_hadd_ps(_mm_hadd_ps(z0, z1), _mm_hadd_ps(z2, z3));
+}
+
+#define DOTACC(r) __m512 d##r##0 = _mm512_setzero_ps(), d##r##1 = d##r##0, d##r##2 = d##r##0, d##r##3 = d##r##0
+#define DOTFMA(r, load)                             \
+  av = load(a##r + p);                               \
+  d##r##0 = _mm512_fmadd_ps(av, b0, d##r##0);       \
+  d##r##1 = _mm512_fmadd_ps(av, b1, d##r##1);       \
+  d##r##2 = _mm512_fmadd_ps(av, b2, d##r##2);       \
+  d##r##3 = _mm512_fmadd_ps(av, b3, d##r##3)
+#define DOTOUT(r)                                                                     \
+  if (r < mr) {                                                                       \
+    __m128 v = _mm_mul_ps(_mm_set1_ps(op->alpha), sum4(d##r##0, d##r##1, d##r##2, d##r##3)); \
+    float *cr = op->c + (ptrdiff_t)(i + r) * op->ldc + j;                            \
+    if (op->beta != 0.0f) v = _mm_fmadd_ps(_mm_set1_ps(op->beta), _mm_maskz_loadu_ps(cm, cr), v); \
+    _mm_mask_storeu_ps(cr, cm, v);                                                   \
+  }
+
+/* C rows [m0, m1) x columns [n0, n1) when A's rows and B's columns are
+   contiguous along K (A times B^T, as in a gradWeight): 4 x 4 blocks of
+   dot products, 16 lanes of K at a time, no packing. Rows and columns past
+   the edge repeat the last one and are not stored. */
+AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+  const int k = op->k, k16 = k & ~15;
+  const __mmask16 km = lanes(k - k16);
+  int i, j, p;
+  for (i = m0; i < m1; i += 4) {
+    const int mr = min_int(4, m1 - i);
+    const float *a0 = op->a + (ptrdiff_t)i * op->ars, *a1 = a0 + (mr > 1 ? op->ars : 0),
+                *a2 = a0 + (mr > 2 ? 2 * op->ars : 0), *a3 = a0 + (mr > 3 ? 3 * op->ars : 0);
+    for (j = n0; j < n1; j += 4) {
+      const int nr = min_int(4, n1 - j);
+      const __mmask8 cm = (__mmask8)((1u << nr) - 1);
+      const float *q0 = op->b + (ptrdiff_t)j * op->bcs, *q1 = q0 + (nr > 1 ? op->bcs : 0),
+                  *q2 = q0 + (nr > 2 ? 2 * op->bcs : 0), *q3 = q0 + (nr > 3 ? 3 * op->bcs : 0);
+      DOTACC(0); DOTACC(1); DOTACC(2); DOTACC(3);
+      __m512 av, b0, b1, b2, b3;
+#define LOADU(x) _mm512_loadu_ps(x)
+#define LOADM(x) _mm512_maskz_loadu_ps(km, x)
+      for (p = 0; p < k16; p += 16) {
+        b0 = LOADU(q0 + p), b1 = LOADU(q1 + p), b2 = LOADU(q2 + p), b3 = LOADU(q3 + p);
+        DOTFMA(0, LOADU); DOTFMA(1, LOADU); DOTFMA(2, LOADU); DOTFMA(3, LOADU);
+      }
+      if (p < k) {
+        b0 = LOADM(q0 + p), b1 = LOADM(q1 + p), b2 = LOADM(q2 + p), b3 = LOADM(q3 + p);
+        DOTFMA(0, LOADM); DOTFMA(1, LOADM); DOTFMA(2, LOADM); DOTFMA(3, LOADM);
+      }
+#undef LOADU
+#undef LOADM
+      DOTOUT(0) DOTOUT(1) DOTOUT(2) DOTOUT(3)
+    }
+  }
+}
+
+
 AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
                                int n0, int n1, float *abuf, float *bbuf) {
   int jc, pc, ic, jr, ir;
@@ -205,6 +273,10 @@ AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl,
 }
 
 #else
+
+void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+  (void)op, (void)m0, (void)m1, (void)n0, (void)n1;
+}
 
 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
                         int n1, float *abuf, float *bbuf) {

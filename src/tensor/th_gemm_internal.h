@@ -30,6 +30,7 @@ typedef struct th_gemm_op {
 typedef struct th_gemm_blocking {
   int kc, mc, nc;
   int direct_m;     /* up to this many rows of C, a row-major B is read unpacked */
+  int dot_mn;       /* A times B^T with M x N up to this (K >= 64): dot products */
   double par_mflop; /* outside parallel regions, products of at least this many
                        MFLOP are split over threads */
 } th_gemm_blocking;
@@ -38,5 +39,9 @@ typedef struct th_gemm_blocking {
    holds mc * kc floats, 'bbuf' kc * nc, both 64-byte aligned */
 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
                         int n1, float *abuf, float *bbuf);
+
+/* the same band when op->acs == 1 and op->brs == 1 (A times B^T), by dot
+   products without packing: for small M x N with a long K */
+void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1);
 
 #endif
