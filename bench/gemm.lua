@@ -126,7 +126,7 @@ local text = string.format([[
 
 Written by `make bench-gemm` (bench/gemm.lua) on %s (CPU family %s, %d vCPUs),
 %s UTC. Our th_sgemm (src/tensor/th_gemm.c: packed panels, 8 x 48 AVX-512
-micro-kernel%s) against OpenBLAS %s's cblas_sgemm (core %s), the two alternating call
+micro-kernel%s) against %s's cblas_sgemm (core %s), the two alternating call
 by call in one process; GFLOP/s = 2 M N K over the median call; A and B row-major
 (T: the operand is stored transposed), beta = 0. Threads 1 = one thread each, as the
 convolutions call it inside their parallel tiles; 2 = th_sgemm's own split over
@@ -138,9 +138,9 @@ the ratio column is what to compare).
 
 %s
 %s
-]], cpu, family, #peak0, os.date('!%%Y-%%m-%%d %%H:%%M'),
+]], cpu, family, #peak0, os.date('!%Y-%m-%d %H:%M'),
   supported and '' or ' — NOT run here: this CPU lacks AVX-512, both columns are OpenBLAS',
-  'libopenblas', C.blasinfo(), fmt(peak0), fmt(peak1), load0, load1, header,
+  (select(3, C.blasinfo()) or 'OpenBLAS'):match('^(%S+ %S+)') or 'OpenBLAS', C.blasinfo(), fmt(peak0), fmt(peak1), load0, load1, header,
   '|---|---|---|--:|--:|--:|--:|--:|--:|\n' .. table.concat(rows, '\n'))
 if os.getenv('NO_WRITE') ~= '1' then
   require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'sgemm: ours against OpenBLAS', text)
