@@ -129,9 +129,10 @@ describe('th_sgemm', function()
   it('splits a large product over two threads (rows or columns) correctly', function()
     local nt = torch.getnumthreads()
     torch.setnumthreads(2)
-    check('R', 'N', 'N', 200, 64, 300, 1, 0, 0, false)   -- M the larger side
-    check('R', 'N', 'T', 64, 301, 200, 1, 1, 1, false)   -- N the larger side
-    check('C', 'T', 'N', 150, 150, 100, -1.5, 0, 0, false)
+    -- from 16 MFLOP (th_gemm.c's par_mflop)
+    check('R', 'N', 'N', 300, 100, 300, 1, 0, 0, false)  -- M the larger side
+    check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)   -- N the larger side
+    check('C', 'T', 'N', 250, 250, 130, -1.5, 0, 0, false)
     torch.setnumthreads(nt)
   end)
 
