@@ -60,6 +60,7 @@ static void init(void) {
   tuned.mc = env_int("TH_GEMM_MC", 96, TH_GEMM_MR);
   tuned.nc = env_int("TH_GEMM_NC", 960, TH_GEMM_NR);
   tuned.direct_m = env_int("TH_GEMM_DM", 96, 1);
+  tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1;
   tuned.dot_mn = env_int("TH_GEMM_DOT", 16384, 1);
   tuned.par_mflop = env_int("TH_GEMM_PAR", 16, 1);
 }

@@ -114,8 +114,9 @@ AVX512 static void pack_b_panel(const th_gemm_op *op, int j0, int nr, int p0, in
 
 /* one row of the tile: c = alpha * acc (+ beta * c) on the first nr columns */
 AVX512 static inline void store_row(float *c, __m512 x0, __m512 x1, __m512 x2, __mmask16 m0,
-                                    __mmask16 m1, __mmask16 m2, __m512 va, __m512 vb, int add) {
-  x0 = _mm512_mul_ps(x0, va), x1 = _mm512_mul_ps(x1, va), x2 = _mm512_mul_ps(x2, va);
+                                    __mmask16 m1, __mmask16 m2, __m512 va, __m512 vb, int mul,
+                                    int add) {
+  if (mul) x0 = _mm512_mul_ps(x0, va), x1 = _mm512_mul_ps(x1, va), x2 = _mm512_mul_ps(x2, va);
   if (add) {
     x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, c), x0);
     x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, c + 16), x1);
@@ -128,27 +129,35 @@ AVX512 static inline void store_row(float *c, __m512 x0, __m512 x1, __m512 x2, _
 
 #define ACC(r) __m512 c##r##0 = _mm512_setzero_ps(), c##r##1 = c##r##0, c##r##2 = c##r##0
 #define FMA(r)                                                \
-  av = _mm512_set1_ps(a[r]);                                  \
+  av = _mm512_set1_ps(inplace ? a##r[p] : a[p * MR + r]);    \
   c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);                \
   if (nv > 1) c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);    \
   if (nv > 2) c##r##2 = _mm512_fmadd_ps(av, b2, c##r##2)
 #define OUT(r) \
-  if (r < mr) store_row(c + r * ldc, c##r##0, c##r##1, c##r##2, m0, m1, m2, va, vb, add)
+  if (r < mr) store_row(c + r * ldc, c##r##0, c##r##1, c##r##2, m0, m1, m2, va, vb, mul, add)
 
 /* C tile (mr <= 8 rows, nr <= 16 nv columns) = alpha * A panel B panel
-   (+ beta C); B's rows are ldb apart (NR when packed). nv is a constant at
-   each call: the narrow edge tiles of N skip the zero columns' products */
-AVX512 static inline __attribute__((always_inline)) void tile(int kc, const float *a, const float *b,
-                                                              ptrdiff_t ldb, float *c, ptrdiff_t ldc,
-                                                              int mr, int nr, float alpha,
-                                                              float beta, const int nv) {
+   (+ beta C); B's rows are ldb apart (NR when packed). nv and inplace are
+   constants at each call: the narrow edge tiles of N skip the zero
+   columns' products; 'inplace' reads A's rows where they are (ars apart,
+   rows past mr repeat the last) instead of a packed panel */
+AVX512 static inline __attribute__((always_inline)) void tile(int kc, const float *a, ptrdiff_t ars,
+                                                              const float *b, ptrdiff_t ldb, float *c,
+                                                              ptrdiff_t ldc, int mr, int nr, float alpha,
+                                                              float beta, const int nv,
+                                                              const int inplace) {
+  const float *a0 = a, *a1 = a + (mr > 1 ? ars : 0), *a2 = a + (mr > 2 ? 2 * ars : 0),
+              *a3 = a + (mr > 3 ? 3 * ars : 0), *a4 = a + (mr > 4 ? 4 * ars : 0),
+              *a5 = a + (mr > 5 ? 5 * ars : 0), *a6 = a + (mr > 6 ? 6 * ars : 0),
+              *a7 = a + (mr > 7 ? 7 * ars : 0);
   ACC(0); ACC(1); ACC(2); ACC(3); ACC(4); ACC(5); ACC(6); ACC(7);
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
   const __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16), m2 = lanes(nr - 32);
-  const int add = beta != 0.0f;
+  const int add = beta != 0.0f, mul = alpha != 1.0f;
   int p;
-  /* the tile's cache lines of C, fetched while the products run */
-  for (p = 0; p < mr; p++) {
+  /* the tile's cache lines of C, fetched while the products run (a short
+     K leaves no time to hide them) */
+  for (p = 0; kc >= 64 && p < mr; p++) {
     _mm_prefetch((const char *)(c + p * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c + p * ldc + 16 * nv - 1), _MM_HINT_T0);
     if (nv > 2) _mm_prefetch((const char *)(c + p * ldc + 16), _MM_HINT_T0);
@@ -159,16 +168,23 @@ AVX512 static inline __attribute__((always_inline)) void tile(int kc, const floa
     const __m512 b2 = nv > 2 ? _mm512_loadu_ps(b + 32) : b0;
     __m512 av;
     FMA(0); FMA(1); FMA(2); FMA(3); FMA(4); FMA(5); FMA(6); FMA(7);
-    a += MR, b += ldb;
+    b += ldb;
   }
   OUT(0); OUT(1); OUT(2); OUT(3); OUT(4); OUT(5); OUT(6); OUT(7);
 }
 
-AVX512 static void kernel(int kc, const float *a, const float *b, ptrdiff_t ldb, float *c,
-                          ptrdiff_t ldc, int mr, int nr, float alpha, float beta) {
-  if (nr > 32) tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 3);
-  else if (nr > 16) tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 2);
-  else tile(kc, a, b, ldb, c, ldc, mr, nr, alpha, beta, 1);
+/* ars 0: 'a' is a packed panel; else A's rows in place, ars apart */
+AVX512 static void kernel(int kc, const float *a, ptrdiff_t ars, const float *b, ptrdiff_t ldb,
+                          float *c, ptrdiff_t ldc, int mr, int nr, float alpha, float beta) {
+  if (ars != 0) {
+    if (nr > 32) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 1);
+    else if (nr > 16) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 1);
+    else tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 1);
+  } else {
+    if (nr > 32) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 0);
+    else if (nr > 16) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 0);
+    else tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 0);
+  }
 }
 
 static int min_int(int x, int y) { return x < y ? x : y; }
@@ -257,13 +273,18 @@ AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl,
           pack_b_panel(op, jc + jr, min_int(NR, nc - jr), pc, kc, bbuf + (ptrdiff_t)jr * kc);
       for (ic = m0; ic < m1; ic += bl->mc) {
         const int mc = min_int(bl->mc, m1 - ic);
-        for (ir = 0; ir < mc; ir += MR)
-          pack_a_panel(op, ic + ir, min_int(MR, mc - ir), pc, kc, abuf + (ptrdiff_t)ir * kc);
+        /* with B in place, a row-major A is too (packing it was up to a
+           tenth of a small product's time) */
+        const int a_inplace = direct && op->acs == 1 && bl->a_inplace;
+        if (!a_inplace)
+          for (ir = 0; ir < mc; ir += MR)
+            pack_a_panel(op, ic + ir, min_int(MR, mc - ir), pc, kc, abuf + (ptrdiff_t)ir * kc);
         for (jr = 0; jr < nc; jr += NR) {
           const int inplace = direct && nc - jr >= NR;
           const float *bp = inplace ? op->b + pc * op->brs + jc + jr : bbuf + (ptrdiff_t)jr * kc;
           for (ir = 0; ir < mc; ir += MR)
-            kernel(kc, abuf + (ptrdiff_t)ir * kc, bp, inplace ? op->brs : NR,
+            kernel(kc, a_inplace ? op->a + (ptrdiff_t)(ic + ir) * op->ars + pc : abuf + (ptrdiff_t)ir * kc,
+                   a_inplace ? op->ars : 0, bp, inplace ? op->brs : NR,
                    op->c + (ptrdiff_t)(ic + ir) * op->ldc + jc + jr, op->ldc, min_int(MR, mc - ir),
                    min_int(NR, nc - jr), op->alpha, beta);
         }

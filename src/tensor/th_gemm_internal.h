@@ -30,6 +30,7 @@ typedef struct th_gemm_op {
 typedef struct th_gemm_blocking {
   int kc, mc, nc;
   int direct_m;     /* up to this many rows of C, a row-major B is read unpacked */
+  int a_inplace;    /* and then a row-major A too */
   int dot_mn;       /* A times B^T with M x N up to this (K >= 64): dot products */
   double par_mflop; /* outside parallel regions, products of at least this many
                        MFLOP are split over threads */
