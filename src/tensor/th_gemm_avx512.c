@@ -139,8 +139,8 @@ AVX512 static inline void store_row(float *c, __m512 x0, __m512 x1, __m512 x2, _
 /* C tile (mr <= 8 rows, nr <= 16 nv columns) = alpha * A panel B panel
    (+ beta C); B's rows are ldb apart (NR when packed). nv and inplace are
    constants at each call: the narrow edge tiles of N skip the zero
-   columns' products; 'inplace' reads A's rows where they are (ars apart,
-   rows past mr repeat the last) instead of a packed panel */
+   columns' products; 'inplace' reads A's rows where they are (ars apart;
+   rows past mr read row 0 again, their sums are not stored) instead of a packed panel */
 AVX512 static inline __attribute__((always_inline)) void tile(int kc, const float *a, ptrdiff_t ars,
                                                               const float *b, ptrdiff_t ldb, float *c,
                                                               ptrdiff_t ldc, int mr, int nr, float alpha,
