@@ -257,43 +257,69 @@ AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int
 }
 
 
+AVX512 void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0,
+                                  int q1, int direct, float *bbuf) {
+  int q;
+  for (q = q0; q < q1; q++) {
+    const int jr = q * NR;
+    if (!direct || nc - jr < NR)
+      pack_b_panel(op, jc + jr, min_int(NR, nc - jr), pc, kc, bbuf + (ptrdiff_t)jr * kc);
+  }
+}
+
+AVX512 void th_gemm_avx512_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
+                                int jc, int nc, int pc, int kc, int direct, const float *bbuf,
+                                float *abuf) {
+  const float beta = pc == 0 ? op->beta : 1.0f;
+  /* with B in place, a row-major A is too (packing it was up to a tenth of
+     a small product's time) */
+  const int a_inplace = direct && op->acs == 1 && bl->a_inplace;
+  int ic, jr, ir;
+  for (ic = m0; ic < m1; ic += bl->mc) {
+    const int mc = min_int(bl->mc, m1 - ic);
+    if (!a_inplace)
+      for (ir = 0; ir < mc; ir += MR)
+        pack_a_panel(op, ic + ir, min_int(MR, mc - ir), pc, kc, abuf + (ptrdiff_t)ir * kc);
+    for (jr = 0; jr < nc; jr += NR) {
+      const int inplace = direct && nc - jr >= NR;
+      const float *bp = inplace ? op->b + pc * op->brs + jc + jr : bbuf + (ptrdiff_t)jr * kc;
+      for (ir = 0; ir < mc; ir += MR)
+        kernel(kc, a_inplace ? op->a + (ptrdiff_t)(ic + ir) * op->ars + pc : abuf + (ptrdiff_t)ir * kc,
+               a_inplace ? op->ars : 0, bp, inplace ? op->brs : NR,
+               op->c + (ptrdiff_t)(ic + ir) * op->ldc + jc + jr, op->ldc, min_int(MR, mc - ir),
+               min_int(NR, nc - jr), op->alpha, beta);
+    }
+  }
+}
+
 AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
                                int n0, int n1, float *abuf, float *bbuf) {
-  int jc, pc, ic, jr, ir;
+  /* with few rows of A a packed B panel serves few kernel calls: full
+     panels of a row-major B are then read in place */
+  const int direct = op->bcs == 1 && m1 - m0 <= bl->direct_m;
+  int jc, pc;
   for (jc = n0; jc < n1; jc += bl->nc) {
     const int nc = min_int(bl->nc, n1 - jc);
     for (pc = 0; pc < op->k; pc += bl->kc) {
       const int kc = min_int(bl->kc, op->k - pc);
-      const float beta = pc == 0 ? op->beta : 1.0f;
-      /* with few rows of A a packed B panel serves few kernel calls: full
-         panels of a row-major B are then read in place */
-      const int direct = op->bcs == 1 && m1 - m0 <= bl->direct_m;
-      for (jr = 0; jr < nc; jr += NR)
-        if (!direct || nc - jr < NR)
-          pack_b_panel(op, jc + jr, min_int(NR, nc - jr), pc, kc, bbuf + (ptrdiff_t)jr * kc);
-      for (ic = m0; ic < m1; ic += bl->mc) {
-        const int mc = min_int(bl->mc, m1 - ic);
-        /* with B in place, a row-major A is too (packing it was up to a
-           tenth of a small product's time) */
-        const int a_inplace = direct && op->acs == 1 && bl->a_inplace;
-        if (!a_inplace)
-          for (ir = 0; ir < mc; ir += MR)
-            pack_a_panel(op, ic + ir, min_int(MR, mc - ir), pc, kc, abuf + (ptrdiff_t)ir * kc);
-        for (jr = 0; jr < nc; jr += NR) {
-          const int inplace = direct && nc - jr >= NR;
-          const float *bp = inplace ? op->b + pc * op->brs + jc + jr : bbuf + (ptrdiff_t)jr * kc;
-          for (ir = 0; ir < mc; ir += MR)
-            kernel(kc, a_inplace ? op->a + (ptrdiff_t)(ic + ir) * op->ars + pc : abuf + (ptrdiff_t)ir * kc,
-                   a_inplace ? op->ars : 0, bp, inplace ? op->brs : NR,
-                   op->c + (ptrdiff_t)(ic + ir) * op->ldc + jc + jr, op->ldc, min_int(MR, mc - ir),
-                   min_int(NR, nc - jr), op->alpha, beta);
-        }
-      }
+      th_gemm_avx512_pack_b(op, jc, nc, pc, kc, 0, (nc + NR - 1) / NR, direct, bbuf);
+      th_gemm_avx512_rows(op, bl, m0, m1, jc, nc, pc, kc, direct, bbuf, abuf);
     }
   }
 }
 
 #else
+
+void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0, int q1,
+                           int direct, float *bbuf) {
+  (void)op, (void)jc, (void)nc, (void)pc, (void)kc, (void)q0, (void)q1, (void)direct, (void)bbuf;
+}
+
+void th_gemm_avx512_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int jc,
+                         int nc, int pc, int kc, int direct, const float *bbuf, float *abuf) {
+  (void)op, (void)bl, (void)m0, (void)m1, (void)jc, (void)nc, (void)pc, (void)kc, (void)direct;
+  (void)bbuf, (void)abuf;
+}
 
 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
   (void)op, (void)m0, (void)m1, (void)n0, (void)n1;
