@@ -129,12 +129,12 @@ describe('th_sgemm', function()
   it('splits a large product over two threads (rows or columns) correctly', function()
     local nt = torch.getnumthreads()
     torch.setnumthreads(2)
-    -- from 16 MFLOP (th_gemm.c's par_mflop); threads share packed B panels
+    -- from 16 MFLOP (th_gemm.c's par_mflop): bands of columns
     check('R', 'N', 'N', 300, 100, 300, 1, 0, 0, false)
     check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)
     check('C', 'T', 'N', 250, 250, 130, -1.5, 0, 0, false)
     check('R', 'N', 'N', 90, 500, 400, 1, 0.5, 1, false)  -- B read in place
-    -- bands: fewer row tiles than threads, and dot products
+    -- bands of rows: a narrow C, and dot products
     check('R', 'N', 'N', 5, 2000, 900, 1, 0, 0, false)
     check('R', 'N', 'T', 100, 100, 1000, -1.5, 1, 0, false)
     torch.setnumthreads(nt)

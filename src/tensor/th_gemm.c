@@ -10,14 +10,12 @@
 ** its share to cblas_sgemm, so allocation failure costs speed, not a crash.
 ** Threads: inside an OpenMP region the caller's thread does all (the
 ** convolutions split their work already); outside, a product of at least
-** par_mflop MFLOP runs on omp_get_max_threads() threads that share each
-** packed block of B (each packs a share of its panels; barrier) and update
-** their own rows of C, packing their own A. A C with fewer register tiles
-** of rows than threads, or one computed by dot products, is cut into bands
-** of columns instead (CHUNKS per thread taken in turn), each band packing
-** its own operands.
+** par_mflop MFLOP is cut into one band of C per thread, of columns (each
+** band packs its own B panels; A, packed once per nc columns anyway, is
+** packed by every band) or, for a narrow C, of rows.
 ** Blocking and thresholds can be overridden for tuning runs with
-** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM and TH_GEMM_PAR.
+** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM, TH_GEMM_AIN, TH_GEMM_DOT
+** and TH_GEMM_PAR (see init).
 */
 #include <pthread.h>
 #include <stdint.h>
@@ -30,8 +28,12 @@
 #include "th_gemm_internal.h"
 
 
-/* bands per thread when a product is split */
-#define CHUNKS 4
+/* bands per thread when a product is split. Measured with 2 threads on
+   the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
+   against 202 for threads sharing packed B panels behind barriers (each
+   barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
+   thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216) */
+#define CHUNKS 1
 
 static int backend = TH_GEMM_OURS;
 static int cpu_ok;
@@ -128,62 +130,18 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
               op->c + (ptrdiff_t)m0 * op->ldc + n0, (int)op->ldc);
 }
 
-#ifdef _OPENMP
-/* op on nt threads sharing each packed kc x nc block of B: every thread
-   packs a share of its panels, then updates its own rows of C (whole
-   register tiles) with them, A packed per thread. 0 when a buffer cannot be
-   had (nothing computed then) */
-static int run_shared(const th_gemm_op *op, int nt) {
-  const int kc0 = min_int(tuned.kc, op->k);
-  const size_t na = (size_t)tuned.mc * (size_t)kc0, nb = (size_t)tuned.nc * (size_t)kc0;
-  const int tiles = (op->m + TH_GEMM_MR - 1) / TH_GEMM_MR;
-  const int direct = op->bcs == 1 && op->m <= tuned.direct_m;
-  float *buf0 = thread_buffer(na + nb);
-  int failed = 0;
-  if (buf0 == NULL) return 0;
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num(), w = omp_get_num_threads();
-    float *abuf = t == 0 ? buf0 : thread_buffer(na);
-    const int lo = (int)((int64_t)tiles * t / w) * TH_GEMM_MR;
-    const int hi = min_int((int)((int64_t)tiles * (t + 1) / w) * TH_GEMM_MR, op->m);
-    int jc, pc;
-    if (abuf == NULL) {
-#pragma omp atomic write
-      failed = 1;
-    }
-#pragma omp barrier
-    if (!failed)
-      for (jc = 0; jc < op->n; jc += tuned.nc) {
-        const int nc = min_int(tuned.nc, op->n - jc), panels = (nc + TH_GEMM_NR - 1) / TH_GEMM_NR;
-        for (pc = 0; pc < op->k; pc += tuned.kc) {
-          const int kc = min_int(tuned.kc, op->k - pc);
-          th_gemm_avx512_pack_b(op, jc, nc, pc, kc, panels * t / w, panels * (t + 1) / w, direct,
-                                buf0 + na);
-#pragma omp barrier
-          if (lo < hi) th_gemm_avx512_rows(op, &tuned, lo, hi, jc, nc, pc, kc, direct, buf0 + na, abuf);
-          /* the next block overwrites the shared panels */
-#pragma omp barrier
-        }
-      }
-  }
-  return !failed;
-}
-#endif
-
 static void run(const th_gemm_op *op) {
   int nt = 1;
 #ifdef _OPENMP
   if (!omp_in_parallel() && 2e-6 * op->m * op->n * op->k >= tuned.par_mflop) nt = omp_get_max_threads();
-  if (nt > 1 && (op->m + TH_GEMM_MR - 1) / TH_GEMM_MR >= nt && !dot_case(op, op->m, op->n)) {
-    if (run_shared(op, nt)) return;
-    nt = 1; /* a thread had no buffer: all on this one (or OpenBLAS, in band) */
-  }
 #endif
   if (nt > 1) {
-    /* too few rows to share out, or dot products (nothing packed): bands
-       of columns (or rows), CHUNKS per thread taken in turn */
-    const int split_m = dot_case(op, op->m, op->n) && op->m >= op->n, unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
+    /* bands of columns: each packs its own B panels and all of A, which
+       a single thread packs once per nc columns anyway, so halves of N cost
+       little more packing; narrow products (and dot products with M the
+       larger side) are cut into bands of rows */
+    const int split_m = op->n < 2 * nt * TH_GEMM_NR || (dot_case(op, op->m, op->n) && op->m >= op->n);
+    const int unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
     const int tiles = ((split_m ? op->m : op->n) + unit - 1) / unit;
     int nb = nt * CHUNKS;
     if (nb > tiles) nb = tiles;

@@ -257,7 +257,9 @@ AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int
 }
 
 
-AVX512 void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0,
+/* B panels [q0, q1) of the kc x nc block at (pc, jc) into bbuf ('direct':
+   only the narrow edge panel, full ones are read in place) */
+AVX512 static void pack_b_block(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0,
                                   int q1, int direct, float *bbuf) {
   int q;
   for (q = q0; q < q1; q++) {
@@ -267,7 +269,8 @@ AVX512 void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, 
   }
 }
 
-AVX512 void th_gemm_avx512_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
+/* C rows [m0, m1) of the block updated with B's panels, A packed in abuf */
+AVX512 static void block_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
                                 int jc, int nc, int pc, int kc, int direct, const float *bbuf,
                                 float *abuf) {
   const float beta = pc == 0 ? op->beta : 1.0f;
@@ -302,24 +305,13 @@ AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl,
     const int nc = min_int(bl->nc, n1 - jc);
     for (pc = 0; pc < op->k; pc += bl->kc) {
       const int kc = min_int(bl->kc, op->k - pc);
-      th_gemm_avx512_pack_b(op, jc, nc, pc, kc, 0, (nc + NR - 1) / NR, direct, bbuf);
-      th_gemm_avx512_rows(op, bl, m0, m1, jc, nc, pc, kc, direct, bbuf, abuf);
+      pack_b_block(op, jc, nc, pc, kc, 0, (nc + NR - 1) / NR, direct, bbuf);
+      block_rows(op, bl, m0, m1, jc, nc, pc, kc, direct, bbuf, abuf);
     }
   }
 }
 
 #else
-
-void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0, int q1,
-                           int direct, float *bbuf) {
-  (void)op, (void)jc, (void)nc, (void)pc, (void)kc, (void)q0, (void)q1, (void)direct, (void)bbuf;
-}
-
-void th_gemm_avx512_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int jc,
-                         int nc, int pc, int kc, int direct, const float *bbuf, float *abuf) {
-  (void)op, (void)bl, (void)m0, (void)m1, (void)jc, (void)nc, (void)pc, (void)kc, (void)direct;
-  (void)bbuf, (void)abuf;
-}
 
 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
   (void)op, (void)m0, (void)m1, (void)n0, (void)n1;

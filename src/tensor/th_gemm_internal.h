@@ -41,16 +41,6 @@ typedef struct th_gemm_blocking {
 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
                         int n1, float *abuf, float *bbuf);
 
-/* the two halves of one (jc, pc) step of th_gemm_avx512_run, for threads
-   that share the packed B: B panels [q0, q1) of the kc x nc block at
-   (pc, jc) packed into bbuf ('direct': only the narrow edge panel, full
-   ones are read in place), and C rows [m0, m1) of the block updated with
-   them, A packed in abuf (mc * kc floats) */
-void th_gemm_avx512_pack_b(const th_gemm_op *op, int jc, int nc, int pc, int kc, int q0, int q1,
-                           int direct, float *bbuf);
-void th_gemm_avx512_rows(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int jc,
-                         int nc, int pc, int kc, int direct, const float *bbuf, float *abuf);
-
 /* the same band when op->acs == 1 and op->brs == 1 (A times B^T), by dot
    products without packing: for small M x N with a long K */
 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1);
