@@ -109,6 +109,7 @@ describe('th_sgemm', function()
     check('R', 'N', 'N', 70, 100, 600, 1, 1, 1, false)
     check('R', 'T', 'T', 33, 1000, 300, -1.5, 0.5, 0, false)
     check('C', 'N', 'T', 130, 50, 520, 1, 0, 2, false)
+    check('R', 'N', 'N', 530, 60, 300, -1.5, 1, 1, false)  -- past 512 rows B is packed
   end)
 
   it('beta = 0 never reads C: a NaN-filled C gives the product', function()
