@@ -48,12 +48,13 @@ static int env_int(const char *name, int dflt, int round) {
 
 /* once per process, whichever thread calls first: the CPU check, TH_GEMM,
    and the blocking. Defaults measured on Zen 5 (48 KB L1d, 1 MB L2) with
-   bench/gemm.lua: kc 128-384, mc 48-384 and nc 240-1920 all land within
-   the run-to-run noise (+-3%) on the large shapes, so the textbook sizes
-   stay: a kc x 48 B micro-panel (48 KB) and an mc x kc A block (96 KB)
-   in L2. Reading B in place gave 16x768x144 267 GFLOP/s against 192
-   packed, and still 260 against 246 at 384x169x1728; from 1024 rows on
-   it makes no difference, so the bound is 512. */
+   bench/gemm.lua's shapes on a quiet machine: kc 512 with mc 64 (a 128 KB
+   A block in L2; B micro-panels of 96 KB stream from L2) beat kc 256 /
+   mc 96 by 1-4% where K > 256 (1024^3 270 against 258 GFLOP/s) and
+   lost nowhere; nc did not matter between 480 and 1920. Reading B in place
+   gave 16x768x144 267 GFLOP/s against 192 packed, and still 260 against
+   246 at 384x169x1728; from 1024 rows on it makes no difference, so the
+   bound is 512. */
 static void init(void) {
   const char *e = getenv("TH_GEMM");
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -61,8 +62,8 @@ static void init(void) {
   cpu_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
 #endif
   if (e != NULL && strcmp(e, "openblas") == 0) backend = TH_GEMM_OPENBLAS;
-  tuned.kc = env_int("TH_GEMM_KC", 256, 1);
-  tuned.mc = env_int("TH_GEMM_MC", 96, TH_GEMM_MR);
+  tuned.kc = env_int("TH_GEMM_KC", 512, 1);
+  tuned.mc = env_int("TH_GEMM_MC", 64, TH_GEMM_MR);
   tuned.nc = env_int("TH_GEMM_NC", 960, TH_GEMM_NR);
   tuned.direct_m = env_int("TH_GEMM_DM", 512, 1);
   tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1;

@@ -5,10 +5,10 @@
 ** after __builtin_cpu_supports("avx512f").
 ** Blocking (BLIS order): for each nc-wide column block of B and kc-deep
 ** slice of K, B's slice is packed into NR-wide micro-panels (kc x 48,
-** zero-padded on the right, 48 KB at kc = 256: about L1's size); for each
-** mc-high block of A, A is packed into MR-high micro-panels (8 x kc,
-** zero-padded below) that stay in L2; the micro-kernel then walks the
-** B panel (L1) against every A panel. A micro-panel stores column p of
+** zero-padded on the right), or read in place when C has few rows; for
+** each mc-high block of A, A is packed into MR-high micro-panels (8 x kc,
+** zero-padded below) that stay in L2; the micro-kernel then walks each
+** B micro-panel against every A panel of the block. A micro-panel stores column p of
 ** its 8 rows at [p * 8], a B micro-panel row p of its 48 columns at
 ** [p * 48]. Padding makes every kernel call a full 8 x 48 product; only
 ** the store is masked (columns) and cut short (rows). The first K slice
