@@ -135,7 +135,9 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
 static void run(const th_gemm_op *op) {
   int nt = 1;
 #ifdef _OPENMP
-  if (!omp_in_parallel() && 2e-6 * op->m * op->n * op->k >= tuned.par_mflop) nt = omp_get_max_threads();
+  /* omp_get_level: inside a region of one thread too (never nested teams) */
+  if (!omp_in_parallel() && omp_get_level() == 0 && 2e-6 * op->m * op->n * op->k >= tuned.par_mflop)
+    nt = omp_get_max_threads();
 #endif
   if (nt > 1) {
     /* bands of columns: each packs its own B panels and all of A, which
