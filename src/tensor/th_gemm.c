@@ -27,7 +27,6 @@
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
 
-
 /* bands per thread when a product is split. Measured with 2 threads on
    the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
    against 202 for threads sharing packed B panels behind barriers (each
@@ -66,7 +65,7 @@ static void init(void) {
   tuned.mc = env_int("TH_GEMM_MC", 64, TH_GEMM_MR);
   tuned.nc = env_int("TH_GEMM_NC", 960, TH_GEMM_NR);
   tuned.direct_m = env_int("TH_GEMM_DM", 512, 1);
-  tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1;
+  tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1; /* 2: always pack A */
   tuned.dot_mn = env_int("TH_GEMM_DOT", 16384, 1);
   tuned.par_mflop = env_int("TH_GEMM_PAR", 16, 1);
 }
@@ -91,8 +90,8 @@ static int dot_case(const th_gemm_op *op, int m, int n) {
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
 }
 
-/* this thread's packing buffers, grown to hold abytes + bbytes; NULL when
-   that cannot be allocated */
+/* this thread's packing buffer, grown to hold 'floats'; NULL when that
+   cannot be allocated */
 static float *thread_buffer(size_t floats) {
   static __thread float *buf;
   static __thread size_t cap;

@@ -7,12 +7,15 @@
 ** slice of K, B's slice is packed into NR-wide micro-panels (kc x 48,
 ** zero-padded on the right), or read in place when C has few rows; for
 ** each mc-high block of A, A is packed into MR-high micro-panels (8 x kc,
-** zero-padded below) that stay in L2; the micro-kernel then walks each
-** B micro-panel against every A panel of the block. A micro-panel stores column p of
+** zero-padded below) that stay in L2 (or, with B in place, a row-major A
+** is read in place too); the micro-kernel then walks each B micro-panel
+** against every A panel of the block. An A micro-panel stores column p of
 ** its 8 rows at [p * 8], a B micro-panel row p of its 48 columns at
-** [p * 48]. Padding makes every kernel call a full 8 x 48 product; only
-** the store is masked (columns) and cut short (rows). The first K slice
-** applies beta (0: C is written without being read), later ones add.
+** [p * 48]. Padding makes every kernel call a full 8-row product of 16,
+** 32 or 48 columns; only the store is masked (columns) and cut short
+** (rows). The first K slice applies beta (0: C is written without being
+** read), later ones add. A times B^T with a small C goes by dot products
+** instead (th_gemm_avx512_dot), nothing packed.
 */
 #include <immintrin.h>
 #include "th_gemm_internal.h"
