@@ -24,7 +24,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-winograd bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-gemm bench-winograd bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -95,6 +95,11 @@ viz-deps:
 
 bench-speed: build
 	$(RUNENV) $(LUA) bench/speed.lua
+
+# our sgemm against OpenBLAS's per shape, with the FMA peak (docs/benchmarks.md)
+bench-gemm: build
+	$(CC) -O2 -mavx512f -mfma bench/fma_peak.c -o $(BUILD)/fma_peak
+	$(RUNENV) $(LUA) bench/gemm.lua $(BUILD)/fma_peak
 
 # per-layer Winograd F(2x2,3x3) against im2col + gemm (prints a table)
 bench-winograd: build

@@ -173,7 +173,8 @@ local function quantile(t, p)
   return s[lo] + (x - lo) * ((s[lo + 1] or s[lo]) - s[lo])
 end
 
--- the sgemm peak: best of bench/sgemm.lua's runs so far
+-- the sgemm peak: best of bench/sgemm.lua's runs so far (each run's
+-- figure is the faster of our sgemm and OpenBLAS's)
 local peak = {best = 0, runs = {}}
 local function samplePeak()
   local out = sh(string.format('%s/bin/th %s/bench/sgemm.lua 7', q(here), q(here)))
@@ -295,7 +296,8 @@ local function table_for(mode, title)
   end
   return table.concat(lines, '\n')
 end
-local peakLine = string.format('sgemm peak (bench/sgemm.lua, 1024x1024x1024 on 2 threads, best of 7, '
+local peakLine = string.format('sgemm peak (bench/sgemm.lua, torch.mm 1024x1024x1024 on 2 threads, best of 7 '
+  .. 'of the faster of our sgemm and OpenBLAS\'s, '
   .. 'sampled before every row and at the end): best %.1f GFLOP/s; the samples: %s.', peak.best,
   table.concat((function()
     local t = {}

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <string.h>
 #include <cblas.h>
+#include "../tensor/th_gemm.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

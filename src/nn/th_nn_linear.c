@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <string.h>
 #include <cblas.h>
+#include "../tensor/th_gemm.h"
 #include "th_nn_layers.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <string.h>
 #include <cblas.h>
+#include "../tensor/th_gemm.h"
 #include "th_nn_internal.h"
 #include "th_nn_volumetric.h"
 

@@ -17,6 +17,7 @@
 */
 #include <string.h>
 #include <cblas.h>
+#include "../tensor/th_gemm.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

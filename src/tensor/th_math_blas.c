@@ -1,5 +1,5 @@
 /*
-** th_math_blas.c: matrix products through OpenBLAS: addmm, addmv, addr,
+** th_math_blas.c: matrix products through BLAS: addmm, addmv, addr,
 ** baddbmm, addbmm (mm, mv, ger and bmm are these with beta = 0).
 ** BLAS reads a matrix whose rows or columns are contiguous: a transposed
 ** view is passed as it is, with the transpose flag (and a result with
@@ -10,11 +10,13 @@
 ** and leading dimensions are checked to fit BLAS's int.
 ** With beta = 0 the result is zeroed rather than scaled, so NaN or
 ** garbage in an uninitialised result cannot leak through (0 * NaN).
-** Float and Double share every line; only the final cblas call differs.
+** Float and Double share every line; only the final call differs: float
+** products go through th_sgemm (th_gemm.c), double ones to cblas_dgemm.
 */
 #include <cblas.h>
 #include <limits.h>
 #include <string.h>
+#include "th_gemm.h"
 #include "th_math_internal.h"
 
 /* how BLAS can read a 2D view: 'trans' when the columns are contiguous */
@@ -101,8 +103,8 @@ static int gemm2d(th_tensor *c, double beta, double alpha, const th_tensor *a, c
     const enum CBLAS_TRANSPOSE tra = la.trans == lc.trans ? CblasNoTrans : CblasTrans;
     const enum CBLAS_TRANSPOSE trb = lb.trans == lc.trans ? CblasNoTrans : CblasTrans;
     if (c->dtype == TH_FLOAT)
-      cblas_sgemm(order, tra, trb, (int)n, (int)p, (int)k, (float)alpha, th_tensor_data(a), la.ld,
-                  th_tensor_data(b), lb.ld, (float)beta, th_tensor_data(c), lc.ld);
+      th_sgemm(order, tra, trb, (int)n, (int)p, (int)k, (float)alpha, th_tensor_data(a), la.ld,
+               th_tensor_data(b), lb.ld, (float)beta, th_tensor_data(c), lc.ld);
     else
       cblas_dgemm(order, tra, trb, (int)n, (int)p, (int)k, alpha, th_tensor_data(a), la.ld,
                   th_tensor_data(b), lb.ld, beta, th_tensor_data(c), lc.ld);

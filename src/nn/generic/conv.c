@@ -6,7 +6,7 @@
    gathered from) the images' nOut x N planes. */
 
 #ifdef TH_REAL_IS_FLOAT
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #else
 #define GEMM cblas_dgemm
 #endif

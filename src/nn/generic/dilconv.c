@@ -5,7 +5,7 @@
    Kg x (y1-y0)*oW in the thread's buffer. */
 
 #ifdef TH_REAL_IS_FLOAT
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #else
 #define GEMM cblas_dgemm
 #endif

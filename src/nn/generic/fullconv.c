@@ -1,7 +1,7 @@
 /* generic/fullconv.c: full convolution compute for 'real' (included by th_nn_fullconv.c) */
 
 #ifdef TH_REAL_IS_FLOAT
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #else
 #define GEMM cblas_dgemm
 #endif

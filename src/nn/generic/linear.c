@@ -4,7 +4,7 @@
    output never leak through a BLAS that scales by beta. */
 
 #if defined(TH_REAL_IS_FLOAT)
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #define GEMV cblas_sgemv
 #define GER cblas_sger
 #define AXPY cblas_saxpy

@@ -1,7 +1,7 @@
 /* generic/volconv.c: the lowerings of th_nn_volconv.c for 'real' */
 
 #ifdef TH_REAL_IS_FLOAT
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #else
 #define GEMM cblas_dgemm
 #endif

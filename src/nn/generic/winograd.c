@@ -8,7 +8,7 @@
    = 4k + l of the 4x4 tile): one gemm per xi, M[xi] = U[xi] V[xi]. */
 
 #ifdef TH_REAL_IS_FLOAT
-#define GEMM cblas_sgemm
+#define GEMM th_sgemm
 #else
 #define GEMM cblas_dgemm
 #endif
