@@ -32,7 +32,8 @@ local function naivePool(x, kW, kH, dW, dH, padW, padH, oH, oW, op, includePad)
     for i = y0 + 1, y1 do for j = x0 + 1, x1 do
       local v = x[i][j]
       sum = sum + v
-      if v > best then best, bi = v, (i - 1) * iW + j end
+      -- the window's first element starts (an all -inf window points at it)
+      if bi == 0 or v > best then best, bi = v, (i - 1) * iW + j end
     end end
     if op == 'max' then
       out[y][xx], idx[y][xx] = best, bi
@@ -107,6 +108,34 @@ describe('nn.SpatialMaxPooling', function()
       assert.is_true(y[1][1][2] ~= y[1][1][2]); assert.are.equal(3, m.indices[1][1][2])
       assert.are.equal(1, y[1][2][1]); assert.are.equal(9, m.indices[1][2][1])
       assert.is_true(y[1][2][2] ~= y[1][2][2]); assert.are.equal(16, m.indices[1][2][2])
+    end
+  end)
+
+  -- strides 1 and 2 with rows of at most 256 outputs take a vectorized
+  -- path (generic/pool.c), wider rows and other strides the general one:
+  -- both against direct pooling, with many ties (values from {-inf, 0, 1,
+  -- 2}: ReLU outputs tie at 0) where only the row-major first may win
+  it('matches direct pooling on ties, odd sizes, wide rows and views, float and double', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, c in ipairs{{3, 3, 2, 2, 0, 0, false, 1, 13, 11}, {3, 3, 2, 2, 1, 1, true, 2, 9, 14},
+                         {2, 2, 2, 2, 0, 0, false, 1, 7, 9}, {3, 2, 1, 1, 1, 0, true, 2, 5, 8},
+                         {2, 2, 1, 2, 1, 1, false, 1, 6, 7}, {3, 3, 1, 1, 1, 1, false, 1, 3, 262},
+                         {2, 2, 2, 2, 0, 0, true, 1, 4, 515}, {3, 3, 3, 3, 1, 1, false, 1, 8, 10}} do
+        local kW, kH, dW, dH, padW, padH, ceil, B, H, W = table.unpack(c)
+        local m = nn.SpatialMaxPooling(kW, kH, dW, dH, padW, padH):type(T)
+        if ceil then m:ceil() end
+        -- a non-contiguous input: a transposed view
+        local x = torch.Tensor(B, 2, W, H):type(T):uniform(0, 3):floor():transpose(3, 4)
+        x:select(2, 2):narrow(2, 1, 1):fill(-math.huge)
+        local y = m:forward(x)
+        local oH, oW = outSize(H, kH, dH, padH, ceil), outSize(W, kW, dW, padW, ceil)
+        assert.are.same({B, 2, oH, oW}, y:size():totable())
+        for b = 1, B do for p = 1, 2 do
+          local ref, idx = naivePool(x[b][p]:double(), kW, kH, dW, dH, padW, padH, oH, oW, 'max')
+          assert.is_true(ref:eq(y[b][p]:double()):all(), T .. ' ' .. tostring(m))
+          assert.is_true(idx:eq(m.indices[b][p]):all(), T .. ' ' .. tostring(m))
+        end end
+      end
     end
   end)
 
