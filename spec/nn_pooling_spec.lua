@@ -202,6 +202,29 @@ describe('nn.SpatialAveragePooling', function()
     end
   end)
 
+  -- a 1x1 window without padding (ResNet's shortcut A) takes a strided
+  -- copy: the same numbers as the general loop, -0 made 0 as its sum does
+  it('subsamples with a 1x1 window as the general loop, float and double, views', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, c in ipairs{{2, 2, false, 1, 7, 9}, {2, 3, true, 2, 8, 5}, {3, 1, true, 1, 5, 5}} do
+        local dW, dH, ceil, B, H, W = table.unpack(c)
+        local m = nn.SpatialAveragePooling(1, 1, dW, dH):type(T)
+        if ceil then m:ceil() end
+        local x = torch.Tensor(B, 3, W, H):type(T):uniform(-1, 1):transpose(3, 4)
+        x[1][1][1][1] = -0.0
+        x[B][3][H][1] = 0 / 0
+        local y = m:forward(x)
+        local oH, oW = outSize(H, 1, dH, 0, ceil), outSize(W, 1, dW, 0, ceil)
+        assert.are.same({B, 3, oH, oW}, y:size():totable())
+        local ref = x:index(3, torch.range(1, (oH - 1) * dH + 1, dH):long())
+                     :index(4, torch.range(1, (oW - 1) * dW + 1, dW):long()):clone():add(0)
+        local same = ref:eq(y):add(ref:ne(ref):cmul(y:ne(y)))  -- NaN where NaN
+        assert.are.equal(ref:nElement(), same:sum(), T)
+        assert.are.equal(1 / 0, 1 / y[1][1][1][1], 'the sum of -0 is 0')
+      end
+    end
+  end)
+
   it('gives clear errors and declares no buffers', function()
     local m = nn.SpatialAveragePooling(2, 2, 2, 2)
     assert.are.equal('nn.SpatialAveragePooling:updateOutput: input must be 3D or 4D (batch), got 1D 4',
