@@ -331,3 +331,30 @@ describe('spatial pooling modules', function()
     end
   end)
 end)
+
+-- above TH_NN_PAR_MIN_POOL (65536 elements read) planes are spread over
+-- the threads; each plane is one thread's, so the numbers are one thread's
+describe('spatial pooling on two threads', function()
+  it('gives the bits and indices of one thread, max and average, float and double', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      torch.manualSeed(6)
+      local x = torch.randn(2, 17, 35, 33):type(T)
+      for _, mk in ipairs{function() return nn.SpatialMaxPooling(3, 3, 2, 2) end,
+                          function() return nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1) end} do
+        local res = {}
+        for _, nt in ipairs{1, 2} do
+          local old = torch.getnumthreads()
+          torch.setnumthreads(nt)
+          local m = mk():type(T)
+          local y = m:forward(x):clone()
+          local gi = m:backward(x, y:clone():mul(-0.5)):clone()
+          res[nt] = {y, gi, m.indices and m.indices:clone()}
+          torch.setnumthreads(old)
+        end
+        assert.is_true(res[1][1]:eq(res[2][1]):all(), T)
+        assert.is_true(res[1][2]:eq(res[2][2]):all(), T)
+        if res[1][3] then assert.is_true(res[1][3]:eq(res[2][3]):all(), T) end
+      end
+    end
+  end)
+end)

@@ -55,7 +55,7 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
   real *out = th_tensor_data(output);
   const int64_t FS = g->F * g->S, n = g->N * g->S;
   int64_t f;
-#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_ELEMS)
+#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_BN)
   for (f = 0; f < g->F; f++) {
     accreal mean, invstd;
     real wf = w->p ? V(w, f) : 1, bf = b->p ? V(b, f) : 0, m, k;
@@ -104,7 +104,7 @@ static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gra
   /* with the sums reused and no gradInput the loop is F steps: no threads */
   const int heavy = gi != NULL || stats_mode != TH_NN_STATS_REUSE;
   int64_t f;
-#pragma omp parallel for if (heavy && g->N * FS > TH_NN_PAR_MIN_ELEMS)
+#pragma omp parallel for if (heavy && g->N * FS > TH_NN_PAR_MIN_BN)
   for (f = 0; f < g->F; f++) {
     accreal mean, invstd, sum = 0, dotp = 0;
     real wf = w->p ? V(w, f) : 1;

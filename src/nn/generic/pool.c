@@ -161,7 +161,7 @@ static int TH_R(maxpool_forward)(const th_tensor *input, th_tensor *output, th_t
   const int rows = (w->dW == 1 || w->dW == 2) && w->kW <= POOL_KW && g->oW <= POOL_ROW &&
                    g->iW <= 2 * POOL_ROW && iS + g->iW < INT32_MAX;
   int64_t p;
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL)
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *ip = in + p * iS;
     if (TH_R(plane_has_nan)(ip, iS))
@@ -237,7 +237,7 @@ static int TH_R(avgpool_forward)(const th_tensor *input, th_tensor *output, cons
     for (p = 0; p < g->planes; p++) TH_R(subsample_plane)(in + p * iS, out + p * oS, g, w);
     return TH_OK;
   }
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL)
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *ip = in + p * iS;
     real *op = out + p * oS;
@@ -263,7 +263,7 @@ static int TH_R(avgpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p;
   memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL)
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *gp = go + p * oS;
     real *dst = gi + p * iS;
