@@ -24,7 +24,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-gemm bench-winograd bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-gemm bench-winograd bench-layers bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -100,6 +100,13 @@ bench-speed: build
 bench-gemm: build
 	$(CC) -O2 -mavx512f -mfma bench/fma_peak.c -o $(BUILD)/fma_peak
 	$(RUNENV) $(LUA) bench/gemm.lua $(BUILD)/fma_peak
+
+# memory-bound layers on 1 and 2 threads, built with every parallel
+# threshold at 0 (BUILD_PAR0): where a second thread pays (prints key=value lines)
+BUILD_PAR0 ?= build-par0
+bench-layers:
+	$(MAKE) build BUILD=$(BUILD_PAR0) EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DTH_NN_PAR_MIN_BN=0 -DTH_NN_PAR_MIN_POOL=0 -DTH_NN_PAR_MIN_CHEAP=0"
+	$(RUNENV) LUA_CPATH="$(CURDIR)/$(BUILD_PAR0)/?.so;;" $(LUA) bench/layers.lua 40
 
 # per-layer Winograd F(2x2,3x3) against im2col + gemm (prints a table)
 bench-winograd: build

@@ -440,6 +440,20 @@ end)
 describe('nn.MulConstant and nn.AddConstant', function()
   before_each(function() torch.manualSeed(19) end)
 
+  it('MulConstant scales a view in one pass as copy then mul did (NaN * 0 stays NaN)', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      local x = torch.randn(4, 3):type(T):t()
+      x[1][2] = 0 / 0
+      local y = nn.MulConstant(0):type(T):forward(x)
+      assert.are.same({3, 4}, y:size():totable())
+      assert.is_true(y[1][2] ~= y[1][2])
+      y[1][2] = 0
+      assert.are.equal(0, y:abs():max())
+      local z = nn.MulConstant(-1.7):type(T):forward(x)
+      assert.is_true(z:eq(x:clone():mul(-1.7)):sum() == 11, T)
+    end
+  end)
+
   it('MulConstant scales, passes the Jacobian check and restores the input in place', function()
     local x = torch.randn(3, 4)
     local m = nn.MulConstant(-2.5)

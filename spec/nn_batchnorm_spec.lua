@@ -235,3 +235,29 @@ describe('nn.BatchNormalization with outputs sharing memory with its vectors', f
     assert.is_true((ref.gradWeight - m.gradWeight):abs():max() < 1e-12)
   end)
 end)
+
+-- above TH_NN_PAR_MIN_BN (131072 elements) features are spread over the
+-- threads: each feature's sums stay on one thread, so the numbers are
+-- those of one thread, bit for bit
+describe('nn.SpatialBatchNormalization on two threads', function()
+  it('gives the bits of one thread, float and double, forward and backward', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      torch.manualSeed(5)
+      local x = torch.randn(3, 9, 71, 73):type(T)  -- 140k elements, odd sizes
+      local go = torch.randn(3, 9, 71, 73):type(T)
+      local res = {}
+      for _, nt in ipairs{1, 2} do
+        local old = torch.getnumthreads()
+        torch.setnumthreads(nt)
+        local m = nn.SpatialBatchNormalization(9):type(T)
+        m.weight:copy(torch.linspace(0.5, 2, 9)); m.bias:copy(torch.linspace(-1, 1, 9))
+        local y = m:forward(x):clone()
+        m:zeroGradParameters()
+        local gi = m:backward(x, go):clone()
+        res[nt] = {y, gi, m.gradWeight:clone(), m.gradBias:clone(), m.running_var:clone()}
+        torch.setnumthreads(old)
+      end
+      for i = 1, 5 do assert.is_true(res[1][i]:eq(res[2][i]):all(), T .. ' #' .. i) end
+    end
+  end)
+end)

@@ -220,6 +220,24 @@ describe('nn.ConcatTable', function()
     jacobianOK(c, torch.randn(2))
   end)
 
+  -- the sum is gradInput = g1 + g2 in one pass, then + g3 ...: the same
+  -- bits as copy then add, in float and double, for views and one child
+  it('sums gradInputs as copy then add would, bit for bit', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      local c = nn.ConcatTable():add(nn.MulConstant(0.3)):add(nn.Identity()):add(nn.Tanh()):type(T)
+      local x = torch.randn(5, 3):type(T):t()  -- a view
+      c:forward(x)
+      local gos = {torch.randn(3, 5):type(T), torch.randn(5, 3):type(T):t(), torch.randn(3, 5):type(T)}
+      local gi = c:backward(x, gos)
+      local ref = c:get(1).gradInput:clone():add(c:get(2).gradInput):add(c:get(3).gradInput)
+      assert.is_true(ref:eq(gi):all(), T)
+      local one = nn.ConcatTable():add(nn.MulConstant(0.3)):type(T)
+      one:forward(x)
+      assert.is_true(one:backward(x, {gos[1]}):eq(gos[1] * 0.3):all(), T)
+      assert.are_not.equal(one:get(1).gradInput, one.gradInput)
+    end
+  end)
+
   it('handles table inputs with nested gradients', function()
     local c = nn.ConcatTable():add(nn.SelectTable(1)):add(nn.Identity()):add(nn.SelectTable(2))
     local x = {torch.randn(2), torch.randn(3)}

@@ -32,7 +32,8 @@ local function naivePool(x, kW, kH, dW, dH, padW, padH, oH, oW, op, includePad)
     for i = y0 + 1, y1 do for j = x0 + 1, x1 do
       local v = x[i][j]
       sum = sum + v
-      if v > best then best, bi = v, (i - 1) * iW + j end
+      -- the window's first element starts (an all -inf window points at it)
+      if bi == 0 or v > best then best, bi = v, (i - 1) * iW + j end
     end end
     if op == 'max' then
       out[y][xx], idx[y][xx] = best, bi
@@ -110,6 +111,34 @@ describe('nn.SpatialMaxPooling', function()
     end
   end)
 
+  -- strides 1 and 2 with rows of at most 256 outputs take a vectorized
+  -- path (generic/pool.c), wider rows and other strides the general one:
+  -- both against direct pooling, with many ties (values from {-inf, 0, 1,
+  -- 2}: ReLU outputs tie at 0) where only the row-major first may win
+  it('matches direct pooling on ties, odd sizes, wide rows and views, float and double', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, c in ipairs{{3, 3, 2, 2, 0, 0, false, 1, 13, 11}, {3, 3, 2, 2, 1, 1, true, 2, 9, 14},
+                         {2, 2, 2, 2, 0, 0, false, 1, 7, 9}, {3, 2, 1, 1, 1, 0, true, 2, 5, 8},
+                         {2, 2, 1, 2, 1, 1, false, 1, 6, 7}, {3, 3, 1, 1, 1, 1, false, 1, 3, 262},
+                         {2, 2, 2, 2, 0, 0, true, 1, 4, 515}, {3, 3, 3, 3, 1, 1, false, 1, 8, 10}} do
+        local kW, kH, dW, dH, padW, padH, ceil, B, H, W = table.unpack(c)
+        local m = nn.SpatialMaxPooling(kW, kH, dW, dH, padW, padH):type(T)
+        if ceil then m:ceil() end
+        -- a non-contiguous input: a transposed view
+        local x = torch.Tensor(B, 2, W, H):type(T):uniform(0, 3):floor():transpose(3, 4)
+        x:select(2, 2):narrow(2, 1, 1):fill(-math.huge)
+        local y = m:forward(x)
+        local oH, oW = outSize(H, kH, dH, padH, ceil), outSize(W, kW, dW, padW, ceil)
+        assert.are.same({B, 2, oH, oW}, y:size():totable())
+        for b = 1, B do for p = 1, 2 do
+          local ref, idx = naivePool(x[b][p]:double(), kW, kH, dW, dH, padW, padH, oH, oW, 'max')
+          assert.is_true(ref:eq(y[b][p]:double()):all(), T .. ' ' .. tostring(m))
+          assert.is_true(idx:eq(m.indices[b][p]):all(), T .. ' ' .. tostring(m))
+        end end
+      end
+    end
+  end)
+
   it('agrees between float and double and keeps its tensors', function()
     local m = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil()
     local out, gin = m.output, m.gradInput
@@ -169,6 +198,29 @@ describe('nn.SpatialAveragePooling', function()
         end end
         assert.is_true(inputJacobianError(m, x) < 1e-5, tostring(m))
         assert.is_true(inputJacobianError(m, x[2]:clone()) < 1e-5, tostring(m))
+      end
+    end
+  end)
+
+  -- a 1x1 window without padding (ResNet's shortcut A) takes a strided
+  -- copy: the same numbers as the general loop, -0 made 0 as its sum does
+  it('subsamples with a 1x1 window as the general loop, float and double, views', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, c in ipairs{{2, 2, false, 1, 7, 9}, {2, 3, true, 2, 8, 5}, {3, 1, true, 1, 5, 5}} do
+        local dW, dH, ceil, B, H, W = table.unpack(c)
+        local m = nn.SpatialAveragePooling(1, 1, dW, dH):type(T)
+        if ceil then m:ceil() end
+        local x = torch.Tensor(B, 3, W, H):type(T):uniform(-1, 1):transpose(3, 4)
+        x[1][1][1][1] = -0.0
+        x[B][3][H][1] = 0 / 0
+        local y = m:forward(x)
+        local oH, oW = outSize(H, 1, dH, 0, ceil), outSize(W, 1, dW, 0, ceil)
+        assert.are.same({B, 3, oH, oW}, y:size():totable())
+        local ref = x:index(3, torch.range(1, (oH - 1) * dH + 1, dH):long())
+                     :index(4, torch.range(1, (oW - 1) * dW + 1, dW):long()):clone():add(0)
+        local same = ref:eq(y):add(ref:ne(ref):cmul(y:ne(y)))  -- NaN where NaN
+        assert.are.equal(ref:nElement(), same:sum(), T)
+        assert.are.equal(1 / 0, 1 / y[1][1][1][1], 'the sum of -0 is 0')
       end
     end
   end)
@@ -276,6 +328,33 @@ describe('spatial pooling modules', function()
                        nn.SpatialZeroPadding(1, -1, 2, 0)} do
       local errf, errb = nn.Jacobian.testIO(m, torch.DoubleTensor(2, 2, 6, 6):uniform())
       assert.are.equal(0, errf); assert.are.equal(0, errb)
+    end
+  end)
+end)
+
+-- above TH_NN_PAR_MIN_POOL (65536 elements read) planes are spread over
+-- the threads; each plane is one thread's, so the numbers are one thread's
+describe('spatial pooling on two threads', function()
+  it('gives the bits and indices of one thread, max and average, float and double', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      torch.manualSeed(6)
+      local x = torch.randn(2, 17, 35, 33):type(T)
+      for _, mk in ipairs{function() return nn.SpatialMaxPooling(3, 3, 2, 2) end,
+                          function() return nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1) end} do
+        local res = {}
+        for _, nt in ipairs{1, 2} do
+          local old = torch.getnumthreads()
+          torch.setnumthreads(nt)
+          local m = mk():type(T)
+          local y = m:forward(x):clone()
+          local gi = m:backward(x, y:clone():mul(-0.5)):clone()
+          res[nt] = {y, gi, m.indices and m.indices:clone()}
+          torch.setnumthreads(old)
+        end
+        assert.is_true(res[1][1]:eq(res[2][1]):all(), T)
+        assert.is_true(res[1][2]:eq(res[2][2]):all(), T)
+        if res[1][3] then assert.is_true(res[1][3]:eq(res[2][3]):all(), T) end
+      end
     end
   end)
 end)

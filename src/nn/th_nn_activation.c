@@ -11,6 +11,7 @@
 */
 #include <math.h>
 #include "th_nn_layers.h"
+#include "th_nn_internal.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 #include "../tensor/th_iter.h"
@@ -25,7 +26,7 @@ _Static_assert(sizeof th_nn_act_name / sizeof th_nn_act_name[0] == TH_NN_NACT,
    for the memory-bound compare-and-select loops (ReLU, LeakyReLU, most
    backwards), for the reason given at TH_NN_PAR_MIN_ELEMS */
 #define OMP_MIN 32768
-#define OMP_MIN_CHEAP 2097152
+#define OMP_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
 
 /* forward of these (and backward of all but SoftPlus) is a select or a
    multiply per element */

@@ -38,12 +38,38 @@ int th_nn_threads_for(int64_t nitems, int64_t work);
    in; th_nn_scratch_rows gives the rows (threads) to allocate. */
 int th_nn_scratch_full(int64_t batch);
 int th_nn_scratch_rows(int64_t batch, int nt);
-/* memory-bound element-wise loops (batchnorm, pooling, bias sums) go
-   parallel (OpenMP 'if' clause) above this many elements. Below, a second
+/* memory-bound element-wise loops not measured one by one (bias sums,
+   padding, upsampling, unpooling, ...) go parallel (OpenMP 'if' clause)
+   above this many elements. Below, a second
    thread saves at most a fraction of a millisecond, and on a busy machine
    each parallel region can wait milliseconds for a core */
 #ifndef TH_NN_PAR_MIN_ELEMS
 #define TH_NN_PAR_MIN_ELEMS 2097152
+#endif
+/* Per kernel kind, where a second thread pays: the loop's one-thread time
+   must be well above what a parallel region costs with passive waits
+   (bin/th's OMP_WAIT_POLICY): about 8 us to wake and join the second
+   thread, measured with `make bench-layers` (float32, hot caches; the
+   machine's other load included, so a quiet machine costs less). Two
+   threads reach at best 1.6-1.9x on these memory-bound loops, so the
+   break-even is about 2.2 x 8 = 18 us of one-thread work; each threshold
+   asks for about twice that:
+   - batch norm (N*F*S elements, forward and backward): 0.11-0.34 ns per
+     element forward, 0.17-0.41 backward (short planes cost more): 131072
+     elements are 20-35 us;
+   - pooling, counted in elements read (forward: outputs x window size,
+     backward: outputs): 0.35-1.3 ns per read forward, 0.5-0.8 ns per
+     output backward: 65536 reads are 35-80 us;
+   - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
+     (ReLU and the like): 0.07-0.09 ns per element: 524288 are 40-45 us. */
+#ifndef TH_NN_PAR_MIN_BN
+#define TH_NN_PAR_MIN_BN 131072
+#endif
+#ifndef TH_NN_PAR_MIN_POOL
+#define TH_NN_PAR_MIN_POOL 65536
+#endif
+#ifndef TH_NN_PAR_MIN_CHEAP
+#define TH_NN_PAR_MIN_CHEAP 524288
 #endif
 
 /* switch OpenBLAS to one thread around a parallel region; returns the old count */

@@ -11,6 +11,7 @@
 */
 #include <math.h>
 #include "th_nn_simple.h"
+#include "th_nn_internal.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 #include "../tensor/th_iter.h"
@@ -26,7 +27,7 @@ _Static_assert(sizeof th_nn_pw_name / sizeof th_nn_pw_name[0] == TH_NN_NPW,
    OMP_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
    (th_nn_activation.c's policy, for the reason given at TH_NN_PAR_MIN_ELEMS) */
 #define OMP_MIN 32768
-#define OMP_MIN_CHEAP 2097152
+#define OMP_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
 
 /* forward (backward) of these costs an exp, log, pow or sqrt per element */
 static int pw_costly(th_nn_pw op, int backward) {

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
 
 typedef struct geom {
   int batch;
@@ -67,6 +68,12 @@ static int check_grad_output(const th_tensor *gradOutput, const th_tensor *input
   like.ndim = output_like(input, g, like.size);
   return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
 }
+
+/* the widest output row and window of the vectorized max pooling
+   (generic/pool.c's maxpool_plane_rows, stack rows); wider ones take the
+   general loop */
+#define POOL_ROW 256
+#define POOL_KW 16
 
 #define TH_GENERIC_FILE "../nn/generic/pool.c"
 #include "../tensor/th_generic_floating.h"

@@ -35,7 +35,7 @@ static void TH_R(maxpool_plane_nan)(const real *ip, real *op, int64_t *xp, const
 /* the same for a plane without NaN, a whole output row at a time: for each
    window offset (y, j) one loop over the row's outputs, which the compiler
    vectorizes (a per-window scan branches unpredictably on every element) */
-static void TH_R(maxpool_plane)(const real *ip, real *op, int64_t *xp, const geom *g,
+TH_CPU_CLONES static void TH_R(maxpool_plane)(const real *ip, real *op, int64_t *xp, const geom *g,
                                 const th_nn_window *w) {
   const int64_t dW = w->dW, padW = w->padW, iW = g->iW, oW = g->oW;
   int64_t oy, ox, y, j;
@@ -74,22 +74,100 @@ static void TH_R(maxpool_plane)(const real *ip, real *op, int64_t *xp, const geo
   }
 }
 
+/* the same for strides 1 and 2, windows at most POOL_KW wide and rows of
+   at most POOL_ROW outputs (2 x POOL_ROW inputs), with every loop
+   unit-stride so that it vectorizes: a stride-2 row is split into its even
+   and odd elements once, the window column j then reads one of the two
+   halves contiguously. Bests are kept in stack rows, positions as int32
+   (the caller checks the plane size): the same compares in the same order
+   as above, so the same results */
+TH_CPU_CLONES static void TH_R(maxpool_plane_rows)(const real *ip, real *op, int64_t *xp,
+                                                   const geom *g, const th_nn_window *w) {
+  const int64_t dW = w->dW, padW = w->padW, iW = g->iW, oW = g->oW;
+  real bv[POOL_ROW], half[2][POOL_ROW];
+  int32_t bi[POOL_ROW];
+  int64_t oy, ox, y, j, i, lo[POOL_KW], hi[POOL_KW];
+  /* the outputs whose window column j lies inside a row: lo[j] <= ox < hi[j] */
+  for (j = 0; j < w->kW; j++) {
+    int64_t a = padW - j, b = iW - 1 + padW - j;
+    lo[j] = a <= 0 ? 0 : (a + dW - 1) / dW;
+    hi[j] = b < 0 ? 0 : b / dW + 1;
+    if (hi[j] > oW) hi[j] = oW;
+  }
+  for (oy = 0; oy < g->oH; oy++) {
+    int64_t y0 = oy * w->dH - w->padH, y1 = y0 + w->kH;
+    if (y1 > g->iH) y1 = g->iH;
+    if (y0 < 0) y0 = 0;
+    /* -inf loses every compare but leaves the window's first position:
+       what the window's first element as start value gives */
+    for (ox = 0; ox < oW; ox++) {
+      int64_t x0 = ox * dW - padW;
+      if (x0 < 0) x0 = 0;
+      bv[ox] = (real)-HUGE_VAL;
+      bi[ox] = (int32_t)(y0 * iW + x0);
+    }
+    for (y = y0; y < y1; y++) {
+      const real *row = ip + y * iW;
+      if (dW == 2) {
+        for (i = 0; i < (iW + 1) / 2; i++) half[0][i] = row[2 * i];
+        for (i = 0; i < iW / 2; i++) half[1][i] = row[2 * i + 1];
+      }
+      for (j = 0; j < w->kW; j++) {
+        /* output ox reads x = ox * dW + c, element ox + m of 'src' */
+        int64_t c = j - padW, m;
+        const real *src;
+        int32_t pos0;
+        if (dW == 2) {
+          src = half[c & 1];
+          m = (c - (c & 1)) / 2;
+        } else {
+          src = row;
+          m = c;
+        }
+        pos0 = (int32_t)(y * iW + c);
+#pragma omp simd
+        for (ox = lo[j]; ox < hi[j]; ox++) {
+          real v = src[ox + m], best = bv[ox];
+          int32_t k = bi[ox], q = pos0 + (int32_t)(ox * dW);
+          /* selects written as arithmetic: a short row's scalar tail would
+             otherwise branch, unpredictably, on every element */
+          int32_t gt = -(int32_t)(v > best);
+          bv[ox] = v > best ? v : best;
+          bi[ox] = k ^ ((k ^ q) & gt);
+        }
+      }
+    }
+    for (ox = 0; ox < oW; ox++) {
+      op[oy * oW + ox] = bv[ox];
+      xp[oy * oW + ox] = (int64_t)bi[ox] + 1;
+    }
+  }
+}
+
+TH_CPU_CLONES static int TH_R(plane_has_nan)(const real *ip, int64_t n) {
+  int nan = 0;
+  int64_t i;
+#pragma omp simd reduction(| : nan)
+  for (i = 0; i < n; i++) nan |= ip[i] != ip[i];
+  return nan;
+}
+
 static int TH_R(maxpool_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
                                  const geom *g, const th_nn_window *w) {
   const real *in = th_tensor_data(input);
   real *out = th_tensor_data(output);
   int64_t *ind = th_tensor_data(indices);
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  const int rows = (w->dW == 1 || w->dW == 2) && w->kW <= POOL_KW && g->oW <= POOL_ROW &&
+                   g->iW <= 2 * POOL_ROW && iS + g->iW < INT32_MAX;
   int64_t p;
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *ip = in + p * iS;
-    int nan = 0;
-    int64_t i;
-#pragma omp simd reduction(| : nan)
-    for (i = 0; i < iS; i++) nan |= ip[i] != ip[i];
-    if (nan)
+    if (TH_R(plane_has_nan)(ip, iS))
       TH_R(maxpool_plane_nan)(ip, out + p * oS, ind + p * oS, g, w);
+    else if (rows)
+      TH_R(maxpool_plane_rows)(ip, out + p * oS, ind + p * oS, g, w);
     else
       TH_R(maxpool_plane)(ip, out + p * oS, ind + p * oS, g, w);
   }
@@ -104,7 +182,7 @@ static int TH_R(maxpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p, bad = 0;
   memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS) reduction(+ : bad)
+#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL) reduction(+ : bad)
   for (p = 0; p < g->planes; p++) {
     const real *gp = go + p * oS;
     const int64_t *xp = ind + p * oS;
@@ -135,13 +213,31 @@ static int TH_R(maxpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   if (x1 > g->iW) x1 = g->iW;                                                   \
   if (!count_include_pad) div_ = (y1 - y0) * (x1 - x0);
 
+/* a 1x1 window without padding (the subsampling of ResNet's shortcut A):
+   every divisor is 1, so the average is the element itself (added to 0,
+   as the general loop's sum is: -0 becomes 0 there too) */
+static void TH_R(subsample_plane)(const real *ip, real *op, const geom *g,
+                                  const th_nn_window *w) {
+  int64_t oy, ox;
+  for (oy = 0; oy < g->oH; oy++) {
+    const real *row = ip + oy * w->dH * g->iW;
+    real *o = op + oy * g->oW;
+    for (ox = 0; ox < g->oW; ox++) o[ox] = (real)0 + row[ox * w->dW];
+  }
+}
+
 static int TH_R(avgpool_forward)(const th_tensor *input, th_tensor *output, const geom *g,
                                  const th_nn_window *w, int count_include_pad) {
   const real *in = th_tensor_data(input);
   real *out = th_tensor_data(output);
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p;
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
+  if (w->kH == 1 && w->kW == 1 && w->padH == 0 && w->padW == 0) {
+#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL)
+    for (p = 0; p < g->planes; p++) TH_R(subsample_plane)(in + p * iS, out + p * oS, g, w);
+    return TH_OK;
+  }
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *ip = in + p * iS;
     real *op = out + p * oS;
@@ -167,7 +263,7 @@ static int TH_R(avgpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p;
   memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
+#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
   for (p = 0; p < g->planes; p++) {
     const real *gp = go + p * oS;
     real *dst = gi + p * iS;
