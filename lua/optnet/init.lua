@@ -993,6 +993,12 @@ local function attach(net)
     -- its first forward, its gradients private and zero again
     strip(net, modules, true)
     for _, m in ipairs(modules) do
+      -- a Linear the step made in row blocks (optnet.step) holds one block
+      local w, gw = rawget(m, 'weight'), rawget(m, 'gradWeight')
+      if torch.isTensor(w) and torch.isTensor(gw) and torch.type(m) == 'nn.Linear' and not gw:isSameSizeAs(w) then
+        gw:_setLimit(0)
+        gw:set(w.new(w:size()))
+      end
       for _, f in ipairs{'gradWeight', 'gradBias'} do
         local g = rawget(m, f)
         if torch.isTensor(g) and g:nElement() > 0 then g:zero() end
