@@ -95,5 +95,5 @@ if not ONLY then
     '| network | batch | before: params + grads + state + acts | after: params + grads + state + acts | after / before | PyTorch peak - baseline | ours RSS peak - baseline | after / PyTorch | plain step (ms) | trainStep (ms) | time ratio | CPU ratio | cheap: total (/ PyTorch) | cheap: time ratio | cheap: CPU ratio | budget (MiB): total (/ PyTorch) | budget: time ratio | budget: CPU ratio |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'}
   for _, l in ipairs(lines) do text[#text + 1] = l end
-  md.write('docs/benchmarks.md', 'Whole training step', table.concat(text, '\n') .. '\n')
+  md.write('docs/benchmarks.md', 'Whole training step', table.concat(text, '\n') .. '\n\n')
 end
