@@ -21,8 +21,10 @@ local CONFIGS = require 'bench.memconfigs'
 local name, batch, variant = arg[1], tonumber(arg[2]), arg[3]
 local steps = tonumber(arg[4] or 4)
 local cfg = CONFIGS[name]
-assert(cfg and batch and (variant == 'plain' or variant == 'step' or variant == 'cheap') and steps >= 2,
-  'usage: stepone.lua model batch plain|step|cheap [steps >= 2]')
+-- budget:<MiB>: the same with recompute = that byte budget for the arena
+local budget = variant and tonumber(variant:match('^budget:(%d+)$'))
+assert(cfg and batch and (variant == 'plain' or variant == 'step' or variant == 'cheap' or budget) and steps >= 2,
+  'usage: stepone.lua model batch plain|step|cheap|budget:<MiB> [steps >= 2]')
 
 local function vm(field)
   local f = assert(io.open('/proc/self/status'))
@@ -67,8 +69,9 @@ if variant == 'plain' then
     end, p, config, adamState)
   end
 else
-  local s = optnet.trainStep(net, crit, input, {method = optim.adam, config = config,
-                                                recompute = variant == 'cheap' and 'cheap' or 'none'})
+  -- Linears whose gradient exceeds 4 MiB made and applied in row blocks
+  local s = optnet.trainStep(net, crit, input, {method = optim.adam, config = config, blockBytes = 4 * 1048576,
+                                                recompute = budget and budget * 1048576 or variant == 'cheap' and 'cheap' or 'none'})
   stepFn = function() s:step(input, y) end
 end
 local optimizeS = torch._C.clock() - t0

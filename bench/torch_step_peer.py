@@ -10,6 +10,8 @@ zero_grad(set_to_none=False) (gradients kept allocated, as Torch7's nets
 keep them). Prints one line:
     baseline_mb=<VmRSS before the net is built: interpreter, torch, input>
     peak_mb=<VmHWM after the steps> step_ms=<median wall time of a step>
+    params_mb=<parameter bytes> saved_mb=<bytes of the tensors autograd
+    saves for backward in one forward, each storage once, parameters out>
 so peak - baseline is what the step holds at its peak: parameters,
 gradients, Adam's two moments, activations and the allocator's slack.
 Run it with Debian's /usr/bin/python3, where python3-torch lives.
@@ -168,8 +170,27 @@ def main():
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
-    print('baseline_mb=%.1f peak_mb=%.1f step_ms=%.1f torch=%s' % (
-        baseline, torch_peer.vm('VmHWM'), statistics.median(times) * 1e3, torch.__version__), flush=True)
+    peak = torch_peer.vm('VmHWM')
+    # what the peak is made of: parameters (and as many gradient bytes, and
+    # twice that in Adam's moments), and the tensors autograd saves for
+    # backward in one forward (each storage once, parameters left out),
+    # counted after the peak was read
+    params = sum(p.numel() * p.element_size() for p in net.parameters())
+    own = {p.data_ptr() for p in net.parameters()}
+    saved = {}
+
+    def pack(t):
+        st = t.storage()
+        if st.data_ptr() not in own:
+            saved[st.data_ptr()] = max(saved.get(st.data_ptr(), 0), st.nbytes())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = net(x)
+    del out
+    print('baseline_mb=%.1f peak_mb=%.1f step_ms=%.1f params_mb=%.1f saved_mb=%.1f torch=%s' % (
+        baseline, peak, statistics.median(times) * 1e3, params / 2 ** 20, sum(saved.values()) / 2 ** 20,
+        torch.__version__), flush=True)
 
 
 if __name__ == '__main__':

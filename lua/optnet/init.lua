@@ -792,11 +792,16 @@ local function optimize(net, input, o)
     -- the last one tried need not be planned again when it wins)
     local best, seen, plans, installed, floor = nil, {}, 0, nil, false
     local fitAt, missAt
+    -- a miss the model's next target answers with the same plan again
+    -- (it missed by less than one unit's bytes) is answered by a target
+    -- lowered twice as far each time
+    local push = 1
     for _ = 1, 4 * BUDGET_TRIES do
       local segs, fig = recompute.budget(net, recNone, pNone, target)
       if #segs == 0 then break end
       local key = fig.work .. ':' .. fig.kept
       local bytes = seen[key]
+      if bytes and bytes > rc then push = push * 2 else push = 1 end
       if not bytes then
         if plans == BUDGET_TRIES then break end
         plans = plans + 1
@@ -819,7 +824,7 @@ local function optimize(net, input, o)
         if missAt - fitAt < rc / 200 then break end
         target = (fitAt + missAt) / 2
       else
-        target = target + (rc - bytes)
+        target = target + push * (rc - bytes)
       end
       if target <= 0 then break end
     end
@@ -993,6 +998,12 @@ local function attach(net)
     -- its first forward, its gradients private and zero again
     strip(net, modules, true)
     for _, m in ipairs(modules) do
+      -- a Linear the step made in row blocks (optnet.step) holds one block
+      local w, gw = rawget(m, 'weight'), rawget(m, 'gradWeight')
+      if torch.isTensor(w) and torch.isTensor(gw) and torch.type(m) == 'nn.Linear' and not gw:isSameSizeAs(w) then
+        gw:_setLimit(0)
+        gw:set(w.new(w:size()))
+      end
       for _, f in ipairs{'gradWeight', 'gradBias'} do
         local g = rawget(m, f)
         if torch.isTensor(g) and g:nElement() > 0 then g:zero() end

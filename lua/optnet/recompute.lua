@@ -42,6 +42,9 @@ local CHEAP = {
   ['nn.Sigmoid'] = true, ['nn.Tanh'] = true, ['nn.SoftPlus'] = true,
   ['nn.BatchNormalization'] = true, ['nn.SpatialBatchNormalization'] = true,
   ['nn.MulConstant'] = true, ['nn.AddConstant'] = true, ['nn.Identity'] = true,
+  -- one pass over its input; its output and indices (8 bytes an element)
+  -- are the largest buffers of VGG and GoogLeNet
+  ['nn.SpatialMaxPooling'] = true,
 }
 
 local function isStochastic(m)

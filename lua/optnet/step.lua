@@ -117,7 +117,8 @@ Step.__index = Step
 
 -- trainStep's own options; the others go to optimizeMemory
 local STEP_OPTS = {method = true, config = true, state = true, maxNorm = true, twoPass = true, onGradReady = true,
-                   onBackwardDone = true, deferUpdates = true}
+                   onBackwardDone = true, deferUpdates = true, blockBytes = true}
+
 
 -- optnet: the optnet table (init.lua); the rest as optnet.trainStep
 function step.new(optnet, net, criterion, input, opts)
@@ -146,6 +147,14 @@ function step.new(optnet, net, criterion, input, opts)
   if opts.deferUpdates ~= nil and type(opts.deferUpdates) ~= 'boolean' then
     fail("option 'deferUpdates' must be a boolean, got %s", torch.type(opts.deferUpdates))
   end
+  if opts.blockBytes ~= nil and opts.blockBytes ~= false
+     and (math.type(opts.blockBytes) ~= 'integer' or opts.blockBytes < 1) then
+    fail("option 'blockBytes' must be a positive integer or false, got %s", tostring(opts.blockBytes))
+  end
+  if opts.blockBytes and (opts.twoPass or opts.maxNorm ~= nil or opts.onGradReady or opts.deferUpdates) then
+    fail("option 'blockBytes' updates a Linear's weight block by block in backward, its gradient never whole: "
+      .. "not with 'twoPass', 'maxNorm', 'onGradReady' or 'deferUpdates', which need each gradient whole")
+  end
   if opts.deferUpdates and (opts.twoPass or opts.maxNorm ~= nil or not opts.onGradReady) then
     fail("option 'deferUpdates' needs an 'onGradReady' (which takes each gradient away) and no 'twoPass' or 'maxNorm'")
   end
@@ -161,13 +170,20 @@ function step.new(optnet, net, criterion, input, opts)
     fail("a training step plans mode = 'training', got mode = '%s'", tostring(planOpts.mode))
   end
   planOpts.mode, planOpts.planGrads, planOpts.clipGrads = 'training', true, twoPass
-  if of[net] then of[net].dead = true end
+  if of[net] then
+    step.unblock(of[net])
+    of[net].dead = true
+  end
   local self = setmetatable({net = net, criterion = criterion, method = name, config = config,
                              maxNorm = opts.maxNorm, onGradReady = opts.onGradReady, twoPass = twoPass,
                              onBackwardDone = opts.onBackwardDone, deferUpdates = opts.deferUpdates,
                              states = opts.state or {}, optnet = optnet}, Step)
   if type(self.states) ~= 'table' then fail("option 'state' must be a table, got %s", torch.type(self.states)) end
   self.groups, self.ties = groups(net)
+  -- the whole gradient at once (onGradReady, two passes) or none (deferred): no blocks
+  local limit = opts.blockBytes
+  self.blocked = {}
+  if limit then step.block(self, limit) end
   of[net] = self
   local ok, err = pcall(optnet.optimizeMemory, net, input, planOpts)
   if not ok then
@@ -178,8 +194,123 @@ function step.new(optnet, net, criterion, input, opts)
   return self
 end
 
--- the grads tied by groups() get private memory again (zeroed)
+-- Row blocks: a Linear's gradWeight (out x in) is gradOutput^T x input, and
+-- rows r0..r1 of it are gradOutput[:, r0..r1]^T x input: the same dot
+-- products over the batch, element by element. So a big Linear's weight
+-- gradient is made and applied a block of rows at a time: its gradWeight is
+-- one block (rows x in) for as long as the step drives the net, planned in
+-- the arena at that size; each block is accumulated into it, the rows of
+-- the weight (and of the optimizer's state) updated, and the block reused.
+-- The gradient never exists whole (VGG's first FC layer: 392 MiB).
+-- gradBias is made whole, a slice per block, and updated as usual.
+local C = torch._C.nn
+-- blockedAcc's functions -> their block (weak): detach puts back the
+-- module's own accGradParameters when the block was undone meanwhile
+local blockOf = setmetatable({}, {__mode = 'k'})
+
+-- the update of rows r0 .. r0 + n - 1 of grp's parameter from g (n rows):
+-- optim's function on views of those rows of the parameter and of its
+-- state. A state field the step began without is made by the first block
+-- (the optimizer's own first-step arithmetic, e.g. sgd's momentum starting
+-- at the gradient), kept whole, and every other block sees it absent too;
+-- counters (t, evalCounter) advance once per step, with the last block.
+local function updateRows(self, grp, r0, n, g, first, last)
+  local st = self.states[grp.index]
+  if not st then st = {}; self.states[grp.index] = st end
+  local P = grp.param
+  if first then
+    grp.had = {}
+    for k, v in pairs(st) do
+      if torch.isTensor(v) and v:isSameSizeAs(P) then grp.had[k] = true end
+    end
+  end
+  local sub, views = {}, {}
+  for k, v in pairs(st) do
+    if not torch.isTensor(v) then sub[k] = v
+    elseif grp.had[k] then sub[k] = v:narrow(1, r0, n); views[k] = sub[k] end
+  end
+  step._update(self, grp, P:narrow(1, r0, n), g, nil, sub)
+  for k, v in pairs(sub) do
+    if torch.isTensor(v) then
+      if v ~= views[k] then
+        -- made by this block (or replaced by the optimizer): into the whole
+        if not (torch.isTensor(st[k]) and st[k]:isSameSizeAs(P)) then st[k] = v.new(P:size()):zero() end
+        st[k]:narrow(1, r0, n):copy(v)
+        -- the block's own copy is garbage now: freed at once, not when the
+        -- collector comes (VGG-A's first step left 470 MiB of them)
+        if v:_storageId() ~= g:_storageId() and v:_storageId() ~= P:_storageId() then v:free() end
+      end
+    elseif last then
+      st[k] = v
+    end
+  end
+end
+
+local function blockedAcc(self, b)
+  local m, grp, rows = b.module, b.grp, b.rows
+  return function(mod, input, gradOutput, scale)
+    scale = scale or 1
+    mod.addBuffer = mod.addBuffer or mod.weight.new()
+    local gw, gb, out = mod.gradWeight, mod.gradBias, mod.weight:size(1)
+    local d = input:dim() == 2 and 2 or 1
+    if not torch.isTensor(gradOutput) or gradOutput:dim() ~= d or gradOutput:size(d) ~= out then
+      error(string.format('nn.Linear:accGradParameters: gradOutput of %d columns expected, got %s', out,
+        torch.isTensor(gradOutput) and table.concat(gradOutput:size():totable(), 'x') or torch.type(gradOutput)), 2)
+    end
+    -- a trace (optnet's planning: scale 0) sees one block
+    local last = self.running and out or 1
+    for r0 = 1, last, rows do
+      local n = math.min(rows, out - r0 + 1)
+      local g = gw:narrow(1, 1, n)
+      g:zero()
+      C.linear_accGradParameters(mod, input, gradOutput:narrow(d, r0, n), g, gb and gb:narrow(1, r0, n),
+                                 mod.addBuffer, scale)
+      if self.running then updateRows(self, grp, r0, n, g, r0 == 1, r0 + n > out) end
+    end
+  end
+end
+
+-- chooses the Linears to block (each weight held by that module alone) and
+-- gives their gradWeight the size of one block
+function step.block(self, limit)
+  for _, grp in ipairs(self.groups) do
+    local mb = grp.members[1]
+    local m = mb.module
+    if #grp.members == 1 and mb.field == 'weight' and torch.type(m) == 'nn.Linear' and grp.param:dim() == 2 then
+      local g = m.gradWeight
+      local rowBytes = g:_storageBytes() // math.max(1, g:storage():size()) * g:size(2)
+      local rows = math.max(1, limit // rowBytes)
+      if rows < g:size(1) then
+        local b = {module = m, grp = grp, rows = rows, saved = rawget(m, 'accGradParameters')}
+        grp.rowBlocked = true
+        g:_setLimit(0)
+        g:set(g.new(rows, g:size(2)):zero())
+        local f = torch._transient(blockedAcc(self, b))
+        blockOf[f], b.active = b, true
+        rawset(m, 'accGradParameters', f)
+        self.blocked[#self.blocked + 1] = b
+      end
+    end
+  end
+end
+
+-- the blocked Linears as they were: gradWeight whole (zero), their own accGradParameters
+function step.unblock(self)
+  for _, b in ipairs(self.blocked or {}) do
+    local m = b.module
+    rawset(m, 'accGradParameters', b.saved)
+    b.active = false
+    m.gradWeight:_setLimit(0)
+    m.gradWeight:set(m.weight.new(m.weight:size()):zero())
+    b.grp.rowBlocked = nil
+  end
+  self.blocked = {}
+end
+
+-- the grads tied by groups() get private memory again (zeroed), the
+-- blocked Linears their whole gradWeight
 function step.untie(self)
+  step.unblock(self)
   for _, t in ipairs(self.ties) do
     t.t:set(t.t.new(t.size):zero())
   end
@@ -208,6 +339,12 @@ function step.attach(net, state, rec)
   for _, st in ipairs(rec.steps) do
     if st.kind == 'gradient' then
       for _, grp in ipairs(groupsOf[st.module] or {}) do grp.n = grp.n + 1 end
+    end
+  end
+  for _, grp in ipairs(self.groups) do
+    if grp.rowBlocked and grp.n ~= 1 then
+      error(string.format('optnet.trainStep: parameter %d (a Linear\'s weight made in row blocks) is accumulated '
+        .. '%d times in a backward: pass blockBytes = false', grp.index, grp.n), 0)
     end
   end
   local saved = {}
@@ -256,7 +393,11 @@ function step.detach(net, state)
   local s = state.step
   rawset(net, 'backward', s.backward)
   rawset(net, 'getParameters', s.getParameters)
-  for m, f in pairs(s.saved) do rawset(m, 'accGradParameters', f.accGradParameters) end
+  for m, f in pairs(s.saved) do
+    local fn, b = f.accGradParameters, blockOf[f.accGradParameters]
+    if b and not b.active then fn = b.saved end
+    rawset(m, 'accGradParameters', fn)
+  end
   state.step = nil
 end
 
@@ -283,9 +424,9 @@ end
 -- one parameter's update (its gradient complete, clipped if asked); p and
 -- g, when given, stand for the parameter and its gradient (a slice of the
 -- parameter, a reduced copy of the gradient: dataparallel.step)
-local function update(self, grp, p, g, key)
+local function update(self, grp, p, g, key, st)
   key = key or grp.index
-  local st = self.states[key]
+  st = st or self.states[key]
   if not st then st = {}; self.states[key] = st end
   local config = self.config
   p, g = p or grp.param, g or grp.grad
@@ -324,7 +465,14 @@ local function update(self, grp, p, g, key)
   if scratch then for _, f in ipairs(scratch) do st[f] = nil end end
 end
 
+step._update = update
+
 function Step:_ready(grp)
+  -- a Linear's weight in row blocks: updated block by block in its accGradParameters
+  if grp.rowBlocked then
+    grp.updated = true
+    return
+  end
   if self.onGradReady then self.onGradReady(grp.index, grp.grad, grp.param) end
   if self.twoPass then return end
   if self.deferUpdates then
