@@ -71,22 +71,25 @@ int th_nn_convdirect_available(void) {
 }
 
 /* The shape rule, from single-thread GFLOP/s on a quiet Zen 5 (direct
-   against the path taken otherwise, counted as direct convolution):
-   - few channels, any plane: direct by 2x and more (ResNet-56's 16..64
-     planes: forward 239-257 against 104-120, gradWeight 218 against 84-99;
-     DenseNet's 128 -> 12: 192-257 against 60-149; GoogLeNet's 5x5: forward
-     197-248 against 104-131, gradWeight 208-248 against 113-128);
-   - where Winograd F(2x2,3x3) is taken it wins forward and gradInput from
-     nIn * nOut = 4096 (64 -> 64 at 56x56: 300 against 202; 256 -> 256 at
-     14x14: 283 against 221) and gradWeight from 16384 (128 -> 128 at
-     28x28: 311 against 259; 64 -> 64 at 56x56: direct 240 against 227);
-   - AlexNet's 13x13 layers: direct (forward 233 against 128, gradWeight
-     256 against 205), but 512 -> 512 at 7x7 goes to im2col (forward 227
-     against 179). */
+   against the path taken otherwise, counted as direct convolution; the
+   others on our own sgemm, src/tensor/th_gemm.c):
+   - few channels, any plane: direct (ResNet-56's 16..64 planes: forward
+     238-245 against 136-161, gradWeight 185-225 against 110-155; DenseNet's
+     128 -> 12 and GoogLeNet's 5x5 likewise, or level);
+   - forward and gradInput: where Winograd F(2x2,3x3) is taken it wins from
+     nIn * nOut = 4096 (64 -> 64 at 56x56: 292 against 211; 64 -> 128 at
+     112x112: 396 against 195); elsewhere im2col wins from 65536 channel
+     pairs (192 -> 384 at 13x13: 233 against 219; 512 -> 512 at 7x7: 225
+     against 169), level at 65536;
+   - gradWeight: direct up to 16384 pairs on planes up to 64x64 (128 ->
+     128 at 28x28: 242 against Winograd's 216; 64 -> 64 at 56x56: 241
+     against 220), the others beyond (256 -> 256 at 14x14: 334 against
+     237; 64 -> 128 at 112x112: 271 against 232; 256 -> 256 at 13x13
+     through im2col: 312 against 231). */
 static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t oH, int64_t oW) {
-  const int64_t wino = phase == TH_NN_WINO_GRAD_WEIGHT ? 16384 : 4096;
-  if (planes >= wino && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
-  return planes <= 98304;
+  if (phase == TH_NN_WINO_GRAD_WEIGHT) return planes <= 16384 && oH * oW <= 4096;
+  if (planes >= 4096 && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
+  return planes < 65536;
 }
 
 int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
