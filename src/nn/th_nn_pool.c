@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_cpu.h"
 
 typedef struct geom {
   int batch;
