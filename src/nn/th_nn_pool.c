@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 #include "th_nn_internal.h"
-#include "../tensor/th_cpu.h"
 
 typedef struct geom {
   int batch;

@@ -35,7 +35,7 @@ static void TH_R(maxpool_plane_nan)(const real *ip, real *op, int64_t *xp, const
 /* the same for a plane without NaN, a whole output row at a time: for each
    window offset (y, j) one loop over the row's outputs, which the compiler
    vectorizes (a per-window scan branches unpredictably on every element) */
-TH_CPU_CLONES static void TH_R(maxpool_plane)(const real *ip, real *op, int64_t *xp, const geom *g,
+static void TH_R(maxpool_plane)(const real *ip, real *op, int64_t *xp, const geom *g,
                                 const th_nn_window *w) {
   const int64_t dW = w->dW, padW = w->padW, iW = g->iW, oW = g->oW;
   int64_t oy, ox, y, j;
