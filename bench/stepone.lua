@@ -70,8 +70,9 @@ if variant == 'plain' then
   end
 else
   -- Linears whose gradient exceeds 4 MiB made and applied in row blocks
+  local recompute = budget and budget * 1048576 or variant == 'cheap' and 'cheap' or 'none'
   local s = optnet.trainStep(net, crit, input, {method = optim.adam, config = config, blockBytes = 4 * 1048576,
-                                                recompute = budget and budget * 1048576 or variant == 'cheap' and 'cheap' or 'none'})
+                                                recompute = recompute})
   stepFn = function() s:step(input, y) end
 end
 local optimizeS = torch._C.clock() - t0

@@ -91,7 +91,8 @@ local function compare(build, opts)
 end
 
 -- (the pooling net is no chain of comparable children: 'sqrt' saves nothing there)
-for _, case in ipairs{{'resnet cifar', resnet}, {'conv/BN/Dropout net', bnnet}, {'conv/pooling net', poolnet, {'cheap'}}} do
+local CASES = {{'resnet cifar', resnet}, {'conv/BN/Dropout net', bnnet}, {'conv/pooling net', poolnet, {'cheap'}}}
+for _, case in ipairs(CASES) do
   describe('optnet recompute on ' .. case[1], function()
     local base
     it('none: the reference arena', function()
