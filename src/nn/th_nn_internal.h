@@ -61,8 +61,13 @@ int th_nn_scratch_rows(int64_t batch, int nt);
    - max pooling backward, counted in outputs (a scatter): 2.1 at 43k, 0.96-1.04
      at 147k-200k, 0.82 at 401k: 262144;
    - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
-     (ReLU and the like): a two-thread call costs about 50 us more at any
-     size, so 1.45 at 524288, 1.00 at 1M, 0.74 at 2M elements: 2097152. */
+     (ReLU and the like, 0.07-0.09 ns per element): 1.45 at 524288, 1.00 at
+     1M, 0.74 at 2M elements, but in a run that changed the thread count
+     before every call, which costs the next region tens of microseconds
+     (ReLU's 3.5 us calls showed it most; batch norm's and pooling's figures
+     less); with a constant count a two-thread ReLU call costs about 6 us
+     more than its work, so the break-even may be lower. Kept at 2097152
+     until bench/layers.lua (now in blocks of calls) runs on a quiet machine. */
 #ifndef TH_NN_PAR_MIN_BN
 #define TH_NN_PAR_MIN_BN 131072
 #endif
