@@ -47,27 +47,22 @@ int th_nn_scratch_rows(int64_t batch, int nt);
 #define TH_NN_PAR_MIN_ELEMS 2097152
 #endif
 /* Per kernel kind, where a second thread pays, from `make bench-layers`
-   (float32, passive waits as bin/th sets them, hot caches, 1 and 2 threads
-   alternated call by call; quiet machine, four runs, two-thread time over
-   one-thread time):
-   - batch norm (N*F*S elements): 0.83 at 262144 on 8x8 planes (97 us on one
-     thread), 0.81 backward and 1.01 forward at 1M elements on 32x32 planes,
-     1.03-1.29 at 131072-524288 on 16x16 planes (forward loses there, hot in
-     cache). In a ResNet-56 step, where the planes come cold from the
-     convolution, 65536 took batch norm from 25.8 to 16.8 ms forward and 32.0
-     to 20.2 ms backward (speed-profile note): 131072;
+   (float32, passive waits as bin/th sets them, hot caches; 1 and 2 threads
+   in alternating blocks of calls; three runs on a quiet machine, two-thread
+   time over one-thread time). With the second vCPU idle, waking it costs
+   25-55 us (KVM halts an idle vCPU), against about 6 us on a busy one:
+   - batch norm (N*F*S elements): 1.1-1.6 at 262144-524288, 0.93 backward
+     and 1.08 forward at 1M, 0.44 / 0.86 at 2M. But in a ResNet-56 step,
+     where the second thread has just left the convolution's region and the
+     planes arrive cold, 65536 took batch norm from 25.8 to 16.8 ms forward
+     and 32.0 to 20.2 ms backward (speed-profile note): 131072;
    - max and average pooling forward, counted in elements read (outputs x
-     window): 0.52-0.66 from 390k reads, 0.88 at 131k (118 us): 65536;
-   - max pooling backward, counted in outputs (a scatter): 2.1 at 43k, 0.96-1.04
-     at 147k-200k, 0.82 at 401k: 262144;
+     window): 0.87 at 131k reads (124 us), 0.51-0.71 from 390k: 65536;
+   - max pooling backward, counted in outputs (a scatter): 3.0 at 43k,
+     0.96-1.02 at 147k-200k, 0.80-0.84 at 401k-519k: 262144;
    - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
-     (ReLU and the like, 0.07-0.09 ns per element): 1.45 at 524288, 1.00 at
-     1M, 0.74 at 2M elements, but in a run that changed the thread count
-     before every call, which costs the next region tens of microseconds
-     (ReLU's 3.5 us calls showed it most; batch norm's and pooling's figures
-     less); with a constant count a two-thread ReLU call costs about 6 us
-     more than its work, so the break-even may be lower. Kept at 2097152
-     until bench/layers.lua (now in blocks of calls) runs on a quiet machine. */
+     (ReLU and the like, 0.07-0.09 ns per element): 1.7 at 524288, 1.12 at
+     1M, 0.81 at 2M elements: 2097152. */
 #ifndef TH_NN_PAR_MIN_BN
 #define TH_NN_PAR_MIN_BN 131072
 #endif
