@@ -4,7 +4,7 @@
 -- kinds: comma-separated subset of bn,relu,pool,pool2 (default all).
 -- Prints one line per kind, size and phase: key=value pairs with the
 -- element count (pooling: output elements) and the median and minimum ms
--- over 'reps' calls on one thread and on two, alternated call by call. Built with
+-- over 'reps' calls on one thread and on two, alternated in blocks of 8. Built with
 -- every threshold at 0 (`make bench-layers` does that), the two-thread
 -- column is what a parallel region gives at that size: the break-even
 -- points of TH_NN_PAR_MIN_BN / _POOL / _CHEAP (src/nn/th_nn_internal.h;
@@ -24,26 +24,27 @@ local function median(t)
   return c[(#c + 1) // 2]
 end
 
--- reps calls on 1 thread and on 2, alternating call by call so that a
--- neighbour's load falls on both alike
+-- reps calls on 1 thread and on 2, in blocks of 8 calls alternating
+-- between the two (the first call of a block is not timed: the first
+-- region after a change of the thread count costs tens of microseconds
+-- more), so that a neighbour's load falls on both alike
 local function time(f)
-  local t1, t2, tm = {}, {}, torch.Timer()
-  for _, n in ipairs{1, 2} do
-    torch.setnumthreads(n)
-    f()
-    f()
-  end
-  for i = 1, reps do
+  local t = {{}, {}}
+  local tm = torch.Timer()
+  local block = 8
+  for _ = 1, math.max(1, reps // block) do
     for _, n in ipairs{1, 2} do
       torch.setnumthreads(n)
-      tm:reset()
       f()
-      local ms = tm:time().real * 1e3
-      if n == 1 then t1[i] = ms else t2[i] = ms end
+      for _ = 1, block do
+        tm:reset()
+        f()
+        t[n][#t[n] + 1] = tm:time().real * 1e3
+      end
     end
   end
   torch.setnumthreads(2)
-  return median(t1), median(t2), math.min(table.unpack(t1)), math.min(table.unpack(t2))
+  return median(t[1]), median(t[2]), math.min(table.unpack(t[1])), math.min(table.unpack(t[2]))
 end
 
 -- the minimum is what a quiet machine gives (a neighbour only slows calls down)

@@ -332,13 +332,14 @@ describe('spatial pooling modules', function()
   end)
 end)
 
--- above TH_NN_PAR_MIN_POOL (65536 elements read) planes are spread over
+-- above TH_NN_PAR_MIN_POOL (65536 elements read forward) and
+-- TH_NN_PAR_MIN_POOL_BWD (262144 outputs backward) planes are spread over
 -- the threads; each plane is one thread's, so the numbers are one thread's
 describe('spatial pooling on two threads', function()
   it('gives the bits and indices of one thread, max and average, float and double', function()
     for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       torch.manualSeed(6)
-      local x = torch.randn(2, 17, 35, 33):type(T)
+      local x = torch.randn(2, 32, 131, 133):type(T)  -- 64 planes of 65x66 outputs
       for _, mk in ipairs{function() return nn.SpatialMaxPooling(3, 3, 2, 2) end,
                           function() return nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1) end} do
         local res = {}

@@ -46,30 +46,34 @@ int th_nn_scratch_rows(int64_t batch, int nt);
 #ifndef TH_NN_PAR_MIN_ELEMS
 #define TH_NN_PAR_MIN_ELEMS 2097152
 #endif
-/* Per kernel kind, where a second thread pays: the loop's one-thread time
-   must be well above what a parallel region costs with passive waits
-   (bin/th's OMP_WAIT_POLICY): about 8 us to wake and join the second
-   thread, measured with `make bench-layers` (float32, hot caches; the
-   machine's other load included, so a quiet machine costs less). Two
-   threads reach at best 1.6-1.9x on these memory-bound loops, so the
-   break-even is about 2.2 x 8 = 18 us of one-thread work; each threshold
-   asks for about twice that:
-   - batch norm (N*F*S elements, forward and backward): 0.11-0.34 ns per
-     element forward, 0.17-0.41 backward (short planes cost more): 131072
-     elements are 20-35 us;
-   - pooling, counted in elements read (forward: outputs x window size,
-     backward: outputs): 0.35-1.3 ns per read forward, 0.5-0.8 ns per
-     output backward: 65536 reads are 35-80 us;
+/* Per kernel kind, where a second thread pays, from `make bench-layers`
+   (float32, passive waits as bin/th sets them, hot caches; 1 and 2 threads
+   in alternating blocks of calls; three runs on a quiet machine, two-thread
+   time over one-thread time). With the second vCPU idle, waking it costs
+   25-55 us (KVM halts an idle vCPU), against about 6 us on a busy one:
+   - batch norm (N*F*S elements): 1.1-1.6 at 262144-524288, 0.93 backward
+     and 1.08 forward at 1M, 0.44 / 0.86 at 2M. But in a ResNet-56 step,
+     where the second thread has just left the convolution's region and the
+     planes arrive cold, 65536 took batch norm from 25.8 to 16.8 ms forward
+     and 32.0 to 20.2 ms backward (speed-profile note): 131072;
+   - max and average pooling forward, counted in elements read (outputs x
+     window): 0.87 at 131k reads (124 us), 0.51-0.71 from 390k: 65536;
+   - max pooling backward, counted in outputs (a scatter): 3.0 at 43k,
+     0.96-1.02 at 147k-200k, 0.80-0.84 at 401k-519k: 262144;
    - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
-     (ReLU and the like): 0.07-0.09 ns per element: 524288 are 40-45 us. */
+     (ReLU and the like, 0.07-0.09 ns per element): 1.7 at 524288, 1.12 at
+     1M, 0.81 at 2M elements: 2097152. */
 #ifndef TH_NN_PAR_MIN_BN
 #define TH_NN_PAR_MIN_BN 131072
 #endif
 #ifndef TH_NN_PAR_MIN_POOL
 #define TH_NN_PAR_MIN_POOL 65536
 #endif
+#ifndef TH_NN_PAR_MIN_POOL_BWD
+#define TH_NN_PAR_MIN_POOL_BWD 262144
+#endif
 #ifndef TH_NN_PAR_MIN_CHEAP
-#define TH_NN_PAR_MIN_CHEAP 524288
+#define TH_NN_PAR_MIN_CHEAP 2097152
 #endif
 
 /* switch OpenBLAS to one thread around a parallel region; returns the old count */

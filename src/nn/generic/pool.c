@@ -182,7 +182,7 @@ static int TH_R(maxpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p, bad = 0;
   memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL) reduction(+ : bad)
+#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL_BWD) reduction(+ : bad)
   for (p = 0; p < g->planes; p++) {
     const real *gp = go + p * oS;
     const int64_t *xp = ind + p * oS;
