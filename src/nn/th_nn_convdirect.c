@@ -456,26 +456,30 @@ int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut
 /* 16 floats past a buffer's start, aligned to 64 bytes */
 static float *aligned(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
-int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
-                          const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
-                          int64_t B, int64_t nIn, int64_t nOut) {
+/* out = corr(in, w) + bias for forward (flip 0: C = nIn planes in, K =
+   nOut out) or gradInput (flip 1: the kernels rotated and the roles of the
+   planes swapped), through the packed kernel in 'scratch' */
+static int run_correlation(const th_tensor *in, th_tensor *out, const th_tensor *weight,
+                           const th_tensor *bias, th_tensor *scratch, const th_nn_window *w,
+                           int64_t B, int64_t nIn, int64_t nOut, int flip) {
 #ifdef TH_CONVDIRECT_AVX512
-  const int64_t H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
+  const int64_t H = in->size[in->ndim - 2], W = in->size[in->ndim - 1], T = w->kH * w->kW;
+  const int64_t C = flip ? nOut : nIn, K = flip ? nIn : nOut;
   c3geom g;
   float *wp, *bp;
   int nt;
-  const int64_t T = w->kH * w->kW;
-  if (th_tensor_resize1d(finput, th_nn_convdirect_scratch(TH_NN_WINO_FORWARD, B, nIn, nOut, T)) !=
-      TH_OK)
+  if (th_tensor_resize1d(scratch, th_nn_convdirect_scratch(flip ? TH_NN_WINO_GRAD_INPUT
+                                                                 : TH_NN_WINO_FORWARD,
+                                                            B, nIn, nOut, T)) != TH_OK)
     return TH_ERR;
-  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
-  wp = aligned(th_tensor_data(finput));
-  bp = wp + round_up(nOut, OCB) * nIn * T;
-  pack_weights(th_tensor_data(weight), nOut, nIn, T, 0, wp);
-  memset(bp, 0, sizeof(float) * (size_t)round_up(nOut, OCB));
-  if (bias) memcpy(bp, th_tensor_data(bias), sizeof(float) * (size_t)nOut);
+  if (geom_init(&g, B, C, K, H, W, w) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(scratch));
+  bp = wp + round_up(K, OCB) * C * T;
+  pack_weights(th_tensor_data(weight), nOut, nIn, T, flip, wp);
+  memset(bp, 0, sizeof(float) * (size_t)round_up(K, OCB));
+  if (bias) memcpy(bp, th_tensor_data(bias), sizeof(float) * (size_t)K);
   nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
-  correlate(&g, th_tensor_data(input), th_tensor_data(output), wp, bp, nt);
+  correlate(&g, th_tensor_data(in), th_tensor_data(out), wp, bp, nt);
   free(g.mk);
   return TH_OK;
 #else
@@ -483,31 +487,16 @@ int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th
 #endif
 }
 
+int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
+                             const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
+                             int64_t B, int64_t nIn, int64_t nOut) {
+  return run_correlation(input, output, weight, bias, finput, w, B, nIn, nOut, 0);
+}
+
 int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
-                                 const th_tensor *weight, th_tensor *fgradInput,
-                                 const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
-#ifdef TH_CONVDIRECT_AVX512
-  const int64_t H = gradOutput->size[gradOutput->ndim - 2];
-  const int64_t W = gradOutput->size[gradOutput->ndim - 1];
-  c3geom g;
-  float *wp, *bp;
-  int nt;
-  const int64_t T = w->kH * w->kW;
-  if (th_tensor_resize1d(fgradInput,
-                         th_nn_convdirect_scratch(TH_NN_WINO_GRAD_INPUT, B, nIn, nOut, T)) != TH_OK)
-    return TH_ERR;
-  if (geom_init(&g, B, nOut, nIn, H, W, w) != TH_OK) return TH_ERR;
-  wp = aligned(th_tensor_data(fgradInput));
-  bp = wp + round_up(nIn, OCB) * nOut * T;
-  pack_weights(th_tensor_data(weight), nOut, nIn, T, 1, wp);
-  memset(bp, 0, sizeof(float) * (size_t)round_up(nIn, OCB));
-  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
-  correlate(&g, th_tensor_data(gradOutput), th_tensor_data(gradInput), wp, bp, nt);
-  free(g.mk);
-  return TH_OK;
-#else
-  return th_error_set("the direct convolution needs an x86-64 build");
-#endif
+                                    const th_tensor *weight, th_tensor *fgradInput,
+                                    const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+  return run_correlation(gradOutput, gradInput, weight, NULL, fgradInput, w, B, nIn, nOut, 1);
 }
 
 int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gradOutput,
