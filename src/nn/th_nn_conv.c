@@ -258,7 +258,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                const th_nn_window *w, double scale) {
   geom g;
   th_tensor in, go, gw, gb;
-  int rc = TH_ERR, nt;
+  int rc = TH_ERR, nt, direct;
   if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
   if (check_grad_output(gradOutput, &g, input->dtype) != TH_OK) return TH_ERR;
   if (check_bias(gradBias, &g, input->dtype, "gradBias") != TH_OK) return TH_ERR;
@@ -272,12 +272,12 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
-  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW) ||
-      th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
-    if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW))
-      rc = th_nn_convdirect_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut, scale);
-    else
-      rc = th_nn_winograd_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut, scale);
+  direct = th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
+  if (direct || th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
+    rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn,
+                                                   g.nOut, scale)
+                : th_nn_winograd_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut,
+                                                 scale);
     if (rc == TH_OK && gradBias)
       rc = TH_DISPATCH_FLOATING(input->dtype, conv_bias_only, (&go, &gb, &g, scale),
                                 "SpatialConvolution");

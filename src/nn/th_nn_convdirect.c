@@ -397,12 +397,12 @@ TH_AVX512 static void transpose16(const float *go, int64_t HW, int64_t p0, int n
   }
 }
 
-/* one image's input planes into w->xp with a zero border, and its
-   gradOutput transposed into w->got (planes past K zero) */
+/* one image's input planes into the interiors of w->xp (whose border
+   gw_range zeroed once), and its gradOutput transposed into w->got
+   (planes past K zero) */
 static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const float *go) {
   const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
   int64_t c, y, k0, p0;
-  memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
   for (c = 0; c < g->C; c++)
     for (y = 0; y < g->H; y++)
       memcpy(w->xp + c * w->pplane + (y + pH) * w->Wp + pW, in + (c * g->H + y) * g->W,
@@ -419,6 +419,7 @@ static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go
                      int64_t b1, float *dw, float scale) {
   int64_t b, kv = 0, c0, t0, k, c, t, nw;
   memset(w->dwt, 0, sizeof(float) * (size_t)(g->C * g->T * w->Kp));
+  memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
   for (b = b0; b < b1; b++) {
     gw_stage(g, w, in + b * g->C * g->HW, go + b * g->K * g->HW);
     for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
