@@ -151,10 +151,36 @@ describe('torch.compat', function()
     assert.are.equal('true\ttrue\n', out)
   end)
 
+  it('math.randomseed takes any finite number, truncated as in 5.1', function()
+    math.randomseed(12.7)
+    local a = {math.random(1000), math.random(1000)}
+    math.randomseed(12)
+    assert.are.same(a, {math.random(1000), math.random(1000)})
+    math.randomseed(-3.5)
+    local b = math.random(1000)
+    math.randomseed(-3)
+    assert.are.equal(b, math.random(1000))
+    math.randomseed(1e5 * torch.tic())   -- nn's test suite seeds so
+    assert.has_error(function() math.randomseed(0 / 0) end)
+    assert.has_error(function() math.randomseed('x') end)
+    compat.disable()
+    assert.has_error(function() math.randomseed(1.5) end)
+    compat.enable()
+    math.randomseed(1.5)
+  end)
+
+  it('torch.tic and torch.toc measure wall seconds', function()
+    local t = torch.tic()
+    assert.is_true(t > 1.5e9)
+    local dt = torch.toc(t)
+    assert.is_true(dt >= 0 and dt < 60)
+    assert.has_error(function() torch.toc() end, 'torch.toc: start time (number, from torch.tic()) expected, got nil')
+  end)
+
   it('lists every name it can provide', function()
     local all = compat.all()
     for _, n in ipairs{'unpack', 'loadstring', 'bit', 'math.pow', 'math.log10', 'math.ldexp',
-                       'math.frexp', 'table.getn', 'table.maxn', 'string.gfind'} do
+                       'math.frexp', 'table.getn', 'table.maxn', 'string.gfind', 'math.randomseed'} do
       local found = false
       for _, m in ipairs(all) do found = found or m == n end
       assert.is_true(found, n)

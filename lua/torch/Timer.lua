@@ -95,4 +95,18 @@ function Timer:__tostring__()
                        self.running and 'running' or 'stopped', t.real, t.user, t.sys)
 end
 
+-- torch.tic() -> the wall clock in seconds since the epoch; torch.toc(t) ->
+-- the seconds elapsed since t, a tic() value (Torch7's pair; nn's test suite
+-- seeds its generator from tic())
+function torch.tic()
+  return C.realtime()
+end
+
+function torch.toc(t)
+  if type(t) ~= 'number' then
+    error('torch.toc: start time (number, from torch.tic()) expected, got ' .. type(t), 2)
+  end
+  return C.realtime() - t
+end
+
 return Timer

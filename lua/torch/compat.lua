@@ -182,6 +182,25 @@ local entries = {
 
 local containers = {[_G] = '', [math] = 'math.', [table] = 'table.', [string] = 'string.'}
 
+-- 5.4 functions that refuse what 5.1 took: math.randomseed wants integral
+-- numbers where 5.1 truncated any number (nn's test suite seeds with
+-- 1e5 * torch.tic()); wrapped while compat is on, the original put back after
+local randomseed = math.randomseed   -- 5.4's (its name shows in its errors)
+local function toseed(x)
+  if math.type(x) ~= 'float' or math.tointeger(x) then return x end
+  if x ~= x or x == math.huge or x == -math.huge then return x end   -- 5.4's own error
+  x = math.fmod(x, 2.0 ^ 62)
+  return math.tointeger(x < 0 and math.ceil(x) or math.floor(x))
+end
+local function randomseed51(...)
+  local n = select('#', ...)
+  if n == 0 then return randomseed() end
+  local a, b = ...
+  if n == 1 then return randomseed(toseed(a)) end
+  return randomseed(toseed(a), toseed(b))
+end
+local wrapped = {{math, 'randomseed', randomseed, randomseed51}}
+
 -- names currently provided by this module, 'math.pow' style
 local installed = {}
 
@@ -190,6 +209,10 @@ function compat.enable()
     local t, k, v = e[1], e[2], e[3]
     if rawget(t, k) == nil then rawset(t, k, v) end
     if rawget(t, k) == v then installed[containers[t] .. k] = true end
+  end
+  for _, w in ipairs(wrapped) do
+    if rawget(w[1], w[2]) == w[3] then rawset(w[1], w[2], w[4]) end
+    if rawget(w[1], w[2]) == w[4] then installed[containers[w[1]] .. w[2]] = true end
   end
   -- require 'bit' works too, as under LuaJIT
   if package.loaded.bit == nil then package.loaded.bit = bit end
@@ -202,6 +225,10 @@ function compat.disable()
     -- only what we put there and nobody replaced since
     if rawget(t, k) == v then rawset(t, k, nil) end
     installed[containers[t] .. k] = nil
+  end
+  for _, w in ipairs(wrapped) do
+    if rawget(w[1], w[2]) == w[4] then rawset(w[1], w[2], w[3]) end
+    installed[containers[w[1]] .. w[2]] = nil
   end
   if package.loaded.bit == bit then package.loaded.bit = nil end
   return compat
@@ -219,6 +246,7 @@ end
 function compat.all()
   local out = {}
   for _, e in ipairs(entries) do out[#out + 1] = containers[e[1]] .. e[2] end
+  for _, w in ipairs(wrapped) do out[#out + 1] = containers[w[1]] .. w[2] end
   table.sort(out)
   return out
 end
@@ -231,6 +259,7 @@ compat.bit = bit
 -- sinh, tanh are then built in and left alone); the spec compares them
 compat.impl = {}
 for _, e in ipairs(entries) do compat.impl[containers[e[1]] .. e[2]] = e[3] end
+for _, w in ipairs(wrapped) do compat.impl[containers[w[1]] .. w[2]] = w[4] end
 
 if os.getenv('TH_NO_COMPAT') ~= '1' then compat.enable() end
 

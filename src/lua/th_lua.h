@@ -50,6 +50,7 @@ int th_lua_checkdim(lua_State *L, int arg, int ndim, int extra, const char *fnam
 int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname);
 /* like checksizes but stops at the first non-size argument */
 int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *what);
+int64_t th_lua_checksize(lua_State *L, int arg, const char *fname, const char *what);
 /* a number (or numeric string), or a Lua error naming 'fname' */
 double th_lua_checknumber(lua_State *L, int arg, const char *fname, const char *what);
 /* name of the value's type for messages: "torch.FloatTensor", "number", "nil" */

@@ -104,7 +104,7 @@ static int read_size_stride(lua_State *L, int arg, int64_t *size, int64_t *strid
   }
   while (!lua_isnoneornil(L, arg + 2 * n)) {
     if (n >= TH_MAXDIM) th_lua_argerror(L, arg + 2 * n, fname, "at most %d dimensions", TH_MAXDIM);
-    size[n] = th_lua_checkint(L, arg + 2 * n, fname, "size");
+    size[n] = th_lua_checksize(L, arg + 2 * n, fname, "size");
     if (!lua_isnoneornil(L, arg + 2 * n + 1)) {
       stride[n] = th_lua_checkint(L, arg + 2 * n + 1, fname, "stride");
       *has_stride = 1;

@@ -190,6 +190,22 @@ int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *wh
   return 0;
 }
 
+/* a size: Torch7 read sizes with luaL_checklong, which truncated a fraction
+   toward zero, and Lua 5.1 scripts rely on it (torch.rand(3, n, n / 2) with
+   n odd); NaN, infinities and magnitudes past 2^63 are refused */
+int64_t th_lua_checksize(lua_State *L, int arg, const char *fname, const char *what) {
+  int isnum;
+  lua_Integer i = lua_tointegerx(L, arg, &isnum);
+  lua_Number d;
+  if (isnum) return (int64_t)i;
+  d = lua_tonumberx(L, arg, &isnum);
+  if (!isnum)
+    th_lua_argerror(L, arg, fname, "%s must be a number, got %s", what, th_lua_typename(L, arg));
+  if (!(d > -9.2e18 && d < 9.2e18))
+    th_lua_argerror(L, arg, fname, "%s must be an integer, got %g", what, (double)d);
+  return (int64_t)d;
+}
+
 double th_lua_checknumber(lua_State *L, int arg, const char *fname, const char *what) {
   int isnum;
   lua_Number v = lua_tonumberx(L, arg, &isnum);
@@ -234,10 +250,15 @@ static int sizes_from_table(lua_State *L, int arg, int64_t *size, const char *fn
     if (!lua_isnumber(L, -1))
       th_lua_argerror(L, arg, fname, "sizes must be numbers, got %s at position %d",
                       luaL_typename(L, -1), i + 1);
-    /* a double cast to int64_t is undefined beyond 2^63 (and for NaN) */
-    if (!isint)
-      th_lua_argerror(L, arg, fname, "sizes must be integers, got %g at position %d",
-                      (double)lua_tonumber(L, -1), i + 1);
+    if (!isint) {
+      /* truncated as th_lua_checksize does; a double cast to int64_t is
+         undefined beyond 2^63 (and for NaN) */
+      lua_Number d = lua_tonumber(L, -1);
+      if (!(d > -9.2e18 && d < 9.2e18))
+        th_lua_argerror(L, arg, fname, "sizes must be integers, got %g at position %d", (double)d,
+                        i + 1);
+      v = (lua_Integer)d;
+    }
     size[i] = (int64_t)v;
     lua_pop(L, 1);
   }
@@ -263,7 +284,7 @@ int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname) {
   }
   while (lua_type(L, arg + n) == LUA_TNUMBER) {
     if (n >= TH_MAXDIM) th_lua_argerror(L, arg + n, fname, "at most %d sizes", TH_MAXDIM);
-    size[n] = th_lua_checkint(L, arg + n, fname, "size");
+    size[n] = th_lua_checksize(L, arg + n, fname, "size");
     n++;
   }
   return n;
