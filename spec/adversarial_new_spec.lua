@@ -377,9 +377,9 @@ end)
 
 describe('adversarial: serialization', function()
   it('names a freed tensor and where it is when saving', function()
-    H.fails({'torch.serializeToStorage', 'cannot save a freed torch.DoubleTensor (at root)'}, torch.serializeToStorage,
+    H.fails({'torch.serializeToStorage', 'cannot save a freed torch.DoubleTensor (at <?>)'}, torch.serializeToStorage,
             freed(torch.rand(2)))
-    H.fails({'torch.serialize', 'at root.a.1'}, torch.serialize, {a = {freed(torch.rand(2))}})
+    H.fails({'torch.serialize', 'at <?>.a.1'}, torch.serialize, {a = {freed(torch.rand(2))}})
   end)
 
   it('keeps the sample of clear errors', function()
@@ -387,7 +387,7 @@ describe('adversarial: serialization', function()
     H.fails({'torch.deserializeFromStorage', 'corrupt'}, torch.deserializeFromStorage, torch.CharStorage(10):fill(65))
     H.fails({'torch.deserializeFromStorage', 'truncated'}, torch.deserializeFromStorage, torch.CharStorage())
     H.fails({'torch.serializeToStorage', "mode 'binary' or 'ascii' expected, got xx"}, torch.serializeToStorage, {}, 'xx')
-    H.fails({'torch.serializeToStorage', 'cannot save a function'}, torch.serializeToStorage, print)
+    H.fails({'torch.serializeToStorage', 'cannot save a C function'}, torch.serializeToStorage, print)
     local st = torch.serializeToStorage(torch.rand(100))
     H.fails({'torch.deserializeFromStorage', 'truncated'}, torch.deserializeFromStorage, torch.CharStorage(st, 1, 50))
   end)

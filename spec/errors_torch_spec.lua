@@ -236,7 +236,7 @@ describe('torch.save, torch.load, torch.deserialize', function()
     fails({'torch.load: /nonexistent/x.t7: cannot open for reading'}, torch.load, '/nonexistent/x.t7')
     fails("torch.load: mode 'binary' or 'ascii' expected, got foo", torch.load, 'x', 'foo')
     fails('torch.deserialize: string expected, got number', torch.deserialize, 3)
-    fails('torch.serialize: <string>: cannot save a function (at root)', torch.serialize, function() end)
+    fails('torch.serialize: <string>: cannot save a C function (at <?>)', torch.serialize, print)
   end)
 
   it('corrupt and truncated data', function()

@@ -250,20 +250,40 @@ describe('torch.class objects', function()
     assert.are.equal(want, s:sub(1, #want))
   end)
 
-  it('skip function fields with a warning, but a function in a plain table is an error', function()
+  it('save Lua functions with their upvalues (Torch7), skip C function fields with a warning', function()
     local p = h3ser.Point(1, 2)
-    p.callback = function() end
+    local k = 10
+    p.callback = function(x) return x + k end
+    p.native = print
     local stderr, warned = io.stderr, {}
     io.stderr = {write = function(_, s) warned[#warned + 1] = s end}
     local ok, r = pcall(roundtrip, p)
     io.stderr = stderr
     assert.is_true(ok, tostring(r))
-    assert.are.equal('torch.save: warning: field callback of h3ser.Point (a function) cannot be saved; skipped (at root)\n',
+    assert.are.equal('torch.save: warning: field native of h3ser.Point (a function) cannot be saved; skipped (at <?>)\n',
                      warned[1])
-    assert.is_nil(r.callback)
+    assert.are.equal(13, r.callback(3))
+    assert.is_nil(r.native)
     assert.are.equal(2, r.y)
     local e = errmsg(torch.serialize, {a = {f = print}})
-    assert.matches("torch.serialize: <string>: cannot save a function (at root.a.f)", e, 1, true)
+    assert.matches("torch.serialize: <string>: cannot save a C function (at <?>.a.f)", e, 1, true)
+  end)
+
+  it('keep closures that share an upvalue sharing it, and recursive closures', function()
+    local n = 0
+    local t = {inc = function() n = n + 1 end, get = function() return n end}
+    local fact
+    fact = function(x) return x <= 1 and 1 or x * fact(x - 1) end
+    t.fact = fact
+    local c = torch.deserialize(torch.serialize(t))
+    c.inc(); c.inc()
+    assert.are.equal(2, c.get())
+    assert.are.equal(0, n)
+    assert.are.equal(120, c.fact(5))
+    assert.are.equal(c.fact, c.fact)
+    -- globals stay the reader's: _ENV is not saved
+    local g = torch.deserialize(torch.serialize(function() return math.pi end))
+    assert.are.equal(math.pi, g())
   end)
 
   it('of an unknown class give an error naming the class', function()
@@ -432,9 +452,23 @@ describe('serialization errors', function()
     assert.are.same({}, t)
   end)
 
-  it('refuses Lua functions in files (Torch7 bytecode)', function()
-    assert.matches('a Lua function (object at byte 0) cannot be loaded',
-                   errmsg(torch.deserialize, string.pack('<i4i4', 8, 1)), 1, true)
+  it('loads bytecode this process did not write only under torch.trustBytecode(true)', function()
+    local code = string.dump(load('return 7'))
+    local s = string.pack('<i4i4i4', 8, 2, #code) .. code .. torch.serialize({})   -- the {} is object 1
+    assert.matches('the Lua function at byte 0 was not written by this process',
+                   errmsg(torch.deserialize, s), 1, true)
+    local was = torch.trustBytecode(true)
+    local ok, f = pcall(torch.deserialize, s)
+    torch.trustBytecode(was)
+    assert.is_true(ok, tostring(f))
+    assert.are.equal(7, f())
+    -- Torch7's (LuaJIT) bytecode is refused with the reason, trusted or not
+    local lj = string.pack('<i4i4i4', 8, 1, 5) .. '\27LJ\2\0' .. torch.serialize({})
+    torch.trustBytecode(true)
+    local e = errmsg(torch.deserialize, lj)
+    torch.trustBytecode(was)
+    assert.matches('the Lua function at byte 0 cannot be loaded', e, 1, true)
+    assert.has_error(function() torch.trustBytecode('yes') end, 'torch.trustBytecode: boolean expected, got string')
   end)
 
   it('random corruption never crashes: it loads or gives a torch.deserialize error', function()
@@ -458,9 +492,9 @@ describe('serialization errors', function()
     assert.matches("torch.load: /nonexistent/dir/f.t7: cannot open for reading", errmsg(torch.load, '/nonexistent/dir/f.t7'), 1, true)
     assert.matches("torch.save: /nonexistent/dir/f.t7: cannot open for writing", errmsg(torch.save, '/nonexistent/dir/f.t7', 1), 1, true)
     assert.matches("torch.deserialize: string expected, got number", errmsg(torch.deserialize, 5), 1, true)
-    assert.matches("cannot save a userdata (at root)", errmsg(torch.serialize, io.stdout), 1, true)
-    assert.matches("cannot save a thread (at root.co)", errmsg(torch.serialize, {co = coroutine.create(print)}), 1, true)
-    assert.matches("integer 9007199254740993 cannot be stored exactly (the format stores numbers as doubles) at root.big",
+    assert.matches("cannot save a userdata (at <?>)", errmsg(torch.serialize, io.stdout), 1, true)
+    assert.matches("cannot save a thread (at <?>.co)", errmsg(torch.serialize, {co = coroutine.create(print)}), 1, true)
+    assert.matches("integer 9007199254740993 cannot be stored exactly (the format stores numbers as doubles) at <?>.big",
                    errmsg(torch.serialize, {big = (1 << 53) + 1}), 1, true)
   end)
 

@@ -55,6 +55,7 @@ local function init(self, name)
   self._force = false      -- referenced(false): no object indices are reused
   self._wobj, self._nw = {}, 0
   self._robj = {}
+  self._upid, self._nupid, self._upjoin = {}, 0, {}
   self._stack = {}
   -- writer
   self._out, self._outn, self._outbytes = {}, 0, 0
@@ -116,10 +117,34 @@ local function printable(s)
   return (s:gsub('[^\32-\126]', function(c) return sformat('\\%d', c:byte()) end))
 end
 
+-- a function's upvalues are written as a table under this name, each entry
+-- named by its upvalue: neither shows in the path (Torch7's)
+local UPVALUES = {}
+
 local function path(self)
-  local parts = {}
-  for i, p in ipairs(self._stack) do parts[i] = tostring(p) end
+  local parts, st = {}, self._stack
+  for i, p in ipairs(st) do
+    if p ~= UPVALUES and st[i - 1] ~= UPVALUES then parts[#parts + 1] = tostring(p) end
+  end
   return table.concat(parts, '.')
+end
+
+-- Lua functions (string.dump works on them), not C functions
+local function dumpable(f)
+  return type(f) == 'function' and (pcall(string.dump, f))
+end
+
+-- bytecode this process wrote, the only kind read without torch.trustBytecode:
+-- Lua 5.4 does not verify bytecode, and a crafted chunk can crash the VM
+local dumpedHere = {}
+local trusted = false
+function torch.trustBytecode(on)
+  if on ~= nil and type(on) ~= 'boolean' then
+    error('torch.trustBytecode: boolean expected, got ' .. type(on), 2)
+  end
+  local was = trusted
+  if on ~= nil then trusted = on end
+  return was
 end
 
 -- --- writing: primitives -------------------------------------------------
@@ -248,12 +273,39 @@ local function classOf(obj)
   return nil
 end
 
+local writeObject
+
 local function writable(v)
   local t = type(v)
   return t == 'nil' or t == 'number' or t == 'string' or t == 'boolean' or t == 'table' or classOf(v) ~= nil
+    or dumpable(v)
 end
 
-local writeObject
+-- Torch7's function record: the bytecode, then the upvalues as a list of
+-- {name, id, value} (id: the same for upvalues shared between closures;
+-- _ENV is written as nil and bound to the reader's globals)
+local function writeFunction(self, f)
+  local ups, i = {}, 1
+  while true do
+    local name, value = debug.getupvalue(f, i)
+    if not name then break end
+    if name == '_ENV' then value = nil end
+    local ref = debug.upvalueid(f, i)
+    local id = self._upid[ref]
+    if not id then
+      self._nupid = self._nupid + 1
+      id = self._nupid
+      self._upid[ref] = id
+    end
+    ups[i] = {name = name, id = id, value = value}
+    i = i + 1
+  end
+  local code = string.dump(f)
+  dumpedHere[code] = true
+  writeString(self, code)
+  writeObject(self, ups, UPVALUES)
+end
+
 
 local function writeTorch(self, obj, tname)
   local info = builtin[tname]
@@ -283,9 +335,11 @@ local function writeTorch(self, obj, tname)
     elseif type(obj) == 'table' then
       local var = {}
       for k, v in next, obj do
-        if writable(v) then
+        if torch._isTransient(v) then
+          -- a library's per-process closure (optnet's wrappers): left out
+        elseif writable(v) then
           var[k] = v
-        elseif not torch._isTransient(v) then
+        else
           io.stderr:write(sformat('torch.save: warning: field %s of %s (a %s) cannot be saved; skipped (at %s)\n',
                                   tostring(k), tname, type(v), path(self)))
         end
@@ -321,12 +375,12 @@ writeObject = function(self, obj, name)
   elseif tname == nil and t == 'boolean' then
     self:writeInt(TYPE_BOOLEAN)
     self:writeBool(obj)
-  elseif tname ~= nil or t == 'table' then
+  elseif tname ~= nil or t == 'table' or dumpable(obj) then
     -- the reader's bound (what is saved can be loaded), before Lua's stack runs out
     if #stack > MAXDEPTH then
       error(sformat('%s: nesting deeper than %d (tables and objects inside each other)', self._name, MAXDEPTH), 0)
     end
-    local tag = tname and TYPE_TORCH or TYPE_TABLE
+    local tag = tname and TYPE_TORCH or t == 'function' and TYPE_RECUR_FUNCTION or TYPE_TABLE
     local idx = self._wobj[sobj]
     self:writeInt(tag)
     if idx and not self._force then
@@ -338,19 +392,29 @@ writeObject = function(self, obj, name)
       self:writeInt(idx)
       if tname then
         writeTorch(self, obj, tname)
+      elseif t == 'function' then
+        writeFunction(self, obj)
       else
+        -- a library's per-process closures (torch._transient) are left out
         local n = 0
-        for _ in next, obj do n = n + 1 end
+        for _, v in next, obj do if not torch._isTransient(v) then n = n + 1 end end
         self:writeInt(n)
         for k, v in next, obj do
+          if torch._isTransient(v) then goto skip end
           writeObject(self, k, nil)
-          writeObject(self, v, k)
+          -- an upvalue entry's value goes by the upvalue's name
+          local name = k
+          if stack[#stack - 1] == UPVALUES and k == 'value' and type(obj.name) == 'string' then
+            name = obj.name
+          end
+          writeObject(self, v, name)
+          ::skip::
         end
       end
     end
   else
-    error(sformat('%s: cannot save a %s (at %s)%s', self._name, t, path(self),
-                  t == 'function' and '; Torch7 stored functions as LuaJIT bytecode, which is not supported' or ''), 0)
+    error(sformat('%s: cannot save a %s (at %s)', self._name, t == 'function' and 'C function' or t,
+                  path(self)), 0)
   end
   stack[#stack] = nil
 end
@@ -365,7 +429,7 @@ function File:writeObject(obj, name, hook)
   end
   local saved = self._hook
   self._hook = hook
-  local ok, err = pcall(writeObject, self, obj, name or (#self._stack == 0 and 'root' or nil))
+  local ok, err = pcall(writeObject, self, obj, name or (#self._stack == 0 and '<?>' or nil))
   self._hook = saved
   if not ok then error(err, 0) end
 end
@@ -640,7 +704,7 @@ local function tonumber_loaded(v)
   return v
 end
 
-local readObject
+local readObject, readFunction
 
 local function readTensorPayload(self, info, tname, at)
   local nd = self:readInt()
@@ -732,6 +796,41 @@ local function readTorch(self, index, at)
   return obj
 end
 
+-- a function record (see writeFunction); legacy records list the upvalues'
+-- values only
+readFunction = function(self, index, at, legacy)
+  local code = readString(self, 'bytecode')
+  if not (dumpedHere[code] or trusted) then
+    error(sformat('%s: the Lua function at byte %d was not written by this process; Lua 5.4 does not check '
+                  .. 'bytecode, so it loads only after torch.trustBytecode(true), for files you trust', self._name, at), 0)
+  end
+  local f, err = load(code, '=' .. self._name, 'b')
+  if not f then
+    error(sformat('%s: the Lua function at byte %d cannot be loaded: %s', self._name, at, tostring(err)), 0)
+  end
+  if index and not self._force then self._robj[index] = f end
+  local uat = tell(self)
+  local ups = readObject(self)
+  if type(ups) ~= 'table' then corrupt(self, uat, 'the upvalues of a function must be a table, got %s', type(ups)) end
+  for i, up in ipairs(ups) do
+    if legacy then
+      debug.setupvalue(f, i, up)
+    elseif type(up) ~= 'table' then
+      corrupt(self, uat, 'upvalue %d of a function must be a table, got %s', i, type(up))
+    elseif up.name == '_ENV' then
+      debug.setupvalue(f, i, _ENV)
+    elseif debug.getupvalue(f, i) ~= nil then
+      debug.setupvalue(f, i, up.value)
+      local id = up.id
+      if id ~= nil then
+        local other = self._upjoin[id]
+        if other then debug.upvaluejoin(f, i, other[1], other[2]) else self._upjoin[id] = {f, i} end
+      end
+    end
+  end
+  return f
+end
+
 readObject = function(self)
   local at = tell(self)
   local tag = self:readInt()
@@ -773,9 +872,13 @@ readObject = function(self)
     end
     self._depth = depth - 1
     return t
-  elseif tag == TYPE_FUNCTION or tag == TYPE_RECUR_FUNCTION or tag == LEGACY_TYPE_RECUR_FUNCTION then
-    error(sformat('%s: a Lua function (object at byte %d) cannot be loaded: Torch7 stored functions as LuaJIT bytecode',
-                  self._name, at), 0)
+  elseif tag == TYPE_RECUR_FUNCTION or tag == LEGACY_TYPE_RECUR_FUNCTION then
+    local index = self:readInt()
+    local obj = self._robj[index]
+    if obj ~= nil and not self._force then return obj end
+    return readFunction(self, index, at, tag == LEGACY_TYPE_RECUR_FUNCTION)
+  elseif tag == TYPE_FUNCTION then
+    return readFunction(self, nil, at, true)
   elseif at == 0 and self._mode == 'binary' and self._buf:match('^%d+\n') then
     corrupt(self, at, "unknown type tag %d (the file looks like ascii: load it with mode 'ascii')", tag)
   else
