@@ -11,6 +11,9 @@ require 'torch'
 local C = torch._C.image
 local image = {}
 package.loaded.image = image  -- the submodules below require it
+-- Torch7 scripts (and image's own test suite) use the global, as Torch7's
+-- libimage set it
+rawset(_G, 'image', rawget(_G, 'image') or image)
 
 local function fail(fn, fmt, ...)
   error(fn .. ': ' .. string.format(fmt, ...), 3)
