@@ -261,3 +261,77 @@ describe('nn.SpatialBatchNormalization on two threads', function()
     end
   end)
 end)
+
+describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
+  -- the same net twice: the second's ReLUs override updateOutput, which
+  -- keeps nn.Sequential from fusing them
+  local function pair(build, ty)
+    local a = build():type(ty)
+    a:zeroGradParameters()
+    local b = a:clone()
+    for _, r in ipairs(b:findModules('nn.ReLU')) do
+      r.updateOutput = function(self, x) return nn.ReLU.updateOutput(self, x) end
+    end
+    return a, b
+  end
+
+  local function spatial()
+    return nn.Sequential():add(nn.SpatialConvolution(3, 4, 3, 3, 1, 1, 1, 1))
+      :add(nn.SpatialBatchNormalization(4)):add(nn.ReLU(true))
+      :add(nn.SpatialConvolution(4, 4, 3, 3, 1, 1, 1, 1))
+      :add(nn.SpatialBatchNormalization(4, 1e-5, 0.1, false)):add(nn.ReLU(true))
+  end
+  local function flat()
+    return nn.Sequential():add(nn.Linear(6, 5)):add(nn.BatchNormalization(5)):add(nn.ReLU(true))
+      :add(nn.Linear(5, 3)):add(nn.BatchNormalization(3)):add(nn.ReLU(false))
+  end
+
+  for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+    for _, case in ipairs{{'spatial', spatial, {5, 3, 7, 7}}, {'flat', flat, {9, 6}}} do
+      it(case[1] .. ', ' .. ty .. ': the same numbers bit for bit, training and evaluation', function()
+        torch.manualSeed(3)
+        local a, b = pair(case[2], ty)
+        for _, mode in ipairs{'training', 'evaluate'} do
+          a[mode](a); b[mode](b)
+          for _ = 1, 2 do
+            local x = torch.randn(table.unpack(case[3])):type(ty)
+            local ya, yb = a:forward(x), b:forward(x)
+            assert.is_true(torch.equal(ya, yb))
+            assert.is_true(ya:min() >= 0 or case[1] == 'flat')
+            local go = torch.randn(ya:size()):type(ty)
+            assert.is_true(torch.equal(a:backward(x, go), b:backward(x, go)))
+            local pa, ga = a:parameters()
+            local pb, gb = b:parameters()
+            for i = 1, #ga do assert.is_true(torch.equal(ga[i], gb[i])) end
+            for _, cls in ipairs{'nn.BatchNormalization', 'nn.SpatialBatchNormalization'} do
+              local bn = b:findModules(cls)
+              for i, m in ipairs(a:findModules(cls)) do
+                assert.is_true(torch.equal(m.running_mean, bn[i].running_mean))
+                assert.is_true(torch.equal(m.running_var, bn[i].running_var))
+              end
+            end
+          end
+        end
+      end)
+    end
+  end
+
+  it('leaves the ReLU output sharing the batch norm output, as in-place ReLU does', function()
+    local s = nn.Sequential():add(nn.SpatialBatchNormalization(2)):add(nn.ReLU(true))
+    local y = s:forward(torch.randn(3, 2, 4, 4))
+    assert.are.equal(torch.pointer(s.modules[1].output:storage()), torch.pointer(y:storage()))
+    assert.is_true(y:isSameSizeAs(s.modules[1].output))
+    assert.are.equal(s.modules[2].output, y)
+    assert.is_true(s.modules[1].output:min() >= 0)
+  end)
+
+  it('does not fuse a ReLU that is not in place, nor a threshold other than 0', function()
+    local s = nn.Sequential():add(nn.BatchNormalization(3)):add(nn.ReLU(false))
+    local y = s:forward(torch.randn(6, 3))
+    assert.is_true(s.modules[1].output:min() < 0)   -- the batch norm's own output is untouched
+    assert.is_true(y:min() >= 0)
+    local t = nn.Sequential():add(nn.BatchNormalization(3)):add(nn.Threshold(0.5, 0, true))
+    local z = t:forward(torch.randn(6, 3))
+    assert.is_true(torch.le(z, 0):add(torch.gt(z, 0.5)):min() == 1)
+  end)
+end)

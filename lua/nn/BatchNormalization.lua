@@ -18,6 +18,11 @@ BN.nDim = 2   -- expected input dimension (batch mode)
 
 local STATS_NONE, STATS_STORE, STATS_REUSE = 0, 1, 2
 local FUSED = {}   -- token: updateGradInput called from backward (see BN:backward)
+-- token: updateOutput called by nn.Sequential, which leaves out the in-place
+-- nn.ReLU right after: the output is written as max(y, 0), what that ReLU
+-- would leave in it, in the same pass
+local RELU = {}
+BN._fuseReLU = RELU
 
 function BN:__init(nOutput, eps, momentum, affine)
   parent.__init(self)
@@ -106,7 +111,7 @@ local function backCompatibility(self)
   end
 end
 
-function BN:updateOutput(input)
+function BN:updateOutput(input, relu)
   backCompatibility(self)
   self:checkInputDim(input, 'updateOutput')
   self.save_mean = self.save_mean or self.running_mean.new()
@@ -114,7 +119,7 @@ function BN:updateOutput(input)
   local batch = makeBatch(self, input)
   C.batchnorm_updateOutput(self, batch, self.output, self.weight, self.bias,
                            self.running_mean, self.running_var, self.save_mean, self.save_std,
-                           batchStats(self, batch), self.momentum, self.eps)
+                           batchStats(self, batch), self.momentum, self.eps, relu == RELU)
   if input:dim() == self.nDim - 1 then self.output:resize(input:size()) end
   return self.output
 end

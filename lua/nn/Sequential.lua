@@ -51,10 +51,42 @@ function Sequential:remove(index)
   return m
 end
 
+-- A batch norm followed by an in-place nn.ReLU (ResNets, DenseNets) runs as
+-- one pass: the batch norm writes max(y, 0), and the ReLU's forward, which
+-- would only threshold that tensor in place, is left out; its output is set
+-- to the tensor as its own forward sets it. The numbers are the same bit for
+-- bit. Only the classes' own methods fuse: an instance that overrides
+-- updateOutput (optnet's tracing, a user's hook) runs as it is.
+local bnClass, sbnClass, reluClass
+local function fusesReLU(m, nxt)
+  if not reluClass then
+    bnClass = torch.getmetatable('nn.BatchNormalization')
+    sbnClass = torch.getmetatable('nn.SpatialBatchNormalization')
+    reluClass = torch.getmetatable('nn.ReLU')
+    if not (bnClass and sbnClass and reluClass) then return false end
+  end
+  local mt = getmetatable(m)
+  return (mt == sbnClass or mt == bnClass) and getmetatable(nxt) == reluClass and nxt.inplace == true
+    and nxt.threshold == 0 and nxt.val == 0 and rawget(m, 'updateOutput') == nil
+    and rawget(nxt, 'updateOutput') == nil and torch.type(nxt.output) == torch.type(m.output)
+end
+
 function Sequential:updateOutput(input)
   local current = input
-  for i = 1, #self.modules do
-    current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
+  local mods = self.modules
+  local n = #mods
+  local i = 1
+  while i <= n do
+    local m, nxt = mods[i], mods[i + 1]
+    if nxt ~= nil and fusesReLU(m, nxt) then
+      current = self:rethrowErrors(m, i, 'updateOutput', current, m._fuseReLU)
+      nxt.output:set(current)
+      current = nxt.output
+      i = i + 2
+    else
+      current = self:rethrowErrors(m, i, 'updateOutput', current)
+      i = i + 1
+    end
   end
   self.output = current
   return current

@@ -328,7 +328,7 @@ static int maxunpool_update_grad_input(lua_State *L) {
 /* --- batch normalization ----------------------------------------------- */
 
 /* batchnorm_updateOutput(self, input, output, weight|nil, bias|nil, running_mean,
-                          running_var, save_mean, save_std, train, momentum, eps) */
+                          running_var, save_mean, save_std, train, momentum, eps [, relu]) */
 static int batchnorm_update_output(lua_State *L) {
   fname f;
   const char *fn = mname(L, &f, "updateOutput");
@@ -338,8 +338,9 @@ static int batchnorm_update_output(lua_State *L) {
   th_tensor *sm = tensor_arg(L, 8, fn, "save_mean"), *ss = tensor_arg(L, 9, fn, "save_std");
   int train = lua_toboolean(L, 10);
   double momentum = num_arg(L, 11, fn, "momentum"), eps = num_arg(L, 12, fn, "eps");
+  int relu = lua_toboolean(L, 13);
   th_lua_check(L, th_nn_batchnorm_update_output(input, output, weight, bias, rm, rv, sm, ss, train,
-                                                momentum, eps), fn);
+                                                momentum, eps, relu), fn);
   lua_settop(L, 3);
   return 1;
 }

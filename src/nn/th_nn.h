@@ -108,13 +108,15 @@ int th_nn_maxunpool_update_grad_input(const th_tensor *input, const th_tensor *g
    (NULL, or 2 x F) lets one backward pass serve both updateGradInput and
    accGradParameters: stats_mode TH_NN_STATS_STORE keeps the per-feature
    sums of gradOutput and of (input - mean) * gradOutput there,
-   TH_NN_STATS_REUSE reads them instead of recomputing. */
+   TH_NN_STATS_REUSE reads them instead of recomputing. 'relu' nonzero writes
+   max(y, 0) (y > 0 ? y : 0, bit for bit what an in-place nn.ReLU after the
+   module leaves): the pass an in-place ReLU would make is saved. */
 enum { TH_NN_STATS_NONE = 0, TH_NN_STATS_STORE, TH_NN_STATS_REUSE };
 int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
                                   const th_tensor *weight, const th_tensor *bias,
                                   th_tensor *running_mean, th_tensor *running_var,
                                   th_tensor *save_mean, th_tensor *save_std, int train,
-                                  double momentum, double eps);
+                                  double momentum, double eps, int relu);
 int th_nn_batchnorm_backward(const th_tensor *input, const th_tensor *gradOutput,
                              th_tensor *gradInput, th_tensor *gradWeight, th_tensor *gradBias,
                              const th_tensor *weight, const th_tensor *running_mean,

@@ -69,7 +69,7 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
                                   const th_tensor *weight, const th_tensor *bias,
                                   th_tensor *running_mean, th_tensor *running_var,
                                   th_tensor *save_mean, th_tensor *save_std, int train,
-                                  double momentum, double eps) {
+                                  double momentum, double eps, int relu) {
   geom g;
   vec w, b, rm, rv, sm, ss;
   th_tensor in;
@@ -105,7 +105,8 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
     repoint(&sm, save_mean);
     repoint(&ss, save_std);
     rc = TH_DISPATCH_FLOATING(dt, batchnorm_forward,
-                              (&in, output, &w, &b, &rm, &rv, &sm, &ss, &g, train, momentum, eps),
+                              (&in, output, &w, &b, &rm, &rv, &sm, &ss, &g, train, momentum, eps,
+                               relu),
                               "BatchNormalization");
   }
   th_tensor_clear(&in);

@@ -41,6 +41,20 @@ TH_CPU_CLONES static void TH_R(bn_feature_affine)(const real *x, real *y, int64_
   }
 }
 
+/* the affine map then ReLU's threshold, as nn.ReLU computes it */
+TH_CPU_CLONES static void TH_R(bn_feature_affine_relu)(const real *x, real *y, int64_t N, int64_t S,
+                                                       int64_t FS, real k, real m) {
+  int64_t i, s;
+  for (i = 0; i < N; i++) {
+    const real *p = x + i * FS;
+    real *q = y + i * FS;
+    for (s = 0; s < S; s++) {
+      real v = p[s] * k + m;
+      q[s] = v > 0 ? v : 0;
+    }
+  }
+}
+
 /* sums of dy and of (x - m) * dy */
 TH_CPU_CLONES static void TH_R(bn_feature_grad_sums)(const real *x, const real *dy, int64_t N,
                                                      int64_t S, int64_t FS, real m,
@@ -76,7 +90,7 @@ TH_CPU_CLONES static void TH_R(bn_feature_grad_input)(const real *x, const real 
 static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, const vec *w,
                                    const vec *b, const vec *rm, const vec *rv, const vec *sm,
                                    const vec *ss, const geom *g, int train, double momentum,
-                                   double eps) {
+                                   double eps, int relu) {
   const real *in = th_tensor_data(input);
   real *out = th_tensor_data(output);
   const int64_t FS = g->F * g->S, n = g->N * g->S;
@@ -107,7 +121,10 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
     /* y = x * k + (b - mean * k) with k = invstd * w */
     k = (real)(invstd * wf);
     m = (real)(bf - mean * invstd * wf);
-    TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
+    if (relu)
+      TH_R(bn_feature_affine_relu)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
+    else
+      TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
   }
   return TH_OK;
 }
