@@ -3,7 +3,7 @@
 ** needs: result placement, type checks, and the element loops.
 ** TH_MAP2/3/4 run CODE once per element with pointers named by the
 ** caller. When every tensor is contiguous the loop is flat and, past
-** TH_MATH_OMP_MIN elements, split across OpenMP threads (each element is
+** th_par_min elements, split across OpenMP threads (each element is
 ** written by one iteration, so the result does not depend on the thread
 ** count); otherwise it walks rows through th_iter.
 */
@@ -25,9 +25,17 @@
 #include "th_iter.h"
 #include "th_math.h"
 
-/* below this many elements a parallel region costs more than it saves;
-   written out in the pragmas below because _Pragma strings are not expanded */
-#define TH_MATH_OMP_MIN 32768
+/* below this many elements a parallel region costs more than it saves.
+   The loops below read it from th_par_min, which every caller declares
+   (_Pragma strings are not macro-expanded): TH_MATH_PAR_CHEAP for ops of a
+   few instructions an element (arithmetic, compares, rounding, sqrt),
+   TH_MATH_PAR_COSTLY for a libm call or an integer division each. Cheap ops
+   are memory-bound and the partner thread's wake-up costs 25-55 us with
+   passive waits (bin/th's default), measured on 2 threads, float: y:add(x)
+   at 1M elements 89 us alone and 93 us on two, at 256K 21 us and 65 us, at
+   64K 6 us and 52 us (it was 32768 for every op). */
+#define TH_MATH_PAR_CHEAP 1048576
+#define TH_MATH_PAR_COSTLY 32768
 
 /* a double as int64: see th_dtype_to_int64 */
 static inline int64_t th_math_to_int64(double v) { return th_dtype_to_int64(v); }
@@ -83,7 +91,7 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TA *ab_ = (TA *)th_tensor_data(ma_);                                   \
       const int64_t n_ = th_tensor_numel(mr_);                               \
       int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
       for (i_ = 0; i_ < n_; i_++) {                                          \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \
@@ -104,7 +112,7 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TB *bb_ = (TB *)th_tensor_data(mb_);                                   \
       const int64_t n_ = th_tensor_numel(mr_);                               \
       int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
       for (i_ = 0; i_ < n_; i_++) {                                          \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \
@@ -128,7 +136,7 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TC *cb_ = (TC *)th_tensor_data(mt_[3]);                                \
       const int64_t n_ = th_tensor_numel(mt_[0]);                            \
       int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= 32768) schedule(static)")           \
+      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
       for (i_ = 0; i_ < n_; i_++) {                                          \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \

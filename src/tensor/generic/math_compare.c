@@ -20,6 +20,7 @@
 static int TH_R(compare)(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_tensor *b,
                          double value) {
   const real v = MCAST(value);
+  const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   if (r->dtype == TH_BYTE) {
     if (b) CMP_CASES(uint8_t, CMP_T) else CMP_CASES(uint8_t, CMP_S)
   } else {

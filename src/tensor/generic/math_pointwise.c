@@ -68,44 +68,46 @@ static inline real TH_R(frem)(real x, real y) {
 
 /* r = f(a) */
 static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
-#define U(OP, ...)                                                             \
-  case OP:                                                                     \
+#define U(OP, PAR, ...)                                                        \
+  case OP: {                                                                   \
+    const int64_t th_par_min = PAR;                                            \
     TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = (real)(__VA_ARGS__); }); \
-    break;
+    break;                                                                     \
+  }
   switch (op) {
-    U(TH_UN_NEG, W_NEG(x))
+    U(TH_UN_NEG, TH_MATH_PAR_CHEAP, W_NEG(x))
 #if !TH_REAL_SIGNED
-    U(TH_UN_ABS, x)
-    U(TH_UN_SIGN, x > 0)
+    U(TH_UN_ABS, TH_MATH_PAR_CHEAP, x)
+    U(TH_UN_SIGN, TH_MATH_PAR_CHEAP, x > 0)
 #elif !M_FLOATING
-    U(TH_UN_ABS, x < 0 ? W_NEG(x) : x)
-    U(TH_UN_SIGN, (x > 0) - (x < 0))
+    U(TH_UN_ABS, TH_MATH_PAR_CHEAP, x < 0 ? W_NEG(x) : x)
+    U(TH_UN_SIGN, TH_MATH_PAR_CHEAP, (x > 0) - (x < 0))
 #else
-    U(TH_UN_ABS, MF(fabs)(x))
-    U(TH_UN_SIGN, (x > 0) - (x < 0))
+    U(TH_UN_ABS, TH_MATH_PAR_CHEAP, MF(fabs)(x))
+    U(TH_UN_SIGN, TH_MATH_PAR_CHEAP, (x > 0) - (x < 0))
 #endif
 #if M_FLOATING
-    U(TH_UN_SQRT, MF(sqrt)(x))
-    U(TH_UN_RSQRT, 1 / MF(sqrt)(x))
-    U(TH_UN_EXP, MF(exp)(x))
-    U(TH_UN_LOG, MF(log)(x))
-    U(TH_UN_LOG1P, MF(log1p)(x))
-    U(TH_UN_TANH, MF(tanh)(x))
-    U(TH_UN_SIGMOID, 1 / (1 + MF(exp)(-x)))
-    U(TH_UN_FLOOR, MF(floor)(x))
-    U(TH_UN_CEIL, MF(ceil)(x))
-    U(TH_UN_ROUND, MF(round)(x))
-    U(TH_UN_TRUNC, MF(trunc)(x))
-    U(TH_UN_FRAC, x - MF(trunc)(x))
-    U(TH_UN_CINV, 1 / x)
-    U(TH_UN_SIN, MF(sin)(x))
-    U(TH_UN_COS, MF(cos)(x))
-    U(TH_UN_TAN, MF(tan)(x))
-    U(TH_UN_ASIN, MF(asin)(x))
-    U(TH_UN_ACOS, MF(acos)(x))
-    U(TH_UN_ATAN, MF(atan)(x))
-    U(TH_UN_SINH, MF(sinh)(x))
-    U(TH_UN_COSH, MF(cosh)(x))
+    U(TH_UN_SQRT, TH_MATH_PAR_CHEAP, MF(sqrt)(x))
+    U(TH_UN_RSQRT, TH_MATH_PAR_CHEAP, 1 / MF(sqrt)(x))
+    U(TH_UN_EXP, TH_MATH_PAR_COSTLY, MF(exp)(x))
+    U(TH_UN_LOG, TH_MATH_PAR_COSTLY, MF(log)(x))
+    U(TH_UN_LOG1P, TH_MATH_PAR_COSTLY, MF(log1p)(x))
+    U(TH_UN_TANH, TH_MATH_PAR_COSTLY, MF(tanh)(x))
+    U(TH_UN_SIGMOID, TH_MATH_PAR_COSTLY, 1 / (1 + MF(exp)(-x)))
+    U(TH_UN_FLOOR, TH_MATH_PAR_CHEAP, MF(floor)(x))
+    U(TH_UN_CEIL, TH_MATH_PAR_CHEAP, MF(ceil)(x))
+    U(TH_UN_ROUND, TH_MATH_PAR_CHEAP, MF(round)(x))
+    U(TH_UN_TRUNC, TH_MATH_PAR_CHEAP, MF(trunc)(x))
+    U(TH_UN_FRAC, TH_MATH_PAR_CHEAP, x - MF(trunc)(x))
+    U(TH_UN_CINV, TH_MATH_PAR_CHEAP, 1 / x)
+    U(TH_UN_SIN, TH_MATH_PAR_COSTLY, MF(sin)(x))
+    U(TH_UN_COS, TH_MATH_PAR_COSTLY, MF(cos)(x))
+    U(TH_UN_TAN, TH_MATH_PAR_COSTLY, MF(tan)(x))
+    U(TH_UN_ASIN, TH_MATH_PAR_COSTLY, MF(asin)(x))
+    U(TH_UN_ACOS, TH_MATH_PAR_COSTLY, MF(acos)(x))
+    U(TH_UN_ATAN, TH_MATH_PAR_COSTLY, MF(atan)(x))
+    U(TH_UN_SINH, TH_MATH_PAR_COSTLY, MF(sinh)(x))
+    U(TH_UN_COSH, TH_MATH_PAR_COSTLY, MF(cosh)(x))
 #endif
     default: return th_error_set("unary op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
   }
@@ -116,42 +118,46 @@ static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
 /* r = a op value */
 static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, double value) {
   const real v = MCAST(value);
-#define S(OP, ...)                                                             \
-  case OP:                                                                     \
+#define S(OP, PAR, ...)                                                        \
+  case OP: {                                                                   \
+    const int64_t th_par_min = PAR;                                            \
     TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = (real)(__VA_ARGS__); }); \
-    break;
+    break;                                                                     \
+  }
 #if !M_FLOATING
   const int64_t shift = value > 64 ? 64 : (int64_t)value;  /* >= 0, checked by the caller */
   if ((op == TH_SC_DIV || op == TH_SC_FMOD || op == TH_SC_REMAINDER) && v == 0)
     return th_error_set("integer division by zero");
 #endif
   switch (op) {
-    S(TH_SC_ADD, W_ADD(x, v))
-    S(TH_SC_MUL, W_MUL(x, v))
-    S(TH_SC_MAX, x > v ? x : v)
-    S(TH_SC_MIN, x < v ? x : v)
+    S(TH_SC_ADD, TH_MATH_PAR_CHEAP, W_ADD(x, v))
+    S(TH_SC_MUL, TH_MATH_PAR_CHEAP, W_MUL(x, v))
+    S(TH_SC_MAX, TH_MATH_PAR_CHEAP, x > v ? x : v)
+    S(TH_SC_MIN, TH_MATH_PAR_CHEAP, x < v ? x : v)
 #if M_FLOATING
-    S(TH_SC_DIV, x / v)
-    S(TH_SC_FMOD, MF(fmod)(x, v))
-    S(TH_SC_REMAINDER, TH_R(frem)(x, v))
-    S(TH_SC_TPOW, MF(pow)(v, x))
-    case TH_SC_POW:
+    S(TH_SC_DIV, TH_MATH_PAR_CHEAP, x / v)
+    S(TH_SC_FMOD, TH_MATH_PAR_COSTLY, MF(fmod)(x, v))
+    S(TH_SC_REMAINDER, TH_MATH_PAR_COSTLY, TH_R(frem)(x, v))
+    S(TH_SC_TPOW, TH_MATH_PAR_COSTLY, MF(pow)(v, x))
+    case TH_SC_POW: {
+      const int64_t th_par_min = value == 2 ? TH_MATH_PAR_CHEAP : TH_MATH_PAR_COSTLY;
       if (value == 2) TH_MAP2(real, rp, r, const real, ap, a, *rp = *ap * *ap;);
       else TH_MAP2(real, rp, r, const real, ap, a, *rp = MF(pow)(*ap, v););
       break;
+    }
 #else
-    S(TH_SC_DIV, TH_R(idiv)(x, v))
-    S(TH_SC_FMOD, TH_R(imod)(x, v))
-    S(TH_SC_REMAINDER, TH_R(irem)(x, v))
-    S(TH_SC_BITAND, x & v)
-    S(TH_SC_BITOR, x | v)
-    S(TH_SC_BITXOR, x ^ v)
-    S(TH_SC_LSHIFT, TH_R(shl)(x, shift))
-    S(TH_SC_RSHIFT, TH_R(shr)(x, shift))
+    S(TH_SC_DIV, TH_MATH_PAR_COSTLY, TH_R(idiv)(x, v))
+    S(TH_SC_FMOD, TH_MATH_PAR_COSTLY, TH_R(imod)(x, v))
+    S(TH_SC_REMAINDER, TH_MATH_PAR_COSTLY, TH_R(irem)(x, v))
+    S(TH_SC_BITAND, TH_MATH_PAR_CHEAP, x & v)
+    S(TH_SC_BITOR, TH_MATH_PAR_CHEAP, x | v)
+    S(TH_SC_BITXOR, TH_MATH_PAR_CHEAP, x ^ v)
+    S(TH_SC_LSHIFT, TH_MATH_PAR_CHEAP, TH_R(shl)(x, shift))
+    S(TH_SC_RSHIFT, TH_MATH_PAR_CHEAP, TH_R(shr)(x, shift))
 #endif
 #if M_FLOATING
-    S(TH_SC_LSHIFT, x * MF(pow)(2, v))
-    S(TH_SC_RSHIFT, x / MF(pow)(2, v))
+    S(TH_SC_LSHIFT, TH_MATH_PAR_CHEAP, x * MF(pow)(2, v))
+    S(TH_SC_RSHIFT, TH_MATH_PAR_CHEAP, x / MF(pow)(2, v))
 #endif
     default: return th_error_set("scalar op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
   }
@@ -162,6 +168,7 @@ static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, doubl
 /* r = min(max(a, lo), hi) */
 static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
   const real l = MCAST(lo), h = MCAST(hi);
+  const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = x < l ? l : (x > h ? h : x); });
   return TH_OK;
 }
@@ -170,11 +177,13 @@ static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
 static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
                         double value) {
   const real v = MCAST(value);
-#define B(OP, ...)                                                             \
-  case OP:                                                                     \
+#define B(OP, PAR, ...)                                                        \
+  case OP: {                                                                   \
+    const int64_t th_par_min = PAR;                                            \
     TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b,                 \
             { const real x = *ap; const real y = *bp; *rp = (real)(__VA_ARGS__); }); \
-    break;
+    break;                                                                     \
+  }
 #if !M_FLOATING
   if ((op == TH_BI_DIV || op == TH_BI_FMOD || op == TH_BI_REMAINDER) && TH_R(has_zero)(b))
     return th_error_set("integer division by zero (the divisor tensor holds a 0)");
@@ -182,30 +191,32 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
     return th_error_set("shift counts must be non-negative (the count tensor holds a negative)");
 #endif
   switch (op) {
-    case TH_BI_ADD:
+    case TH_BI_ADD: {
+      const int64_t th_par_min = TH_MATH_PAR_CHEAP;
       if (value == 1) TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, *bp););
       else TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, W_MUL(v, *bp)););
       break;
-    B(TH_BI_MUL, W_MUL(x, y))
-    B(TH_BI_MAX, x > y ? x : y)
-    B(TH_BI_MIN, x < y ? x : y)
+    }
+    B(TH_BI_MUL, TH_MATH_PAR_CHEAP, W_MUL(x, y))
+    B(TH_BI_MAX, TH_MATH_PAR_CHEAP, x > y ? x : y)
+    B(TH_BI_MIN, TH_MATH_PAR_CHEAP, x < y ? x : y)
 #if M_FLOATING
-    B(TH_BI_DIV, x / y)
-    B(TH_BI_FMOD, MF(fmod)(x, y))
-    B(TH_BI_REMAINDER, TH_R(frem)(x, y))
-    B(TH_BI_POW, MF(pow)(x, y))
-    B(TH_BI_LERP, x + v * (y - x))
-    B(TH_BI_LSHIFT, x * MF(pow)(2, y))
-    B(TH_BI_RSHIFT, x / MF(pow)(2, y))
+    B(TH_BI_DIV, TH_MATH_PAR_CHEAP, x / y)
+    B(TH_BI_FMOD, TH_MATH_PAR_COSTLY, MF(fmod)(x, y))
+    B(TH_BI_REMAINDER, TH_MATH_PAR_COSTLY, TH_R(frem)(x, y))
+    B(TH_BI_POW, TH_MATH_PAR_COSTLY, MF(pow)(x, y))
+    B(TH_BI_LERP, TH_MATH_PAR_CHEAP, x + v * (y - x))
+    B(TH_BI_LSHIFT, TH_MATH_PAR_COSTLY, x * MF(pow)(2, y))
+    B(TH_BI_RSHIFT, TH_MATH_PAR_COSTLY, x / MF(pow)(2, y))
 #else
-    B(TH_BI_DIV, TH_R(idiv)(x, y))
-    B(TH_BI_FMOD, TH_R(imod)(x, y))
-    B(TH_BI_REMAINDER, TH_R(irem)(x, y))
-    B(TH_BI_BITAND, x & y)
-    B(TH_BI_BITOR, x | y)
-    B(TH_BI_BITXOR, x ^ y)
-    B(TH_BI_LSHIFT, TH_R(shl)(x, y))
-    B(TH_BI_RSHIFT, TH_R(shr)(x, y))
+    B(TH_BI_DIV, TH_MATH_PAR_COSTLY, TH_R(idiv)(x, y))
+    B(TH_BI_FMOD, TH_MATH_PAR_COSTLY, TH_R(imod)(x, y))
+    B(TH_BI_REMAINDER, TH_MATH_PAR_COSTLY, TH_R(irem)(x, y))
+    B(TH_BI_BITAND, TH_MATH_PAR_CHEAP, x & y)
+    B(TH_BI_BITOR, TH_MATH_PAR_CHEAP, x | y)
+    B(TH_BI_BITXOR, TH_MATH_PAR_CHEAP, x ^ y)
+    B(TH_BI_LSHIFT, TH_MATH_PAR_CHEAP, TH_R(shl)(x, y))
+    B(TH_BI_RSHIFT, TH_MATH_PAR_CHEAP, TH_R(shr)(x, y))
 #endif
     default: return th_error_set("binary op %d not available for %sTensor", (int)op, th_dtype_name[TH_DTYPE]);
   }
@@ -217,6 +228,7 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
 static int TH_R(addc)(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
                       const th_tensor *c, int divide) {
   const real v = MCAST(value);
+  const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   if (!divide) {
     TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
             *rp = (real)W_ADD(*ap, W_MUL(v, W_MUL(*bp, *cp))););
