@@ -18,12 +18,17 @@ end
 function CAddTable:updateOutput(input)
   utils.checkTensorTable(self, input, 'nn.CAddTable:updateOutput')
   if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
+  local first = 2
   if self.inplace then
     self.output:set(input[1])
+  elseif #input >= 2 then
+    -- input[1] + input[2] in one pass, not a copy then an add
+    self.output:resizeAs(input[1]):add(input[1], input[2])
+    first = 3
   else
     self.output:resizeAs(input[1]):copy(input[1])
   end
-  for i = 2, #input do self.output:add(input[i]) end
+  for i = first, #input do self.output:add(input[i]) end
   return self.output
 end
 
