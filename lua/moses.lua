@@ -58,7 +58,12 @@ function M.isBoolean(x) return type(x) == 'boolean' end
 function M.isNaN(x) return type(x) == 'number' and x ~= x end
 function M.isFinite(x) return type(x) == 'number' and x > -huge and x < huge end
 function M.isInteger(x) return type(x) == 'number' and math.floor(x) == x end
-function M.isIterable(x) return (pcall(pairs, x)) end
+-- pairs() walks it: a table, or a value whose metatable has __pairs
+function M.isIterable(x)
+  if type(x) == 'table' then return true end
+  local ok, mt = pcall(getmetatable, x)
+  return ok and type(mt) == 'table' and mt.__pairs ~= nil or false
+end
 
 -- a sequence: its keys are exactly 1..n (the empty table is one)
 function M.isArray(x)
