@@ -46,7 +46,9 @@ describe('optnet.env', function()
     assert.are.equal(mine, require('optnet').test)
     env.test = saved
     -- env loaded first (a fresh state): optnet comes with it
-    local out = io.popen('bin/th -e "local e = require(\'optnet.env\'); '
+    local core = package.searchpath('torch.core', package.cpath)
+    local build = core and core:match('^(.*)/torch/core%.so$') or 'build'
+    local out = io.popen('TH_BUILD=' .. build .. ' bin/th -e "local e = require(\'optnet.env\'); '
       .. 'io.write(tostring(e == require(\'optnet\')), \' \', type(e.optimizeMemory))" 2>&1'):read('a')
     assert.are.equal('true function', out)
   end)
