@@ -214,9 +214,10 @@ function M.mapReduceRight(t, f, state)
   return M.mapReduce(M.reverse(t), f, state)
 end
 
--- value: equal deeply; or a predicate f(v)
+-- value: equal deeply; or a predicate f(v) when a function (a callable
+-- table, an nngraph-style module say, is a value to look for)
 local function matcher(value)
-  if isCallable(value) then return value end
+  if type(value) == 'function' then return value end
   return function(v) return M.isEqual(v, value) end
 end
 

@@ -77,6 +77,10 @@ describe('moses: table functions', function()
     assert.are.equal(2, _.detect({6, 8, 10, 16}, 8))
     assert.is_nil(_.detect({true, 0, true}, false))
     assert.are.equal(2, _.detect({6, {18, {2, 6}}, 10}, {18, {2, 6}}))
+    -- a callable table is a value to find, not a predicate
+    local callable = setmetatable({}, {__call = function() error('called') end})
+    assert.are.equal(2, _.detect({{1}, callable}, callable))
+    assert.is_true(_.include({callable}, callable))
     local a, b, c, d = {a = 1, b = 2, c = 0}, {a = 1, b = 4, c = 1}, {a = 4, b = 4, c = 3}, {a = 1, b = 2, c = 3}
     assert.are.same({a, b, d}, _.where({a, b, c, d}, {a = 1}))
     assert.is_nil(_.where({a, b}, {a = 7}))

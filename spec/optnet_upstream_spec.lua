@@ -310,6 +310,7 @@ describe('optnet.test', function()
   end)
 
   it('runs a named test only, and rejects bad arguments', function()
+    local saved = torch.getdefaulttensortype()
     local write = io.write
     io.write = function() end
     local ok, tester = pcall(optnet.test, 'basic_parallel_remove')
@@ -318,5 +319,7 @@ describe('optnet.test', function()
     assert.are.equal(3, tester.countasserts)
     helpers.errors(function() optnet.test(nil, 5) end, 'optnet.test: options table expected as argument 2, got number')
     helpers.errors(function() optnet.test('nosuchtest') end, "no test named 'nosuchtest'")
+    helpers.errors(function() optnet.test(nil, {use_cudnn = true}) end, 'optnet.test: use_cudnn = true needs cudnn')
+    assert.are.equal(saved, torch.getdefaulttensortype())
   end)
 end)

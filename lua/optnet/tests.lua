@@ -10,7 +10,8 @@
 -- resnet and preresnet run at cifar10 depths 20, 32, 56 and 110 (resnet20,
 -- preresnet56_backward, ...). tests: a test name or a list of names (all by
 -- default). opts.only_basic_tests = true skips alexnet, vgg, googlenet and
--- the ResNets; opts.verbose = true prints the memory figures. Runs in
+-- the ResNets; opts.verbose = true prints the memory figures (OptNet's
+-- opts.use_cudnn is an error: no CUDA here). Runs in
 -- torch.FloatTensor (the default type is restored after) and returns the
 -- torch.Tester; like every Tester run it raises an error if a test failed.
 -- OptNet's own tests.lua, when dofile'd, replaces optnet.test with its own.
@@ -117,6 +118,9 @@ return function(tests, opts)
     error(string.format('optnet.test: options table expected as argument 2, got %s', torch.type(opts)), 2)
   end
   opts = opts or {}
+  if opts.use_cudnn then
+    error('optnet.test: use_cudnn = true needs cudnn and CUDA tensors, which this CPU engine does not have', 2)
+  end
   local tester = torch.Tester()
   suite(tester, opts.verbose)
   if opts.only_basic_tests then
