@@ -312,7 +312,8 @@ describe('moses: utility functions', function()
     assert.is_true(_.overEvery(alleven, allpos)(8, 4, 6, 10))
     assert.is_true(_.overSome(alleven, allpos)(10, 3, 2, 6))
     assert.is_false(_.overSome(alleven, allpos)(-1, -5, -3))
-    local nf = _.overArgs(function(x, y, z) return x, y, z end, function(x) return x * 3 end, function(x) return x ^ 2 end)
+    local triple, square = function(x) return x * 3 end, function(x) return x ^ 2 end
+    local nf = _.overArgs(function(x, y, z) return x, y, z end, triple, square)
     assert.are.same({30, 100, 10}, {nf(10, 10, 10)})
     local diff = function(a, b) return a - b end
     assert.are.equal(15, _.partial(diff, 20)(5))

@@ -87,7 +87,8 @@ describe('optnet.utils', function()
     -- an empty tensor has no storage: skipped
     utils.keepTrack(torch.Tensor(), track, entry, fun)
     assert.are.equal(2, #entries)
-    helpers.errors(function() utils.keepTrack(a, nil, entry) end, 'optnet.utils.keepTrack: table expected as argument 2')
+    helpers.errors(function() utils.keepTrack(a, nil, entry) end,
+      'optnet.utils.keepTrack: table expected as argument 2')
     helpers.errors(function() utils.keepTrack(a, {}, 3) end, 'optnet.utils.keepTrack: function expected as argument 3')
   end)
 

@@ -28,7 +28,9 @@ local function walkTrack(t, track, entry_fun, fun, ...)
 end
 
 function utils.keepTrack(t, track, entry_fun, fun, ...)
-  if type(track) ~= 'table' then fail('keepTrack', 'table expected as argument 2 (track), got %s', torch.type(track)) end
+  if type(track) ~= 'table' then
+    fail('keepTrack', 'table expected as argument 2 (track), got %s', torch.type(track))
+  end
   if type(entry_fun) ~= 'function' then
     fail('keepTrack', 'function expected as argument 3 (entry_fun), got %s', torch.type(entry_fun))
   end
