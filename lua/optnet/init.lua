@@ -1216,6 +1216,8 @@ function optnet.graphgen(...) return require('optnet.graphgen')(...) end
 function optnet.dot(...) return require('optnet.graphgen').dot(...) end
 function optnet.timeline(...) return require('optnet.timeline')(...) end
 function optnet.report(...) return require('optnet.report')(...) end
+-- OptNet's suite over its own test nets (optnet.models); OptNet's tests.lua may replace it
+function optnet.test(tests, opts) return require('optnet.tests')(tests, opts) end
 -- runs f with a training step's object kept by its net across
 -- removeOptimization and optimizeMemory (optnet.timeline re-plans it)
 function optnet._keepStep(f)

@@ -1,0 +1,447 @@
+-- moses: Moses 1.x's API (what nn and its tests use, and the common table,
+-- array, function and object helpers), against the results the Moses 1.x
+-- manual gives for its examples.
+require 'torch'
+local _ = require 'moses'
+local helpers = require 'spec.support.helpers'
+
+local function sorted(t)
+  table.sort(t, function(a, b) return tostring(a) < tostring(b) end)
+  return t
+end
+
+describe('moses: what nn uses', function()
+  it('map gets (key, value) and keeps the keys', function()
+    local t = {torch.Tensor{1, 2}, torch.Tensor{3}}
+    local f = _.map(t, function(k, v) return v:float() end)
+    assert.are.equal('torch.FloatTensor', torch.type(f[1]))
+    assert.are.same({3}, f[2]:totable())
+    assert.are.same({11, 12, 13}, _.map({1, 2, 3}, function(i, v) return v + 10 end))
+    assert.are.same({a = 'a1', b = 'b2'}, _.map({a = 1, b = 2}, function(k, v) return k .. v end))
+    -- two results: a new key and its value
+    assert.are.same({aa = 2, bb = 4}, _.map({a = 1, b = 2}, function(k, v) return k .. k, v * 2 end))
+    -- extra arguments follow
+    assert.are.same({3, 4}, _.map({1, 2}, function(k, v, d) return v + d end, 2))
+  end)
+
+  it('isNaN, isFinite, indexOf', function()
+    assert.is_true(_.isNaN(0 / 0))
+    assert.is_true(_.isNaN(torch.Tensor{0 / 0, 1}:sum()))
+    assert.is_false(_.isNaN(1))
+    assert.is_false(_.isNaN('nan'))
+    assert.is_true(_.isFinite(99e99))
+    assert.is_false(_.isFinite(math.huge))
+    assert.is_false(_.isFinite(-1 / 0))
+    assert.is_false(_.isFinite(0 / 0))
+    assert.are.equal(2, _.indexOf({'b', 'h', 'w'}, 'h'))
+    assert.is_nil(_.indexOf({'b', 'h', 'w'}, 'c'))
+    assert.are.equal(3, _.lastIndexOf({1, 2, 2, 3}, 2))
+  end)
+end)
+
+describe('moses: table functions', function()
+  it('each, eachi, count, countf, cycle, at', function()
+    local seen = {}
+    _.each({one = 1, two = 2}, function(k, v) seen[k] = v end)
+    assert.are.same({one = 1, two = 2}, seen)
+    local order = {}
+    _.eachi({a = 1, [0] = 1, [-1] = 6, 3, x = 4, 5}, function(i, v) order[#order + 1] = i .. '=' .. v end)
+    assert.are.same({'-1=6', '0=1', '1=3', '2=5'}, order)
+    assert.are.equal(4, _.count({1, 1, 2, 3, 3, 3, 2, 4, 3, 2}, 3))
+    assert.are.equal(2, _.count({false, false, true}, false))
+    assert.are.equal(5, _.count({1, 1, 2, 3, 3}))
+    assert.are.equal(3, _.countf({1, 2, 3, 4, 5, 6}, function(i, v) return v % 2 == 0 end))
+    local cyc = {}
+    for k, v in _.cycle({'a', 'b', 'c'}, 2) do cyc[#cyc + 1] = k .. v end
+    assert.are.same({'1a', '2b', '3c', '1a', '2b', '3c'}, cyc)
+    assert.are.same({4, 6}, _.at({4, 5, 6}, 1, 3))
+  end)
+
+  it('reduce, reduceRight, reduceby, mapReduce', function()
+    assert.are.equal(10, _.reduce({1, 2, 3, 4}, function(m, v) return m + v end))
+    assert.are.equal('abcd', _.reduce({'a', 'b', 'c', 'd'}, function(m, v) return m .. v end))
+    assert.are.equal(15, _.reduce({1, 2, 3, 4}, function(m, v) return m + v end, 5))
+    assert.are.equal(2, _.reduceRight({1, 2, 4, 16}, function(m, v) return m / v end, 256))
+    local val = {-1, 8, 0, -6, 3, -1, 7, 1, -9}
+    assert.are.equal(-17, _.reduceby(val, function(m, v) return m + v end, 0, function(_, v) return v <= 0 end))
+    assert.are.equal(19, _.reduceby(val, function(m, v) return m + v end, 0, function(_, v) return v >= 0 end))
+    assert.are.same({'a', 'ab', 'abc'}, _.mapReduce({'a', 'b', 'c'}, function(m, v) return m .. v end))
+    assert.are.same({'c', 'cb', 'cba'}, _.mapReduceRight({'a', 'b', 'c'}, function(m, v) return m .. v end))
+  end)
+
+  it('include, detect, where, findWhere: deep equality or a predicate of the value', function()
+    assert.is_true(_.include({6, 8, 10, 16, 29}, 16))
+    assert.is_false(_.include({6, 8, 10, 16, 29}, 1))
+    assert.is_true(_.include({6, {18, {2, 6}}, 10, {18, {2, {3}}}, 29}, {18, {2, {3}}}))
+    assert.is_true(_.any({'a', 'B', 'c'}, function(v) return v:upper() == v end))
+    assert.are.equal(2, _.detect({6, 8, 10, 16}, 8))
+    assert.is_nil(_.detect({true, 0, true}, false))
+    assert.are.equal(2, _.detect({6, {18, {2, 6}}, 10}, {18, {2, 6}}))
+    -- a callable table is a value to find, not a predicate
+    local callable = setmetatable({}, {__call = function() error('called') end})
+    assert.are.equal(2, _.detect({{1}, callable}, callable))
+    assert.is_true(_.include({callable}, callable))
+    local a, b, c, d = {a = 1, b = 2, c = 0}, {a = 1, b = 4, c = 1}, {a = 4, b = 4, c = 3}, {a = 1, b = 2, c = 3}
+    assert.are.same({a, b, d}, _.where({a, b, c, d}, {a = 1}))
+    assert.is_nil(_.where({a, b}, {a = 7}))
+    assert.are.equal(c, _.findWhere({a, b, c, d}, {a = 4, b = 4}))
+  end)
+
+  it('select, reject, all, invoke, pluck', function()
+    local even = function(k, v) return v % 2 == 0 end
+    assert.are.same({2, 4, 6}, _.select({1, 2, 3, 4, 5, 6, 7}, even))
+    assert.are.same({2, 4, 6}, _.filter({1, 2, 3, 4, 5, 6, 7}, even))
+    assert.are.same({1, 3, 5, 7}, _.reject({1, 2, 3, 4, 5, 6, 7}, even))
+    assert.is_true(_.all({2, 4, 6}, even))
+    assert.is_false(_.every({2, 5, 6}, even))
+    assert.is_true(_.all({}, even))
+    assert.are.same({1, 3, 5}, _.invoke({'a', 'bea', 'cdhza'}, string.len))
+    local obj = {call = function() return 'a' end}
+    assert.are.same({'a', 'a'}, _.invoke({obj, obj}, 'call'))
+    local people = {{name = 'John', age = 23}, {name = 'Peter', age = 17}, {age = 33}}
+    assert.are.same({23, 17, 33}, _.pluck(people, 'age'))
+    assert.are.same({'John', 'Peter'}, _.pluck(people, 'name'))
+  end)
+
+  it('max, min (with a transform of the value), shuffle, same, sort, sortBy', function()
+    assert.are.equal(3, _.max({1, 2, 3}))
+    assert.are.equal('c', _.max({'a', 'b', 'c'}))
+    assert.are.equal(1, _.min({1, 2, 3}))
+    local people = {{name = 'John', age = 23}, {name = 'Peter', age = 17}, {name = 'Steve', age = 15}}
+    assert.are.equal(23, _.max(people, function(p) return p.age end))
+    assert.are.equal(15, _.min(people, function(p) return p.age end))
+    assert.is_nil(_.max({}))
+    local s = _.shuffle({1, 2, 3, 4, 5, 6}, 7)
+    assert.are.same({1, 2, 3, 4, 5, 6}, _.sort(s))
+    assert.is_true(_.same({'a', 'b', 'c', 'd'}, {'b', 'a', 'd', 'c'}))
+    assert.is_false(_.same({'a', 'b'}, {'a', 'b', 'e'}))
+    assert.are.same({'d', 'c', 'b', 'a'}, _.sort({'b', 'a', 'd', 'c'}, function(x, y) return x > y end))
+    assert.are.same({5, 4, 3, 1, 2}, _.sortBy({1, 2, 3, 4, 5}, math.sin))
+    local r = _.sortBy({{n = 'a', age = 40}, {n = 'b', age = 19}, {n = 'c', age = 35}}, 'age')
+    assert.are.same({'b', 'c', 'a'}, _.pluck(r, 'n'))
+  end)
+
+  it('groupBy, countBy, size, containsKeys, sameKeys', function()
+    local parity = function(i, v) return v % 2 == 0 and 'even' or 'odd' end
+    assert.are.same({odd = {1, 3, 5}, even = {0, 2, 4, 6}}, _.groupBy({0, 1, 2, 3, 4, 5, 6}, parity))
+    assert.are.same({odd = 3, even = 4}, _.countBy({0, 1, 2, 3, 4, 5, 6}, parity))
+    assert.are.equal(3, _.size({1, 2, 3}))
+    assert.are.equal(2, _.size({one = 1, two = 2}))
+    assert.are.equal(4, _.size('a', 'b', {}, print))
+    assert.are.equal(0, _.size())
+    assert.is_true(_.containsKeys({x = 1, y = 2, z = 3}, {x = 1, y = 2}))
+    assert.is_false(_.containsKeys({x = 1}, {x = 1, y = 2}))
+    assert.is_false(_.sameKeys({1, 2, 3, 4}, {1, 2, 3}))
+    assert.is_true(_.sameKeys({1, 2, 'd', 'b'}, {1, 2, 3, 5}))
+  end)
+end)
+
+describe('moses: array functions', function()
+  it('sample, sampleProb, toArray, find, reverse, fill', function()
+    local v = _.sample(_.range(1, 20), nil, 3)
+    assert.is_true(v >= 1 and v <= 20 and math.type(v) == 'integer')
+    local s = _.sample(_.range(1, 20), 3, 3)
+    assert.are.equal(3, #s)
+    assert.is_true(_.isunique(s))
+    local p = _.sampleProb(_.range(1, 100), 0.5, 1)
+    assert.is_true(#p > 20 and #p < 80)
+    assert.are.same({}, _.sampleProb(_.range(1, 100), 0))
+    assert.are.same({1, 2, 8, 'd'}, _.toArray(1, 2, 8, 'd'))
+    assert.are.equal(2, _.find({{4}, {3}, {2}, {1}}, {3}))
+    assert.are.equal(5, _.find({1, 4, 2, 3, 4, 5}, 4, 3))
+    assert.are.same({'d', 3, 2, 1}, _.reverse({1, 2, 3, 'd'}))
+    assert.are.same({0, 0, 0, 0, 0}, _.fill(_.range(1, 5), 0))
+    assert.are.same({1, 0, 0, 0, 5}, _.fill(_.range(1, 5), 0, 2, 4))
+    assert.are.same({1, 2, 3, 4, 0, 0, 0, 0, 0, 0}, _.fill(_.range(1, 5), 0, 5, 10))
+  end)
+
+  it('selectWhile, dropWhile, sortedIndex, findIndex, findLastIndex', function()
+    local even = function(i, v) return v % 2 == 0 end
+    assert.are.same({2, 4}, _.selectWhile({2, 4, 5, 8}, even))
+    assert.are.same({5, 8}, _.dropWhile({2, 4, 5, 8}, even))
+    assert.are.same({}, _.dropWhile({2, 4}, even))
+    assert.are.equal(4, _.sortedIndex({1, 2, 3}, 4))
+    assert.are.equal(3, _.sortedIndex({-5, 0, 4, 4}, 3))
+    local m3 = function(_, x) return x % 3 == 0 end
+    assert.are.equal(3, _.findIndex({1, 2, 3, 4, 5, 6}, m3))
+    assert.are.equal(6, _.findLastIndex({1, 2, 3, 4, 5, 6}, m3))
+  end)
+
+  it('addTop, push, pop, unshift, pull, removeRange, chunk', function()
+    assert.are.same({4, 3, 2, 1, 1}, _.addTop({1}, 1, 2, 3, 4))
+    assert.are.same({1, 1, 2, 3, 4}, _.push({1}, 1, 2, 3, 4))
+    local a = {1, 2, 3}
+    assert.are.equal(1, _.pop(a))
+    assert.are.same({2, 3}, a)
+    local b = {1, 2, 3}
+    assert.are.equal(3, _.unshift(b))
+    assert.are.same({1, 2}, b)
+    local c = {1, 2, 3, 4}
+    local x, y = _.pop(c, 2)
+    assert.are.same({1, 2, {3, 4}}, {x, y, c})
+    assert.are.same({4}, _.pull({1, 2, 1, 2, 3, 4, 3}, 1, 2, 3))
+    local arr = {1, 2, 3, 4, 5, 6, 7, 8, 9}
+    assert.are.same({1, 2, 9}, _.removeRange(arr, 3, 8))
+    assert.are.equal(9, #arr)
+    assert.are.same({{1, 1}, {2}, {3, 3}, {4}}, _.chunk({1, 1, 2, 3, 3, 4}, function(k, v) return v % 2 == 0 end))
+  end)
+
+  it('slice, first, initial, last, rest, nth, compact, flatten', function()
+    local arr = {1, 2, 3, 4, 5, 6, 7, 8, 9}
+    assert.are.same({3, 4, 5, 6}, _.slice(arr, 3, 6))
+    assert.are.same({1, 2, 3}, _.first(arr, 3))
+    assert.are.same({1}, _.first(arr))
+    assert.are.same({1, 2, 3, 4}, _.initial(arr, 5))
+    assert.are.same({7, 8, 9}, _.last(arr, 3))
+    -- Moses 1.x: without n, all but the first
+    assert.are.same({2, 3, 4, 5, 6, 7, 8, 9}, _.last(arr))
+    assert.are.same({6, 7, 8, 9}, _.rest(arr, 6))
+    assert.are.same({}, _.rest(arr, 10))
+    assert.are.equal(3, _.nth(arr, 3))
+    assert.are.same({'aa', 'bb', true}, _.compact({nil, 'aa', false, 'bb', true}))
+    assert.are.same({1, 2, 3, 4, 5, 6, 7}, _.flatten({1, {2, 3}, {4, 5, {6, 7}}}))
+    assert.are.same({1, 2, {3}}, _.flatten({1, {2}, {{3}}}, true))
+  end)
+
+  it('difference, union, intersection, symmetricDifference, unique, isunique', function()
+    assert.are.same({2, 4, 5}, _.difference({1, 2, 'a', 4, 5}, {1, 'a'}))
+    assert.are.same({'a', 1, 2, 3, 10}, _.union({'a'}, {'a', 1, 2, 3}, {2, 10}))
+    assert.are.same({'a'}, _.intersection({'a'}, {'a', 1, 2, 3}, {2, 10, 1, 'a'}))
+    assert.are.same({2, 3, 4, 5}, _.symmetricDifference({1, 2, 3}, {1, 4, 5}))
+    assert.are.same({1, 2, 3, 4, 5}, _.unique({1, 1, 2, 2, 3, 3, 4, 4, 4, 5}))
+    assert.is_true(_.isunique({1, 2, 3, 4, 5}))
+    assert.is_false(_.isunique({1, 2, 3, 4, 4}))
+  end)
+
+  it('zip, append, interleave, interpose, range, rep', function()
+    assert.are.same({{'Bob', 22}, {'Alice', 23}, {'James'}}, _.zip({'Bob', 'Alice', 'James'}, {22, 23}))
+    assert.are.same({1, 2, 3, 'a', 'b'}, _.append({1, 2, 3}, {'a', 'b'}))
+    assert.are.same({1, 'a', 2, 'b', 3, 'c'}, _.interleave({1, 2, 3}, {'a', 'b', 'c'}))
+    assert.are.same({1, 'a', 2, 'a', 3}, _.interpose('a', {1, 2, 3}))
+    assert.are.same({1, 2, 3, 4}, _.range(1, 4))
+    assert.are.same({0, 1, 2, 3}, _.range(3))
+    local r = _.range(0, 2, 0.7)
+    assert.are.equal(3, #r)
+    assert.are.equal(0, r[1])
+    assert.is_true(math.abs(r[3] - 1.4) < 1e-12)
+    assert.are.same({5, 4, 3, 2, 1}, _.range(5, 1, -1))
+    assert.are.same({}, _.range(3, 1))
+    assert.are.same({}, _.range())
+    assert.are.same({4, 4, 4}, _.rep(4, 3))
+  end)
+
+  it('partition, sliding, permutation, invert, concat, sum, product', function()
+    local parts = {}
+    for p in _.partition({1, 2, 3, 4, 5, 6}, 4) do parts[#parts + 1] = table.concat(p, ',') end
+    assert.are.same({'1,2,3,4', '5,6'}, parts)
+    parts = {}
+    for p in _.partition({1, 2, 3, 4, 5, 6}, 4, 0) do parts[#parts + 1] = table.concat(p, ',') end
+    assert.are.same({'1,2,3,4', '5,6,0,0'}, parts)
+    parts = {}
+    for p in _.sliding({1, 2, 3, 4, 5, 6, 7}, 3) do parts[#parts + 1] = table.concat(p, ',') end
+    assert.are.same({'1,2,3', '3,4,5', '5,6,7'}, parts)
+    parts = {}
+    for p in _.sliding({1, 2, 3, 4, 5, 6, 7}, 5, 0) do parts[#parts + 1] = table.concat(p, ',') end
+    assert.are.same({'1,2,3,4,5', '5,6,7,0,0'}, parts)
+    local perms = {}
+    for p in _.permutation({'a', 'b', 'c'}) do perms[#perms + 1] = table.concat(p) end
+    assert.are.same({'abc', 'acb', 'bac', 'bca', 'cab', 'cba'}, sorted(perms))
+    assert.are.same({a = 1, b = 2, c = 3}, _.invert({'a', 'b', 'c'}))
+    assert.are.equal('a101b', _.concat({'a', 1, 0, 1, 'b'}))
+    assert.are.equal('a,1', _.join({'a', 1}, ','))
+    assert.are.equal(10, _.sum({1, 2, 3, 4}))
+    assert.are.equal(24, _.product({1, 2, 3, 4}))
+    assert.are.equal(0, _.sum({}))
+  end)
+end)
+
+describe('moses: utility functions', function()
+  it('identity, constant, memoize, once, before, after', function()
+    assert.are.equal(false, _.identity(false))
+    assert.are.equal(math.pi, _.constant(math.pi)(2))
+    local calls = 0
+    local sq = _.memoize(function(x) calls = calls + 1; return x * x end)
+    assert.are.equal(400, sq(20))
+    assert.are.equal(400, sq(20))
+    assert.are.equal(1, calls)
+    local once = _.once(function(x) return x * x end)
+    assert.are.same({1, 1, 1}, {once(1), once(2), once(3)})
+    local greet = _.before(function(s) return 'hello ' .. s end, 2)
+    assert.are.same({'hello a', 'hello b', 'hello b'}, {greet('a'), greet('b'), greet('c')})
+    local late = _.after(_.identity, 3)
+    assert.is_nil(late(1))
+    assert.is_nil(late(2))
+    assert.are.same({3, 4}, {late(3), late(4)})
+  end)
+
+  it('compose, pipe, complement, juxtapose, wrap, times', function()
+    local f = function(x) return x ^ 2 end
+    local g = function(x) return x + 1 end
+    local h = function(x) return x / 2 end
+    assert.are.equal(36, _.compose(f, g, h)(10))
+    assert.are.equal(121, _.pipe(20, f, g, h))
+    assert.is_false(_.complement(function() return true end)())
+    assert.are.same({100, 11, 5}, {_.juxtapose(10, f, g, h)})
+    local w = _.wrap(function(n) return 'hi: ' .. n end, function(fn, a) return fn(a) .. '/' .. a:reverse() end)
+    assert.are.equal('hi: John/nhoJ', w('John'))
+    assert.are.same({'L', 'u', 'a'}, _.times(3, ('Lua programming'):gmatch('.')))
+  end)
+
+  it('bind, bind2, bindn, bindAll, uniqueId, iterator, array, flip', function()
+    assert.are.equal(math.sqrt(2), _.bind(math.sqrt, 2)())
+    assert.are.same({5, 6}, _.bind2(_.last, 2)({1, 2, 3, 4, 5, 6}))
+    local out = _.bindn(function(...) return table.concat({...}) end, 'OutPut', ':', ' ')
+    assert.are.equal('OutPut: 123', out(1, 2, 3))
+    local win = _.bindAll({setName = function(self, n) self.name = n end}, 'setName')
+    win.setName('app')
+    assert.are.equal('app', win.name)
+    local id1, id2 = _.uniqueId(), _.uniqueId('ID%s')
+    assert.are.equal('ID' .. (id1 + 1), id2)
+    assert.are.equal('$' .. (id1 + 2) .. '$', _.uniqueId(function(i) return '$' .. i .. '$' end))
+    local po2 = _.iterator(function(x) return x * 2 end, 1)
+    assert.are.same({2, 4, 8}, {po2(), po2(), po2()})
+    assert.are.same({'l', 'e', 't'}, _.array(('let'):gmatch('.')))
+    assert.are.equal('cba', _.flip(function(...) return table.concat({...}) end)('a', 'b', 'c'))
+  end)
+
+  it('over, overEvery, overSome, overArgs, partial, partialRight, curry, time', function()
+    assert.are.same({3, 12}, _.over(math.min, math.max)(5, 10, 12, 4, 3))
+    local function alleven(...) for _, v in ipairs({...}) do if v % 2 ~= 0 then return false end end return true end
+    local function allpos(...) for _, v in ipairs({...}) do if v < 0 then return false end end return true end
+    assert.is_false(_.overEvery(alleven, allpos)(2, 4, -1, 8))
+    assert.is_true(_.overEvery(alleven, allpos)(8, 4, 6, 10))
+    assert.is_true(_.overSome(alleven, allpos)(10, 3, 2, 6))
+    assert.is_false(_.overSome(alleven, allpos)(-1, -5, -3))
+    local triple, square = function(x) return x * 3 end, function(x) return x ^ 2 end
+    local nf = _.overArgs(function(x, y, z) return x, y, z end, triple, square)
+    assert.are.same({30, 100, 10}, {nf(10, 10, 10)})
+    local diff = function(a, b) return a - b end
+    assert.are.equal(15, _.partial(diff, 20)(5))
+    assert.are.equal(15, _.partial(diff, '_', 5)(20))
+    local cat = function(...) return table.concat({...}, ',') end
+    assert.are.equal('d,a,b,c', _.partialRight(cat, 'a', 'b', 'c')('d'))
+    assert.are.equal('b,a,d,c', _.partialRight(cat, 'a', '_', 'c')('d', 'b'))
+    assert.are.equal(6, _.curry(function(x, y, z) return x + y + z end, 3)(1)(2)(3))
+    assert.are.equal(20, _.curry(function(x, y) return x * y end)(5)(4))
+    local t, v = _.time(function(n) return n + 1 end, 41)
+    assert.are.equal(42, v)
+    assert.is_true(t >= 0)
+  end)
+end)
+
+describe('moses: object functions', function()
+  it('keys, values, kvpairs, toObj, property, propertyOf, toBoolean, extend', function()
+    assert.are.same({1, 2, 3}, sorted(_.keys({4, 5, 6})))
+    assert.are.same({'x', 'y'}, sorted(_.keys({x = 0, y = 1})))
+    assert.are.same({0, 1}, sorted(_.values({x = 0, y = 1})))
+    assert.are.same({x = 1, y = 2}, _.toObj(_.kvpairs({x = 1, y = 2})))
+    assert.are.equal('Henry', _.property('name')({name = 'Henry'}))
+    assert.are.equal('Henry', _.propertyOf({name = 'Henry'})('name'))
+    assert.are.same({true, false, false, true}, {_.toBoolean(1), _.toBoolean(false), _.toBoolean(nil), _.toBoolean({})})
+    local dest = {}
+    assert.are.equal(dest, _.extend(dest, {a = 'b'}, 3, {c = 'd'}))
+    assert.are.same({a = 'b', c = 'd'}, dest)
+  end)
+
+  it('functions, clone, tap, has, pick, omit, template, isEqual, result', function()
+    assert.are.same({'create', 'resume'}, _.select(_.functions(coroutine),
+      function(_, n) return n == 'create' or n == 'resume' end))
+    local o = {1, {2, {3}}}
+    local c = _.clone(o)
+    assert.are.same(o, c)
+    assert.are_not.equal(o[2], c[2])
+    assert.are.equal(o[2], _.clone(o, true)[2])
+    assert.are.equal(5, _.clone(5))
+    local seen
+    assert.are.equal(o, _.tap(o, function(x) seen = x end))
+    assert.are.equal(o, seen)
+    assert.is_true(_.has(math, 'random'))
+    assert.is_false(_.has({}, 'x'))
+    assert.are.same({a = 1, c = 3}, _.pick({a = 1, b = 2, c = 3}, 'a', 'c'))
+    assert.are.same({b = 2}, _.omit({a = 1, b = 2, c = 3}, 'a', 'c'))
+    assert.are.same({a = 0, b = 2, c = 3}, _.template({a = 0}, {a = 1, b = 2, c = 3}))
+    assert.is_true(_.isEqual(1, 1))
+    assert.is_false(_.isEqual(true, false))
+    assert.is_false(_.isEqual(3.14, math.pi))
+    assert.is_false(_.isEqual({3, 4, 5}, {3, 4, {5}}))
+    assert.is_true(_.isEqual({3, {a = 4}}, {3, {a = 4}}))
+    assert.is_false(_.isEqual({1}, {1, 2}))
+    assert.are.equal(3, _.result('abc', 'len'))
+    assert.are.equal('abc', _.result({'a', 'b', 'c'}, table.concat))
+  end)
+
+  it('the type predicates', function()
+    assert.is_true(_.isTable(math))
+    assert.is_true(_.isCallable(print))
+    assert.is_true(_.isCallable(setmetatable({}, {__call = function() end})))
+    assert.is_false(_.isCallable({}))
+    assert.is_true(_.isArray({}))
+    assert.is_true(_.isArray({1, 2, 3}))
+    assert.is_false(_.isArray({1, 2, x = 3}))
+    assert.is_false(_.isArray({[2] = 1}))
+    assert.is_true(_.isIterable({}))
+    assert.is_false(_.isIterable(1))
+    assert.is_false(_.isIterable(print))
+    assert.is_true(_.isIterable(setmetatable({}, {__pairs = function() end})))
+    assert.is_true(_.isEmpty(''))
+    assert.is_true(_.isEmpty({}))
+    assert.is_true(_.isEmpty(nil))
+    assert.is_false(_.isEmpty({'a'}))
+    assert.is_true(_.isString(''))
+    assert.is_false(_.isString({}))
+    assert.is_true(_.isFunction(print))
+    assert.is_true(_.isNil())
+    assert.is_false(_.isNil(false))
+    assert.is_true(_.isNumber(0 / 0))
+    assert.is_false(_.isNumber('1'))
+    assert.is_true(_.isBoolean(1 == 1))
+    assert.is_true(_.isInteger(-1))
+    assert.is_true(_.isInteger(2.0))
+    assert.is_false(_.isInteger(math.pi))
+  end)
+end)
+
+describe('moses: chaining, import, aliases, errors', function()
+  it('chains with _(v) or _.chain(v), :value() unwraps', function()
+    local t = {1, 2, 3}
+    assert.are.equal(t, _(t):value())
+    local r = _.chain({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+      :select(function(k, v) return v % 2 ~= 0 end)
+      :map(function(k, v) return v * v end)
+      :value()
+    assert.are.same({1, 9, 25, 49, 81}, r)
+    local words = _({'a b', 'b c'})
+      :map(function(k, line) local w = {}; for x in line:gmatch('%w+') do w[#w + 1] = x end; return w end)
+      :flatten()
+      :countBy(function(i, v) return v end)
+      :value()
+    assert.are.same({a = 1, b = 2, c = 1}, words)
+  end)
+
+  it('import copies the functions, noConflict keeps what is there', function()
+    local ctx = _.import({})
+    assert.are.equal(_.each, ctx.each)
+    assert.are.equal(_.map, ctx.collect)
+    local kept = _.import({each = 1}, true)
+    assert.are.equal(1, kept.each)
+    assert.are.equal(_.eachi, kept.eachi)
+  end)
+
+  it("has Moses 1.x's aliases", function()
+    for alias, name in pairs({forEach = 'each', collect = 'map', inject = 'reduce', foldl = 'reduce',
+                              any = 'include', some = 'include', contains = 'include', filter = 'select',
+                              every = 'all', uniq = 'unique', mirror = 'invert', join = 'concat',
+                              head = 'first', tail = 'rest', skip = 'last', without = 'difference',
+                              compare = 'isEqual', defaults = 'template'}) do
+      assert.are.equal(_[name], _[alias], alias)
+    end
+  end)
+
+  it('bad arguments: an error naming the function, the argument and what came', function()
+    helpers.errors(function() _.map(nil, print) end, 'moses.map: table expected as argument 1, got nil')
+    helpers.errors(function() _.each({}, 3) end, 'moses.each: function expected as argument 2, got number')
+    helpers.errors(function() _.reduce('abc', print) end, 'moses.reduce: table expected as argument 1, got string')
+    helpers.errors(function() _.range('a') end, 'moses.range: number expected as argument 2, got string')
+    helpers.errors(function() _.select({}, nil) end, 'moses.select: function expected as argument 2, got nil')
+  end)
+end)
