@@ -334,4 +334,44 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
     local z = t:forward(torch.randn(6, 3))
     assert.is_true(torch.le(z, 0):add(torch.gt(z, 0.5)):min() == 1)
   end)
+
+  it('fuses a residual add (in-place CAddTable of two tensors) with the ReLU after it, bit for bit', function()
+    local function block()
+      local body = nn.Sequential():add(nn.SpatialConvolution(4, 4, 3, 3, 1, 1, 1, 1))
+        :add(nn.SpatialBatchNormalization(4)):add(nn.ReLU(true))
+        :add(nn.SpatialConvolution(4, 4, 3, 3, 1, 1, 1, 1)):add(nn.SpatialBatchNormalization(4))
+      return nn.Sequential():add(nn.ConcatTable():add(body):add(nn.Identity()))
+        :add(nn.CAddTable(true)):add(nn.ReLU(true))
+    end
+    for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      torch.manualSeed(5)
+      local a, b = pair(block, ty)
+      local x = torch.randn(3, 4, 5, 5):type(ty)
+      local ya, yb = a:forward(x), b:forward(x)
+      assert.is_true(torch.equal(ya, yb))
+      assert.are.equal(0, ya:min())
+      assert.are.equal(torch.pointer(a.modules[2].output:storage()), torch.pointer(ya:storage()))
+      local go = torch.randn(ya:size()):type(ty)
+      assert.is_true(torch.equal(a:backward(x, go), b:backward(x, go)))
+    end
+  end)
+
+  it('falls back to the add and the ReLU when the operands do not suit one pass', function()
+    local function run(inputs)
+      local s = nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true))
+      local want = inputs[1]:clone()
+      for i = 2, #inputs do want:add(inputs[i]) end
+      want:clamp(0, math.huge)
+      local y = s:forward(inputs)
+      assert.is_true(torch.equal(want, y))
+    end
+    run({torch.randn(4, 5), torch.randn(4, 5), torch.randn(4, 5)})     -- three terms
+    run({torch.randn(5, 4):t(), torch.randn(4, 5)})                    -- not contiguous
+    run({torch.randn(4, 5), torch.randn(20)})                          -- other shape, same count
+    local x = torch.randn(30)
+    run({x:narrow(1, 1, 20), x:narrow(1, 6, 20)})                      -- overlapping views
+    assert.has_error(function()
+      nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true)):forward({torch.randn(3), torch.randn(4)})
+    end)
+  end)
 end)

@@ -109,6 +109,13 @@ static int act_update_output(lua_State *L) {
   return 1;
 }
 
+/* addReLU(a, b) -> true when a = max(a + b, 0) was done (th_nn_add_relu) */
+static int add_relu(lua_State *L) {
+  th_tensor *a = th_lua_totensor(L, 1), *b = th_lua_totensor(L, 2);
+  lua_pushboolean(L, a != NULL && b != NULL && th_nn_add_relu(a, b));
+  return 1;
+}
+
 /* <Op>_updateGradInput(self, input|nil, gradOutput, gradInput, output|nil, inplace, p1, p2) */
 static int act_update_grad_input(lua_State *L) {
   fname f;
@@ -278,6 +285,7 @@ static const luaL_Reg layer_funcs[] = {
     {"linear_updateGradInput", linear_update_grad_input},
     {"linear_accGradParameters", linear_acc_grad_params},
     {"act_check", act_check},
+    {"addReLU", add_relu},
     {"softmax_updateOutput", softmax_update_output},
     {"softmax_updateGradInput", softmax_update_grad_input},
     {"classnll_updateOutput", classnll_update_output},

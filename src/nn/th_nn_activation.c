@@ -15,6 +15,7 @@
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 #include "../tensor/th_iter.h"
+#include "../tensor/th_cpu.h"
 
 const char *const th_nn_act_name[TH_NN_NACT] = {"Threshold", "LeakyReLU", "ELU",
                                                 "Tanh",      "Sigmoid",   "SoftPlus"};
@@ -126,4 +127,20 @@ int th_nn_act_update_grad_input(th_nn_act op, const double *p, const th_tensor *
   if (th_tensor_resize_as(gradInput, ref) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(ref->dtype, act_backward, (op, p, gradInput, gradOutput, ref),
                               "activation");
+}
+
+/* 1 when done; 0 when the operands do not suit the one-pass loop (the
+   caller then runs the add and the ReLU as usual, with their checks) */
+int th_nn_add_relu(th_tensor *a, const th_tensor *b) {
+  const char *pa, *pb;
+  size_t bytes;
+  if (a->dtype != b->dtype || !TH_IS_FLOATING(a->dtype) || (a->flags & TH_TENSOR_FREED) ||
+      (b->flags & TH_TENSOR_FREED) || !th_tensor_is_contiguous(a) || !th_tensor_is_contiguous(b) ||
+      th_tensor_numel(a) != th_tensor_numel(b) || th_tensor_numel(a) == 0)
+    return 0;
+  /* b may be a itself, not a part of it shifted */
+  pa = th_tensor_data(a), pb = th_tensor_data(b);
+  bytes = (size_t)th_tensor_numel(a) * th_dtype_size[a->dtype];
+  if (pa != pb && pa < pb + bytes && pb < pa + bytes) return 0;
+  return TH_DISPATCH_FLOATING(a->dtype, add_relu, (a, b), "add_relu") == TH_OK;
 }

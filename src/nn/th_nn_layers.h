@@ -58,6 +58,11 @@ int th_nn_act_check(th_nn_act op, const double *p, int inplace);
 /* output = f(input); in place: input = f(input), output set to input */
 int th_nn_act_update_output(th_nn_act op, const double *p, th_tensor *input, th_tensor *output,
                             int inplace);
+/* a = max(a + b, 0) in one pass (nn.Sequential: an in-place CAddTable of two
+   tensors followed by an in-place ReLU); 0, untouched, unless a and b are
+   contiguous float or double tensors of one type and size, b all of a or
+   apart from it */
+int th_nn_add_relu(th_tensor *a, const th_tensor *b);
 /* gradInput = gradOutput * f'(.); in place: written into gradOutput and
    gradInput set to it. 'input' may be NULL for the ops that read the
    output, 'output' for those that read the input. */

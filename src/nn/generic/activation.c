@@ -140,3 +140,32 @@ static int TH_R(act_backward)(th_nn_act op, const double *p, th_tensor *gi, cons
 #undef EXP
 #undef EXPM1
 #undef LOG1P
+
+/* a = relu(a + b), both contiguous: the residual add and the in-place ReLU
+   after it in one pass; a + b, then the threshold as nn.ReLU computes it */
+TH_CPU_CLONES static void TH_R(add_relu_loop)(real *a, const real *b, int64_t n) {
+  int64_t i;
+  for (i = 0; i < n; i++) {
+    real v = a[i] + b[i];
+    a[i] = v > 0 ? v : 0;
+  }
+}
+
+static int TH_R(add_relu)(th_tensor *a, const th_tensor *b) {
+  real *pa = th_tensor_data(a);
+  const real *pb = th_tensor_data(b);
+  const int64_t n = th_tensor_numel(a);
+  /* memory-bound, one region only past TH_NN_PAR_MIN_CHEAP (th_nn_internal.h) */
+  if (n >= OMP_MIN_CHEAP) {
+    const int64_t chunk = 4096;
+    int64_t c;
+#pragma omp parallel for schedule(static)
+    for (c = 0; c < (n + chunk - 1) / chunk; c++) {
+      const int64_t lo = c * chunk, m = n - lo < chunk ? n - lo : chunk;
+      TH_R(add_relu_loop)(pa + lo, pb + lo, m);
+    }
+  } else {
+    TH_R(add_relu_loop)(pa, pb, n);
+  }
+  return TH_OK;
+}
