@@ -4,6 +4,9 @@
 -- linear combinations (tensor ops here); HSL, HSV and Lab run in C
 -- (torch._C.image.color). Each takes an optional
 -- destination first, as Torch7's: image.rgb2yuv([dst,] src).
+-- ByteTensors hold components in 0..255: Y, HSL and HSV convert them as
+-- floats in [0, 1] and round the result back (Torch7's byte kernels did
+-- the same); Lab refuses them (its components do not fit in 0..255).
 local image = require 'image'
 local C = torch._C.image
 local P = image._private
@@ -36,8 +39,20 @@ end
 
 local Y = {0.299, 0.587, 0.114}
 
+local function isbyte(t) return torch.typename(t) == 'torch.ByteTensor' end
+
+-- conv(x) of a ByteTensor x as conv(x / 255) * 255 in float, rounded
+local function onbytes(conv, dst, src)
+  local res = conv(src:float():div(255)):mul(255)
+  return P.finish(res, src, dst)
+end
+
 function image.rgb2y(a, b)
   local dst, src = args('image.rgb2y', a, b)
+  if isbyte(src) then
+    rgbcheck('image.rgb2y', src)
+    return onbytes(image.rgb2y, dst, src)
+  end
   return linear('image.rgb2y', dst, src, {Y})
 end
 
@@ -58,6 +73,12 @@ for _, conv in ipairs{'rgb2hsl', 'hsl2rgb', 'rgb2hsv', 'hsv2rgb', 'rgb2lab', 'la
   image[conv] = function(a, b)
     local dst, src = args(fn, a, b)
     rgbcheck(fn, src)
+    if isbyte(src) then
+      if conv:find('lab') then
+        P.fail(fn, 'a ByteTensor cannot hold Lab components (L in [0, 100], signed a and b): convert a float image')
+      end
+      return onbytes(image[conv], dst, src)
+    end
     return P.finish(C.color(P.floating(src), conv, fn), src, dst)
   end
 end

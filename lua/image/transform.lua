@@ -444,11 +444,38 @@ function image.display(...)
 end
 
 ----------------------------------------------------------------------
--- test picture (Torch7's lena is not shipped): 3 x 512 x 512, deterministic:
--- red grows to the right, green downwards, blue along the anti-diagonal;
--- a yellow disc in the centre, a white square top left, black and white
--- stripes bottom right
+-- sample pictures. Torch7 shipped two photographs (lena: Grace Hopper,
+-- 3 x 512 x 512; fabio: a face, 257 x 271 gray); they are not shipped here.
+-- When $TORCH_IMAGE_ASSETS names a directory holding grace_hopper_512.jpg
+-- (or .png) and fabio.jpg (or .png), as Torch7's assets/ did, those are
+-- loaded; otherwise deterministic synthetic pictures of the same shapes
+-- stand in. Either way the samples are multiples of 1/255, as any 8-bit
+-- picture loaded from a file.
+
+local function asset(name, depth)
+  local dir = os.getenv('TORCH_IMAGE_ASSETS')
+  if not dir or dir == '' then return nil end
+  for _, ext in ipairs{'.jpg', '.png'} do
+    local path = dir .. '/' .. name .. ext
+    local f = io.open(path, 'rb')
+    if f then
+      f:close()
+      return image.load(path, depth)
+    end
+  end
+end
+
+-- values rounded to the nearest 1/255
+local function quantize(img)
+  return img:mul(255):add(0.5):floor():div(255)
+end
+
+-- synthetic lena: red grows to the right, green downwards, blue along the
+-- anti-diagonal; a yellow disc in the centre, a white square top left,
+-- black and white stripes bottom right
 function image.lena()
+  local real = asset('grace_hopper_512', 3)
+  if real then return real end
   local n = 512
   local xs = torch.linspace(0, 1, n):view(1, n):expand(n, n):contiguous()
   local ys = torch.linspace(0, 1, n):view(n, 1):expand(n, n):contiguous()
@@ -466,7 +493,21 @@ function image.lena()
     img:narrow(2, 353, 128):narrow(3, 353 + k * 16, 8):fill(k % 2)
     img:narrow(2, 353, 128):narrow(3, 361 + k * 16, 8):fill(1 - k % 2)
   end
-  return img
+  return quantize(img)
+end
+
+-- synthetic fabio: 257 x 271 gray, concentric rings around the centre
+-- fading to the corners, a dark bar across the upper third
+function image.fabio()
+  local real = asset('fabio', 1)
+  if real then return real end
+  local h, w = 257, 271
+  local xs = torch.linspace(-1, 1, w):view(1, w):expand(h, w):contiguous()
+  local ys = torch.linspace(-1, 1, h):view(h, 1):expand(h, w):contiguous()
+  local r = xs:clone():cmul(xs):add(ys:clone():cmul(ys)):sqrt()
+  local img = r:clone():mul(12):cos():mul(0.25):add(0.5):add(-0.2, r):clamp(0, 1)
+  img:narrow(1, 70, 16):narrow(2, 60, 152):mul(0.3)
+  return quantize(img)
 end
 
 return image

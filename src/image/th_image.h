@@ -17,11 +17,28 @@
 
 /* --- codecs: 'out' (a ByteTensor) becomes C x H x W, C in 1..4 --- */
 int th_image_png_decode(th_tensor *out, const uint8_t *buf, size_t len);
+/* as th_image_png_decode, but a 16-bit file's samples (0..65535) go to
+   'out16' (an IntTensor) when it is not NULL; '*bits' becomes 8 or 16 */
+int th_image_png_decode16(th_tensor *out, th_tensor *out16, const uint8_t *buf, size_t len,
+                          int *bits);
+/* PGM/PPM (P2, P3, P5, P6; maxval up to 65535, scaled to 0..255) */
+int th_image_ppm_decode(th_tensor *out, const uint8_t *buf, size_t len);
+/* binary P5 (1 channel or H x W) or P6 (3 channels), maxval 255 */
+int th_image_ppm_encode(const th_tensor *img, uint8_t **res, size_t *len);
 int th_image_jpeg_decode(th_tensor *out, const uint8_t *buf, size_t len);
 /* 'img' is a ByteTensor C x H x W (C = 1..4 for PNG, 1 or 3 for JPEG) or
    H x W; '*res' is malloc'ed (the caller frees it) */
 int th_image_png_encode(const th_tensor *img, uint8_t **res, size_t *len);
 int th_image_jpeg_encode(const th_tensor *img, int quality, uint8_t **res, size_t *len);
+
+/* shared by the codecs: the geometry of a ByteTensor image to write (at
+   most maxc channels, 2 refused when maxc is 3); the refusal of decoded
+   images too large to allocate; an image read into interleaved H x W x C
+   bytes (malloc'ed, NULL when out of memory) */
+int th_image_byte_geometry(const th_tensor *img, int maxc, const char *what, int64_t *c,
+                           int64_t *h, int64_t *w);
+int th_image_check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w);
+uint8_t *th_image_interleave(const th_tensor *img, int64_t c, int64_t h, int64_t w);
 
 /* --- kernels on Float/Double tensors: 'dst' takes src's dtype --- */
 typedef enum th_image_interp {
