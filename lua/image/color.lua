@@ -83,4 +83,48 @@ for _, conv in ipairs{'rgb2hsl', 'hsl2rgb', 'rgb2hsv', 'hsv2rgb', 'rgb2lab', 'la
   end
 end
 
+----------------------------------------------------------------------
+-- colour maps
+
+-- Torch7's jet map of n colours (n x 3, components in [0, 1]): blue to
+-- cyan, yellow, red as 4 i / n goes from 0 to 4
+function image.jetColormap(n)
+  local fn = 'image.jetColormap'
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    P.fail(fn, 'number of colours must be a positive integer, got %s', tostring(n))
+  end
+  local map = torch.Tensor(n, 3)
+  for i = 1, n do
+    local f = 4 * i / n
+    map[i][1] = math.max(math.min(f - 1.5, 4.5 - f, 1), 0)
+    map[i][2] = math.max(math.min(f - 0.5, 3.5 - f, 1), 0)
+    map[i][3] = math.max(math.min(f + 0.5, 2.5 - f, 1), 0)
+  end
+  return map
+end
+
+-- ([dst,] levels): levels (N, H x W or 1 x H x W) hold integers 1..L;
+-- the result is 3 x H x W (3 x 1 x N), each pixel the colour of its level
+-- in the jet map of L = max(levels) colours (components 0..255 for bytes)
+function image.y2jet(a, b)
+  local fn = 'image.y2jet'
+  local dst, src = nil, a
+  if b ~= nil then dst, src = a, b end
+  if not torch.isTensor(src) then P.fail(fn, 'levels must be a tensor, got %s', torch.type(src)) end
+  if src:dim() == 3 and src:size(1) == 1 then src = src[1] end
+  if src:dim() == 1 then src = src:view(1, src:size(1)) end
+  if src:dim() ~= 2 then P.fail(fn, 'levels must be N, H x W or 1 x H x W, got %dD', src:dim()) end
+  local idx = src:contiguous():view(-1):long()
+  local top = idx:max()
+  if idx:min() < 1 then P.fail(fn, 'levels must be integers from 1, got %s', tostring(src:min())) end
+  local map = image.jetColormap(top)
+  if isbyte(src) then
+    map = map:mul(255):round():clamp(0, 255)
+  end
+  map = map:type(torch.typename(src))
+  local res = map:index(1, idx):t():contiguous():view(3, src:size(1), src:size(2))
+  if dst then return dst:resize(res:size()):copy(res) end
+  return res
+end
+
 return image

@@ -7,6 +7,7 @@
 -- rest are tensor operations here. Every error names the function called:
 -- "image.load: cannot open x.png: No such file or directory".
 require 'torch'
+require 'dok'  -- sets the global, as Torch7's image did (its scripts call dok.unpack)
 
 local C = torch._C.image
 local image = {}
@@ -274,5 +275,6 @@ end
 
 require 'image.color'
 require 'image.transform'
+require 'image.draw'
 
 return image

@@ -15,6 +15,11 @@ end
 
 local function isstr(v) return type(v) == 'string' end
 
+local function isfloating(t)
+  local n = torch.typename(t)
+  return n == 'torch.FloatTensor' or n == 'torch.DoubleTensor'
+end
+
 ----------------------------------------------------------------------
 -- scale
 
@@ -73,6 +78,12 @@ function image.scale(...)
   mode = mode or 'bilinear'
   if mode ~= 'simple' and mode ~= 'bilinear' and mode ~= 'bicubic' then
     fail(fn, "mode must be one of: simple | bilinear | bicubic, got '%s'", tostring(mode))
+  end
+  if mode == 'bilinear' and torch.typename(src) == 'torch.ByteTensor' then
+    -- Torch7 scaled the rows into a byte temporary, then the columns: the
+    -- values are rounded after each pass
+    local rows = P.finish(C.scale(P.floating(src), width, src:size(src:dim() - 1), mode, fn), src)
+    return P.finish(C.scale(P.floating(rows), width, height, mode, fn), src, dst)
   end
   return P.finish(C.scale(P.floating(src), width, height, mode, fn), src, dst)
 end
@@ -288,16 +299,22 @@ function image.gaussian(...)
     g = torch.Tensor(math.floor(h), math.floor(w))
   end
   local h, w = g:size(1), g:size(2)
+  if h < 1 or w < 1 then fail(fn, 'tensor must not be empty') end
   local su, sv = o.sigma_horz or o.sigma, o.sigma_vert or o.sigma
   local mu, mv = o.mean_horz * w + 0.5, o.mean_vert * h + 0.5
-  for v = 1, h do
-    for u = 1, w do
-      local du, dv = (u - mu) / (su * w), (v - mv) / (sv * h)
-      g[v][u] = o.amplitude * math.exp(-0.5 * (du * du + dv * dv))
-    end
+  -- separable: exp(-(du^2 + dv^2) / 2) = exp(-du^2 / 2) * exp(-dv^2 / 2)
+  local gu, gv = torch.DoubleTensor(w), torch.DoubleTensor(h)
+  for u = 1, w do gu[u] = math.exp(-0.5 * ((u - mu) / (su * w)) ^ 2) end
+  for v = 1, h do gv[v] = math.exp(-0.5 * ((v - mv) / (sv * h)) ^ 2) end
+  local d = torch.ger(gv, gu):mul(o.amplitude)
+  if o.normalize then d:div(d:sum()) end
+  if not isfloating(g) then
+    -- integer tensors (Torch7: bytes) get the values rounded, clamped to the type
+    local lo, hi = 0, 255
+    if torch.typename(g) ~= 'torch.ByteTensor' then lo, hi = -math.huge, math.huge end
+    d:round():clamp(lo, hi)
   end
-  if o.normalize then g:div(g:sum()) end
-  return g
+  return g:copy(d)
 end
 
 function image.gaussian1D(...)
@@ -321,6 +338,43 @@ function image.gaussian1D(...)
   end
   if o.normalize then g:div(g:sum()) end
   return g
+end
+
+-- Torch7's pyramid: dst[i] is the previous level (src at first) smoothed
+-- by a normalized 3 x 3 gaussian and resampled ('simple') to scales[i]
+-- times src's size (truncated); kept for i = 1 when the scale is 1
+function image.gaussianpyramid(...)
+  local fn = 'image.gaussianpyramid'
+  local n, a = select('#', ...), {...}
+  local dst, src, scales
+  if n == 3 then dst, src, scales = a[1], a[2], a[3]
+  elseif n == 2 then dst, src, scales = {}, a[1], a[2]
+  else fail(fn, 'expects ([dst,] src, scales): dst a table of tensors, scales a table of numbers') end
+  checkimage(fn, src, 'src')
+  if type(dst) ~= 'table' or torch.isTensor(dst) then fail(fn, 'dst must be a table of tensors, got %s', torch.type(dst)) end
+  if type(scales) ~= 'table' or torch.isTensor(scales) then fail(fn, 'scales must be a table of numbers, got %s', torch.type(scales)) end
+  local k = image.gaussian{width = 3, normalize = true}:typeAs(src)
+  local w, h = dims(src)
+  local cur = src
+  for i, sc in ipairs(scales) do
+    if type(sc) ~= 'number' or not (sc > 0) then
+      fail(fn, 'scales[%d] must be a positive number, got %s', i, tostring(sc))
+    end
+    local size = src:size():totable()
+    size[#size] = math.max(1, math.floor(w * sc))
+    size[#size - 1] = math.max(1, math.floor(h * sc))
+    if dst[i] ~= nil and not torch.isTensor(dst[i]) then fail(fn, 'dst[%d] must be a tensor', i) end
+    dst[i] = dst[i] or src.new()
+    dst[i]:resize(torch.LongStorage(size))
+    if sc == 1 then
+      if cur:nElement() ~= dst[i]:nElement() then fail(fn, 'scale 1 at level %d needs the previous level at full size', i) end
+      dst[i]:copy(cur)
+    else
+      image.scale(dst[i], cur, 'simple')
+    end
+    cur = image.convolve(dst[i], k, 'same')
+  end
+  return dst
 end
 
 ----------------------------------------------------------------------
