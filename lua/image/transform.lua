@@ -210,6 +210,54 @@ function image.vflip(a, b)
 end
 
 ----------------------------------------------------------------------
+-- warp
+
+local warpmodes = {simple = true, bilinear = true, bicubic = true, lanczos = true}
+
+-- ([dst,] src, field [, mode [, offset [, clamp_mode [, pad_value]]]]), as
+-- Torch7's: field is 2 x H x W (row, then column displacements, in pixels)
+-- added to each destination pixel's own position unless offset is false;
+-- mode simple | bilinear (default) | bicubic | lanczos; positions off the
+-- source are clamped to its border ('clamp', default) or give pad_value
+-- ('pad'); bicubic taps off the source read pad_value (0), as Torch7's
+function image.warp(...)
+  local fn = 'image.warp'
+  local n, a = select('#', ...), {...}
+  local dst, src, field, rest
+  if n >= 3 and torch.isTensor(a[3]) then
+    dst, src, field, rest = a[1], a[2], a[3], 4
+  elseif n >= 2 then
+    src, field, rest = a[1], a[2], 3
+  else
+    fail(fn, 'expects ([dst,] src, field [, mode [, offset [, clamp_mode [, pad_value]]]])')
+  end
+  if n > rest + 3 then fail(fn, 'too many arguments (%d)', n) end
+  local mode, offset, clamp, padv = a[rest], a[rest + 1], a[rest + 2], a[rest + 3]
+  if mode == nil then mode = 'bilinear' end
+  if offset == nil then offset = true end
+  if clamp == nil then clamp = 'clamp' end
+  if not warpmodes[mode] then
+    fail(fn, "mode must be one of: lanczos | bicubic | bilinear | simple, got '%s'", tostring(mode))
+  end
+  if clamp ~= 'clamp' and clamp ~= 'pad' then
+    fail(fn, "clamp_mode must be 'clamp' or 'pad', got '%s'", tostring(clamp))
+  end
+  if padv ~= nil and clamp ~= 'pad' then fail(fn, "pad_value can only be given with clamp_mode 'pad'") end
+  if padv ~= nil and type(padv) ~= 'number' then fail(fn, 'pad_value must be a number, got %s', type(padv)) end
+  checkimage(fn, src, 'src')
+  if not torch.isTensor(field) or field:dim() ~= 3 or field:size(1) ~= 2 then
+    fail(fn, 'field must be a 2 x H x W tensor, got %s', torch.isTensor(field)
+         and table.concat(field:size():totable(), 'x') or torch.type(field))
+  end
+  local f = P.floating(src)
+  local in3 = f:dim() == 2 and f:view(1, f:size(1), f:size(2)) or f
+  local res = C.warp(in3, field:type(torch.typename(f)), mode, offset and true or false,
+                     clamp == 'pad', padv or 0, fn)
+  if src:dim() == 2 then res = res[1] end
+  return P.finish(res, src, dst)
+end
+
+----------------------------------------------------------------------
 -- rotate, convolve
 
 function image.rotate(...)

@@ -44,7 +44,8 @@ uint8_t *th_image_interleave(const th_tensor *img, int64_t c, int64_t h, int64_t
 typedef enum th_image_interp {
   TH_IMAGE_SIMPLE = 0,   /* nearest */
   TH_IMAGE_BILINEAR,
-  TH_IMAGE_BICUBIC
+  TH_IMAGE_BICUBIC,
+  TH_IMAGE_LANCZOS       /* image.warp only */
 } th_image_interp;
 
 /* src (C x H x W or H x W) resampled to C x height x width */
@@ -52,6 +53,11 @@ int th_image_scale(th_tensor *dst, const th_tensor *src, int64_t width, int64_t 
                    th_image_interp mode);
 /* rotation by theta radians about the centre; outside corners become 0 */
 int th_image_rotate(th_tensor *dst, const th_tensor *src, double theta, th_image_interp mode);
+
+/* src (C x H x W) resampled along 'flow' (2 x oh x ow: row, column
+   offsets, or positions when !offset) to C x oh x ow (th_image_warp.c) */
+int th_image_warp(th_tensor *dst, const th_tensor *src, const th_tensor *flow, th_image_interp mode,
+                  int offset, int pad, double pad_value);
 
 /* colour space conversions of 3 x H x W images: RGB, HSL, HSV components
    in [0, 1]; CIE Lab (sRGB, D65) with L in [0, 100] and signed a, b */

@@ -127,6 +127,20 @@ static int image_rotate(lua_State *L) {
   return 1;
 }
 
+/* warp(src, flow, mode, offset, pad, padvalue, fname) */
+static int image_warp(lua_State *L) {
+  static const char *const modes[] = {"simple", "bilinear", "bicubic", "lanczos", NULL};
+  const char *fn = fname_at(L, 7, "image.warp");
+  th_tensor *src = th_lua_checkfloating(L, 1, fn);
+  th_tensor *flow = th_lua_checkfloating(L, 2, fn);
+  int mode = luaL_checkoption(L, 3, NULL, modes);
+  int offset = lua_toboolean(L, 4), pad = lua_toboolean(L, 5);
+  double padv = th_lua_checknumber(L, 6, fn, "pad value");
+  th_tensor *dst = th_lua_newtensor(L, src->dtype);
+  th_lua_check(L, th_image_warp(dst, src, flow, (th_image_interp)mode, offset, pad, padv), fn);
+  return 1;
+}
+
 /* color(src, conversion, fname) */
 static int image_color(lua_State *L) {
   static const char *const names[] = {"rgb2hsl", "hsl2rgb", "rgb2hsv", "hsv2rgb", "rgb2lab", "lab2rgb", NULL};
@@ -151,6 +165,7 @@ static int image_conv2(lua_State *L) {
 static const luaL_Reg image_funcs[] = {
   {"decode", image_decode}, {"encode", image_encode}, {"scale", image_scale},
   {"rotate", image_rotate}, {"color", image_color},   {"conv2", image_conv2},
+  {"warp", image_warp},
   {NULL, NULL}};
 
 void th_lua_open_image(lua_State *L, int C) {
