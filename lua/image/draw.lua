@@ -1,7 +1,8 @@
 -- drawing on 3 x H x W images (Torch7's image.drawRect, image.drawText):
 -- colours are given as {r, g, b} in 0..255 and stored as they are in a
 -- ByteTensor, divided by 255 in a float one. Coordinates are Torch7's: 1 is
--- the first row or column. The result is a copy unless opts.inplace.
+-- the first row or column for drawRect, 0 for drawText. The result is a
+-- copy unless opts.inplace.
 local image = require 'image'
 local P = image._private
 
@@ -59,6 +60,65 @@ function image.drawRect(src, x1, y1, x2, y2, opts)
   fill(out, y1 - lo, y2 + hi, x2 - lo, x2 + hi, col)  -- right
   fill(out, y1 - lo, y1 + hi, x1 - lo, x2 + hi, col)  -- top
   fill(out, y2 - lo, y2 + hi, x1 - lo, x2 + hi, col)  -- bottom
+  return out
+end
+
+local glyphs = require 'image.font'
+
+-- one 6 x 8 cell (size x size pixels a dot) with its top left corner at
+-- 0-based (x, y): dots in col, the rest in bg when given; clipped
+local function drawchar(img, x, y, byte, size, col, bg)
+  local h, w = img:size(2), img:size(3)
+  if x >= w or y >= h or x + 6 * size - 1 < 0 or y + 8 * size - 1 < 0 then return end
+  local g = glyphs[byte] or glyphs.missing
+  for i = 0, 5 do
+    for j = 0, 7 do
+      local on = i < 5 and j < 7 and g[j + 1][i + 1]
+      local c = on and col or bg
+      if c then fill(img, y + j * size, y + (j + 1) * size, x + i * size, x + (i + 1) * size, c) end
+    end
+  end
+end
+
+-- text from 0-based column x and row y (Torch7's: 1, 1 by default), in
+-- cells of 6 x 8 pixels times opts.size (1): '\n' starts a line at x,
+-- '\r' is skipped; with opts.wrap (true) a character that would reach the
+-- right edge goes to the next line at column 0; opts.color (red) for the
+-- dots, opts.bg for the rest of each cell (none: left as it is)
+function image.drawText(src, text, x, y, opts)
+  local fn = 'image.drawText'
+  checkrgb(fn, src)
+  opts = opts or {}
+  if type(opts) ~= 'table' then P.fail(fn, 'opts must be a table, got %s', type(opts)) end
+  local out = opts.inplace and src or src:clone()
+  if text == nil then return out end
+  if type(text) ~= 'string' then P.fail(fn, 'text must be a string, got %s', type(text)) end
+  if text:gsub('%s*$', '') == '' then return out end
+  x, y = x or 1, y or 1
+  if type(x) ~= 'number' or type(y) ~= 'number' then
+    P.fail(fn, 'x and y must be numbers, got %s and %s', type(x), type(y))
+  end
+  x, y = math.floor(x), math.floor(y)
+  local col = stored(out, checkcolor(fn, opts.color or {255, 0, 0}, 'color'))
+  local bg = opts.bg and stored(out, checkcolor(fn, opts.bg, 'bg'))
+  if bg and (opts.bg[1] == -1 or opts.bg[2] == -1 or opts.bg[3] == -1) then bg = nil end
+  local size = opts.size or 1
+  if type(size) ~= 'number' or size < 1 then P.fail(fn, 'size must be a positive number, got %s', tostring(size)) end
+  size = math.floor(size)
+  local wrap = opts.wrap
+  if wrap == nil then wrap = true end
+  local w = out:size(3)
+  local cx, cy = x, y
+  for k = 1, #text do
+    local b = text:byte(k)
+    if b == 10 then
+      cy, cx = cy + 8 * size, x
+    elseif b ~= 13 then
+      if wrap and cx + 6 * size >= w then cx, cy = 0, cy + 8 * size end
+      drawchar(out, cx, cy, b, size, col, bg)
+      cx = cx + 6 * size
+    end
+  end
   return out
 end
 
