@@ -168,7 +168,7 @@ int th_image_png_decode16(th_tensor *out, th_tensor *out16, const uint8_t *buf, 
     free(pix);
     free(rows);
     /* Torch7's wording: scripts match "Error during init_io" */
-    return th_error_set("Error during %s: %s", reading ? "read_image" : "init_io", m.msg);
+    return th_error_set("corrupt PNG file (Error during %s: %s)", reading ? "read_image" : "init_io", m.msg);
   }
   png_set_read_fn(png, &m, png_mem_read);
   png_read_info(png, info);
