@@ -317,6 +317,30 @@ describe('image: sample pictures, dok, File:readByte', function()
     end
   end)
 
+  it('$TORCH_IMAGE_ASSETS: the photographs from there, or a clear error', function()
+    local dir = tmpname('')
+    assert(os.execute('mkdir ' .. dir))
+    local img = torch.ByteTensor(3, 5, 4):random(0, 255)
+    image.save(dir .. '/fabio.png', img)
+    local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/image_more_spec%.lua$') or ''
+    local th = (root == '' and './' or root) .. 'bin/th'
+    local function run(code)
+      local p = io.popen('TORCH_IMAGE_ASSETS=' .. dir .. ' ' .. th .. " -e \"require 'image'; " .. code .. '" 2>&1')
+      local out = p:read('a')
+      p:close()
+      return out
+    end
+    -- depth 1 of colour: Y, H x W, as Torch7's fabio
+    local y = image.rgb2y(img:float():div(255))[1]
+    local out = run("local f = image.fabio(); print(f:dim(), f:size(1), f:size(2), f[2][3])")
+    local d, h, w, v = out:match('(%d+)%s+(%d+)%s+(%d+)%s+(%S+)')
+    assert.are.same({'2', '5', '4'}, {d, h, w}, out)
+    assert.is_true(math.abs(tonumber(v) - y[2][3]) < 1e-6, out)
+    assert.matches('image.lena: $TORCH_IMAGE_ASSETS is .* which holds no grace_hopper_512.jpg', run('image.lena()'))
+    os.remove(dir .. '/fabio.png')
+    os.remove(dir)
+  end)
+
   it('dok.unpack (named, positional, defaulta), dok.error', function()
     local defs = {{arg = 'size', type = 'number', default = 3}, {arg = 'width', type = 'number', defaulta = 'size'}}
     local _, s, w = dok.unpack({{size = 5}}, 'f', 'd', table.unpack(defs))

@@ -550,11 +550,11 @@ end
 -- 3 x 512 x 512; fabio: a face, 257 x 271 gray); they are not shipped here.
 -- When $TORCH_IMAGE_ASSETS names a directory holding grace_hopper_512.jpg
 -- (or .png) and fabio.jpg (or .png), as Torch7's assets/ did, those are
--- loaded; otherwise deterministic synthetic pictures of the same shapes
--- stand in. Either way the samples are multiples of 1/255, as any 8-bit
+-- loaded (a missing file is then an error); otherwise deterministic
+-- synthetic pictures of the same shapes stand in. Either way the samples are multiples of 1/255, as any 8-bit
 -- picture loaded from a file.
 
-local function asset(name, depth)
+local function asset(fn, name, depth)
   local dir = os.getenv('TORCH_IMAGE_ASSETS')
   if not dir or dir == '' then return nil end
   for _, ext in ipairs{'.jpg', '.png'} do
@@ -565,6 +565,7 @@ local function asset(name, depth)
       return image.load(path, depth)
     end
   end
+  fail(fn, '$TORCH_IMAGE_ASSETS is %s, which holds no %s.jpg or %s.png', dir, name, name)
 end
 
 -- values rounded to the nearest 1/255
@@ -576,7 +577,7 @@ end
 -- anti-diagonal; a yellow disc in the centre, a white square top left,
 -- black and white stripes bottom right
 function image.lena()
-  local real = asset('grace_hopper_512', 3)
+  local real = asset('image.lena', 'grace_hopper_512', 3)
   if real then return real end
   local n = 512
   local xs = torch.linspace(0, 1, n):view(1, n):expand(n, n):contiguous()
@@ -601,7 +602,7 @@ end
 -- synthetic fabio: 257 x 271 gray, concentric rings around the centre
 -- fading to the corners, a dark bar across the upper third
 function image.fabio()
-  local real = asset('fabio', 1)
+  local real = asset('image.fabio', 'fabio', 1)
   if real then return real end
   local h, w = 257, 271
   local xs = torch.linspace(-1, 1, w):view(1, w):expand(h, w):contiguous()
