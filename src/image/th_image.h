@@ -1,11 +1,13 @@
 /*
 ** th_image.h: the C side of Torch7's 'image' package.
 ** Images are tensors C x H x W (or H x W for the geometric kernels, seen as
-** one plane). Codecs (th_image_io.c) work on ByteTensors of 8-bit samples
-** and memory buffers; the Lua layer reads and writes files and converts to
-** float/double in [0, 1]. Geometry, colour and convolution kernels
-** (th_image_ops.c) take Float or Double tensors of any strides, read them
-** through a contiguous copy, and resize their result. Every function
+** one plane). Codecs (th_image_io.c: PNG, JPEG; th_image_ppm.c: PGM,
+** PPM) work on ByteTensors of 8-bit samples (16-bit PNG samples in an
+** IntTensor) and memory buffers; the Lua layer reads and writes files and
+** converts to float/double in [0, 1]. Geometry, colour and convolution
+** kernels (th_image_ops.c, th_image_warp.c) take Float or Double tensors
+** of any strides, read them through a contiguous copy, and resize their
+** result. Every function
 ** returns TH_OK, or TH_ERR with a message (th_error.h); none raises.
 */
 #ifndef TH_IMAGE_H
