@@ -35,11 +35,11 @@ int th_image_jpeg_encode(const th_tensor *img, int quality, uint8_t **res, size_
 
 /* shared by the codecs: the geometry of a ByteTensor image to write (at
    most maxc channels, 2 refused when maxc is 3); the refusal of decoded
-   images too large to allocate; an image read into interleaved H x W x C
+   images too large to allocate ('bytes' a sample); an image read into interleaved H x W x C
    bytes (malloc'ed, NULL when out of memory) */
 int th_image_byte_geometry(const th_tensor *img, int maxc, const char *what, int64_t *c,
                            int64_t *h, int64_t *w);
-int th_image_check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w);
+int th_image_check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w, int bytes);
 uint8_t *th_image_interleave(const th_tensor *img, int64_t c, int64_t h, int64_t w);
 
 /* --- kernels on Float/Double tensors: 'dst' takes src's dtype --- */

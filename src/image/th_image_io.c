@@ -49,10 +49,11 @@ int th_image_byte_geometry(const th_tensor *img, int maxc, const char *what, int
 #endif
 #define MAX_DECODED_BYTES ((uint64_t)TH_IMAGE_MAX_DECODED_BYTES)
 
-int th_image_check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w) {
-  if (c * h * w > MAX_DECODED_BYTES)
-    return th_error_set("%s image %llux%llu with %llu channels is too large (more than %llu bytes)",
+int th_image_check_decoded(const char *what, uint64_t c, uint64_t h, uint64_t w, int bytes) {
+  if (c * h * w * (uint64_t)bytes > MAX_DECODED_BYTES)
+    return th_error_set("%s image %llux%llu with %llu channels%s is too large (more than %llu bytes)",
                         what, (unsigned long long)h, (unsigned long long)w, (unsigned long long)c,
+                        bytes > 1 ? " of 16-bit samples (held in 4 bytes)" : "",
                         (unsigned long long)MAX_DECODED_BYTES);
   return TH_OK;
 }
@@ -179,14 +180,20 @@ int th_image_png_decode16(th_tensor *out, th_tensor *out16, const uint8_t *buf, 
   rowbytes = png_get_rowbytes(png, info);
   if (c < 1 || c > 4 || rowbytes != (size_t)w * (size_t)c * (*bits / 8))
     png_error(png, "unexpected sample layout");
-  if (th_image_check_decoded("PNG", (uint64_t)c * (*bits == 16 ? 4 : 1), h, w) != TH_OK) {
+  /* 16-bit samples take 4 bytes each in their IntTensor */
+  if (th_image_check_decoded("PNG", (uint64_t)c, h, w, *bits == 16 ? 4 : 1) != TH_OK) {
     png_destroy_read_struct(&png, &info, NULL);
     return TH_ERR;
   }
-  reading = 1;
   pix = malloc(rowbytes * h);
   rows = malloc(sizeof(png_bytep) * h);
-  if (pix == NULL || rows == NULL) png_error(png, "out of memory");
+  if (pix == NULL || rows == NULL) {
+    png_destroy_read_struct(&png, &info, NULL);
+    free(pix);
+    free(rows);
+    return th_error_set("out of memory for a %ux%u PNG image", (unsigned)h, (unsigned)w);
+  }
+  reading = 1;
   for (y = 0; y < h; y++) rows[y] = pix + (size_t)y * rowbytes;
   png_read_image(png, rows);
   png_read_end(png, NULL);
@@ -277,7 +284,7 @@ int th_image_jpeg_decode(th_tensor *out, const uint8_t *buf, size_t len) {
   jpeg_read_header(&cinfo, TRUE);
   cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   if (th_image_check_decoded("JPEG", cinfo.num_components == 1 ? 1 : 3, cinfo.image_height,
-                    cinfo.image_width) != TH_OK) {
+                    cinfo.image_width, 1) != TH_OK) {
     jpeg_destroy_decompress(&cinfo);
     return TH_ERR;
   }

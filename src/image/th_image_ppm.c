@@ -101,7 +101,7 @@ int th_image_ppm_decode(th_tensor *out, const uint8_t *buf, size_t len) {
   int64_t size[3];
   if (read_header(&s, &kind, &w, &h, &maxval) != TH_OK) return TH_ERR;
   c = kind == '3' || kind == '6' ? 3 : 1;
-  if (th_image_check_decoded(c == 3 ? "PPM" : "PGM", c, h, w) != TH_OK) return TH_ERR;
+  if (th_image_check_decoded(c == 3 ? "PPM" : "PGM", c, h, w, 1) != TH_OK) return TH_ERR;
   hw = h * w;
   if ((pix = malloc((size_t)(c * hw))) == NULL) return th_error_set("out of memory for a %llux%llu image",
                                                                      (unsigned long long)h, (unsigned long long)w);
