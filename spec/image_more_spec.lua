@@ -1,6 +1,6 @@
 -- image, the parts Torch7's own test suite needs: PGM/PPM, 16-bit PNG,
 -- ByteTensor conversions and scaling, gaussian pyramids, jet colour maps,
--- drawing, warp, dok, File:readByte. Expected values come from the
+-- laplacian, lcn, erode/dilate, drawing, warp, dok, File:readByte. Expected values come from the
 -- definitions (formulas, hand-made files), not from the functions tested.
 require 'torch'
 local image = require 'image'
@@ -229,6 +229,75 @@ describe('image: pyramids, colour maps', function()
     local b = image.y2jet(levels:byte())
     assert.are.equal(128, b[2][1][1])   -- round(0.5 * 255)
     assert.matches('image.y2jet: levels must be integers from 1', errmsg(image.y2jet, torch.zeros(2)))
+  end)
+end)
+
+describe('image: laplacian, lcn, erode, dilate, rgb2nrgb, colormap', function()
+  it('laplacian: (1 - q) exp(-q) by the formula, Torch7 parameter pairing', function()
+    local k = image.laplacian{width = 4, height = 3, sigma_horz = 0.2, sigma_vert = 0.3, amplitude = 2}
+    assert.are.same({3, 4}, k:size():totable())
+    local cx, cy = 0.5 * 4 + 0.5, 0.5 * 3 + 0.5
+    for i = 1, 3 do
+      for j = 1, 4 do
+        local q = ((i - cx) / (0.2 * 4)) ^ 2 / 2 + ((j - cy) / (0.3 * 3)) ^ 2 / 2
+        assert.is_true(math.abs(k[i][j] - 2 * (1 - q) * math.exp(-q)) < 1e-12)
+      end
+    end
+    assert.is_true(math.abs(image.laplacian{size = 5, normalize = true}:sum() - 1) < 1e-12)
+  end)
+
+  it('lcn: standardized, minus the local mean, over the local std (at least 1)', function()
+    torch.manualSeed(3)
+    local im = torch.rand(6, 7):mul(10)
+    local ker = torch.ones(3, 3):div(9)
+    local out = image.lcn(im, ker)
+    assert.are.same({4, 5}, out:size():totable())
+    local m, sd = im:mean(), im:std()
+    local z = im:clone():add(-m):div(sd)
+    for y = 1, 4 do
+      for x = 1, 5 do
+        local s, s2 = 0, 0
+        for dy = 0, 2 do for dx = 0, 2 do
+          local v = z[y + dy][x + dx]
+          s, s2 = s + v / 9, s2 + v * v / 9
+        end end
+        local lstd = math.max(1, math.sqrt(math.max(0, s2 - s * s)))
+        assert.is_true(math.abs(out[y][x] - (z[y + 1][x + 1] - s) / lstd) < 1e-12)
+      end
+    end
+    assert.matches('image.lcn: grayscale image expected', errmsg(image.lcn, torch.rand(3, 4, 4)))
+  end)
+
+  it('erode and dilate binary images: padding, kernel read as laid out', function()
+    local im = torch.zeros(5, 5)
+    im:narrow(1, 2, 3):narrow(2, 2, 3):fill(1)
+    local e = image.erode(im)
+    assert.are.equal(1, e:sum())
+    assert.are.equal(1, e[3][3])
+    assert.are.equal(16, image.erode(torch.ones(4, 4)):sum())      -- padded with 1
+    assert.are.equal(4, image.erode(torch.ones(4, 4), nil, 0):sum()) -- padded with 0
+    local dot = torch.zeros(5, 5)
+    dot[3][3] = 1
+    assert.are.equal(0, maxdiff(image.dilate(dot), im))
+    -- out(y, x) is 1 when a kernel one at offset (dy, dx) from the centre sees in(y + dy, x + dx) = 1
+    local d = image.dilate(dot, torch.Tensor{{0, 0, 0}, {0, 1, 1}, {0, 0, 0}})
+    assert.are.same({1, 1, 2}, {d[3][2], d[3][3], d:sum()})
+    assert.matches('image.erode: kernel must be a 2D tensor of odd sizes', errmsg(image.erode, im, torch.ones(2, 2)))
+  end)
+
+  it('rgb2nrgb and colormap by their formulas', function()
+    local img = torch.Tensor(3, 1, 1)
+    img[1][1][1], img[2][1][1], img[3][1][1] = 1, 2, 5
+    local n = image.rgb2nrgb(img)
+    for k, v in ipairs{1, 2, 5} do assert.is_true(math.abs(n[k][1][1] - v / (8 + 1e-6)) < 1e-15) end
+    local map = image.colormap(2)
+    -- hue 0, saturation 0.3, lightness 0.5: chroma 0.3 -> (0.65, 0.35, 0.35)
+    assert.is_true(maxdiff(map[1], torch.Tensor{0.65, 0.35, 0.35}) < 1e-12)
+    -- hue 39, saturation 0.3 + 1/9: c, c (1 - |39/60 - 1|), 0, plus 0.5 - c/2
+    local c = 0.3 + 1 / 9
+    local want = torch.Tensor{c, c * (1 - math.abs(39 / 60 - 1)), 0}:add(0.5 - c / 2)
+    assert.is_true(maxdiff(map[2], want) < 1e-12)
+    assert.matches('image.rgb2nrgb: a Float or Double image expected', errmsg(image.rgb2nrgb, img:byte()))
   end)
 end)
 

@@ -83,6 +83,21 @@ for _, conv in ipairs{'rgb2hsl', 'hsl2rgb', 'rgb2hsv', 'hsv2rgb', 'rgb2lab', 'la
   end
 end
 
+-- normalized RGB: each component over R + G + B + 1e-6 (floating images)
+function image.rgb2nrgb(a, b)
+  local fn = 'image.rgb2nrgb'
+  local dst, src = args(fn, a, b)
+  rgbcheck(fn, src)
+  local t = torch.typename(src)
+  if t ~= 'torch.FloatTensor' and t ~= 'torch.DoubleTensor' then
+    P.fail(fn, 'a Float or Double image expected, got %s', torch.typename(src))
+  end
+  local sum = src[1]:clone():add(src[2]):add(src[3]):add(1e-6)
+  local res = src:clone()
+  for k = 1, 3 do res[k]:cdiv(sum) end
+  return P.finish(res, src, dst)
+end
+
 ----------------------------------------------------------------------
 -- colour maps
 
@@ -99,6 +114,29 @@ function image.jetColormap(n)
     map[i][1] = math.max(math.min(f - 1.5, 4.5 - f, 1), 0)
     map[i][2] = math.max(math.min(f - 0.5, 3.5 - f, 1), 0)
     map[i][3] = math.max(math.min(f + 0.5, 2.5 - f, 1), 0)
+  end
+  return map
+end
+
+-- n well-spaced colours (n x 3): HSL with the hue stepping by 39 degrees,
+-- saturation 0.3 + (k / 9 mod 0.7), lightness 0.5, as Torch7's
+function image.colormap(n)
+  local fn = 'image.colormap'
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    P.fail(fn, 'number of colours must be a positive integer, got %s', tostring(n))
+  end
+  local map = torch.Tensor(n, 3)
+  for i = 1, n do
+    local hue = math.fmod(39 * (i - 1), 360)
+    local sat = math.fmod((i - 1) / 9, 0.7) + 0.3
+    local c = (1 - math.abs(2 * 0.5 - 1)) * sat
+    local hp = hue / 60
+    local x = c * (1 - math.abs(math.fmod(hp, 2) - 1))
+    local rgb
+    if hp < 1 then rgb = {c, x, 0} elseif hp < 2 then rgb = {x, c, 0}
+    elseif hp < 3 then rgb = {0, c, x} elseif hp < 4 then rgb = {0, x, c}
+    elseif hp < 5 then rgb = {x, 0, c} else rgb = {c, 0, x} end
+    for k = 1, 3 do map[i][k] = rgb[k] + 0.5 - c / 2 end
   end
   return map
 end

@@ -276,5 +276,6 @@ end
 require 'image.color'
 require 'image.transform'
 require 'image.draw'
+require 'image.filters'
 
 return image
