@@ -374,6 +374,21 @@ describe('image.warp', function()
   end)
 end)
 
+describe('image.affinetransform', function()
+  it('samples the source at c + M (p - c) - t: identity, quarter turn, translation', function()
+    local src = torch.Tensor{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}
+    assert.is_true(maxdiff(image.affinetransform(src, torch.eye(2)), src) < 1e-12)
+    -- M = {{0, 1}, {-1, 0}}: p = (y, x) reads (1 + (x - 1), 1 - (y - 1))
+    local q = image.affinetransform(src, torch.Tensor{{0, 1}, {-1, 0}}, 'simple')
+    for y = 0, 2 do
+      for x = 0, 2 do assert.are.equal(src[x + 1][2 - y + 1], q[y + 1][x + 1]) end
+    end
+    local s = image.affinetransform(src, torch.eye(2), 'simple', {0, -1}, 'pad', -1)
+    assert.are.same({{2, 3, -1}, {5, 6, -1}, {8, 9, -1}}, s:totable())
+    assert.matches('image.affinetransform: matrix must be a 2 x 2 tensor', errmsg(image.affinetransform, src, torch.eye(3)))
+  end)
+end)
+
 describe('image: sample pictures, dok, File:readByte', function()
   it('lena and fabio hold 8-bit samples (multiples of 1/255) in Torch7 shapes', function()
     local l, f = image.lena(), image.fabio()

@@ -257,6 +257,46 @@ function image.warp(...)
   return P.finish(res, src, dst)
 end
 
+-- ([dst,] src, matrix [, mode, translation, clamp_mode, pad_value]), as
+-- Torch7's: a 2 x 2 matrix M acting on (row, column) about the image's
+-- centre c and a translation t = {ty, tx} ({0, 0}): destination pixel p
+-- samples the source at c + M (p - c) - t, through image.warp
+function image.affinetransform(...)
+  local fn = 'image.affinetransform'
+  local n, a = select('#', ...), {...}
+  local dst, src, matrix, rest
+  if n >= 3 and torch.isTensor(a[3]) then
+    dst, src, matrix, rest = a[1], a[2], a[3], 4
+  elseif n >= 2 then
+    src, matrix, rest = a[1], a[2], 3
+  else
+    fail(fn, 'expects ([dst,] src, matrix [, mode, translation, clamp_mode, pad_value])')
+  end
+  if n > rest + 3 then fail(fn, 'too many arguments (%d)', n) end
+  local mode, t, clamp, padv = a[rest], a[rest + 1], a[rest + 2], a[rest + 3]
+  checkimage(fn, src, 'src')
+  if not torch.isTensor(matrix) or matrix:dim() ~= 2 or matrix:size(1) ~= 2 or matrix:size(2) ~= 2 then
+    fail(fn, 'matrix must be a 2 x 2 tensor, got %s', torch.isTensor(matrix)
+         and table.concat(matrix:size():totable(), 'x') or torch.type(matrix))
+  end
+  t = t or {0, 0}
+  if torch.isTensor(t) then t = t:double():totable() end
+  if type(t) ~= 'table' or type(t[1]) ~= 'number' or type(t[2]) ~= 'number' then
+    fail(fn, 'translation must be {ty, tx}')
+  end
+  local w, h = dims(src)
+  local m = matrix:double()
+  local ys = torch.linspace(-(h - 1) / 2, (h - 1) / 2, h):view(h, 1):expand(h, w)
+  local xs = torch.linspace(-(w - 1) / 2, (w - 1) / 2, w):view(1, w):expand(h, w)
+  local field = torch.DoubleTensor(2, h, w)
+  field[1]:copy(ys):mul(m[1][1] - 1):add(m[1][2], xs):add(-t[1])
+  field[2]:copy(xs):mul(m[2][2] - 1):add(m[2][1], ys):add(-t[2])
+  local args = {src, field, mode or 'bilinear', true, clamp or 'clamp'}
+  if padv ~= nil then args[6] = padv end
+  if dst then table.insert(args, 1, dst) end
+  return image.warp(table.unpack(args, 1, dst and 7 or 6))
+end
+
 ----------------------------------------------------------------------
 -- rotate, convolve
 
