@@ -1,7 +1,7 @@
 /*
-** fuzz_image.c: libFuzzer harness for the PNG and JPEG decoders
-** (src/image/th_image_io.c). The first input byte picks the codec (even:
-** PNG, odd: JPEG); the rest is the file. A decode must either fail with a
+** fuzz_image.c: libFuzzer harness for the PNG, JPEG and PGM/PPM decoders
+** (src/image/th_image_io.c, th_image_ppm.c). The first input byte picks
+** the codec (modulo 3: 0 PNG, 1 JPEG, 2 PGM/PPM); the rest is the file. A decode must either fail with a
 ** message or give a ByteTensor C x H x W (C in 1..4, H and W positive)
 ** whose every byte the harness reads, so ASan sees the whole block; small
 ** results are encoded again and must decode to the same size. The build
@@ -22,16 +22,25 @@ static void fail(const char *what) {
   abort();
 }
 
+enum { PNG = 0, JPEG = 1, PPM = 2 };
+
+static int decode(int codec, th_tensor *out, const uint8_t *buf, size_t len) {
+  if (codec == JPEG) return th_image_jpeg_decode(out, buf, len);
+  if (codec == PPM) return th_image_ppm_decode(out, buf, len);
+  return th_image_png_decode(out, buf, len);
+}
+
 /* encodes img with the codec and checks the decoded copy's size */
-static void roundtrip(const th_tensor *img, int jpeg) {
+static void roundtrip(const th_tensor *img, int codec) {
   th_tensor back;
   uint8_t *buf = NULL;
   size_t len = 0;
-  int rc = jpeg ? th_image_jpeg_encode(img, 90, &buf, &len) : th_image_png_encode(img, &buf, &len);
+  int rc = codec == JPEG ? th_image_jpeg_encode(img, 90, &buf, &len)
+         : codec == PPM  ? th_image_ppm_encode(img, &buf, &len)
+                         : th_image_png_encode(img, &buf, &len);
   if (rc != TH_OK) fail("re-encoding a decoded image failed");
   th_tensor_init(&back, TH_BYTE);
-  rc = jpeg ? th_image_jpeg_decode(&back, buf, len) : th_image_png_decode(&back, buf, len);
-  if (rc != TH_OK) fail("decoding a re-encoded image failed");
+  if (decode(codec, &back, buf, len) != TH_OK) fail("decoding a re-encoded image failed");
   if (!th_tensor_same_size(&back, img)) fail("re-encoded image changed size");
   th_tensor_clear(&back);
   free(buf);
@@ -39,11 +48,11 @@ static void roundtrip(const th_tensor *img, int jpeg) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   th_tensor img;
-  int jpeg, rc;
+  int codec, rc;
   if (size < 1) return 0;
-  jpeg = data[0] & 1;
+  codec = data[0] % 3;
   th_tensor_init(&img, TH_BYTE);
-  rc = jpeg ? th_image_jpeg_decode(&img, data + 1, size - 1) : th_image_png_decode(&img, data + 1, size - 1);
+  rc = decode(codec, &img, data + 1, size - 1);
   if (rc == TH_OK) {
     const uint8_t *p = th_tensor_data(&img);
     int64_t i, n = th_tensor_numel(&img);
@@ -52,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fail("decoded image has a bad shape");
     for (i = 0; i < n; i++) sum += p[i];
     if (sum == 0xdeadbeefu) fprintf(stderr, "%u\n", sum);  /* keeps the reads */
-    if (n <= 65536 && (!jpeg || img.size[0] == 1 || img.size[0] == 3)) roundtrip(&img, jpeg);
+    if (n <= 65536 && (codec == PNG || img.size[0] == 1 || img.size[0] == 3)) roundtrip(&img, codec);
   } else if (th_error_msg()[0] == '\0') {
     fail("a failed decode left no message");
   }

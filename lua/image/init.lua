@@ -7,6 +7,7 @@
 -- rest are tensor operations here. Every error names the function called:
 -- "image.load: cannot open x.png: No such file or directory".
 require 'torch'
+require 'dok'  -- sets the global, as Torch7's image did (its scripts call dok.unpack)
 
 local C = torch._C.image
 local image = {}
@@ -44,7 +45,7 @@ end
 -- when the caller gave one
 local function finish(res, img, dst)
   if torch.typename(img) == 'torch.ByteTensor' and isfloating(res) then
-    res = res:clone():add(0.5):floor():clamp(0, 255)
+    res = res:clone():round():clamp(0, 255)
   end
   if dst then
     dst:resize(res:size()):copy(res)
@@ -68,8 +69,10 @@ local function todepth(fn, img, depth)
   local c = img:dim() == 2 and 1 or img:size(1)
   if depth == 1 then
     if img:dim() == 2 then return img end
+    -- Torch7's shapes: H x W from colour, 1 x H x W from gray (+ alpha)
     if c == 3 or c == 4 then return image.rgb2y(img:narrow(1, 1, 3))[1] end
-    if c == 1 or c == 2 then return img[1] end
+    if c == 1 then return img end
+    if c == 2 then return img:narrow(1, 1, 1) end
   elseif depth == 3 then
     if c == 3 then return img end
     if c == 4 then return img:narrow(1, 1, 3) end
@@ -85,25 +88,22 @@ local function todepth(fn, img, depth)
   fail(fn, 'image has %d channels, cannot make depth %d', c, depth)
 end
 
--- a ByteTensor of decoded samples -> the requested type in [0, 1]
-local function frombytes(fn, bytes, depth, tensortype)
+-- decoded samples (a ByteTensor, or an IntTensor of 16-bit samples when
+-- bits is 16) -> the requested type in [0, 1]; 16-bit samples become their
+-- high byte for 'byte' (as Torch7's)
+local function frombytes(fn, bytes, depth, tensortype, bits)
   local img
+  if tensortype and not tensortypes[tensortype] then
+    fail(fn, "tensortype must be 'byte', 'float' or 'double', got '%s'", tostring(tensortype))
+  end
   if tensortype == 'byte' then
-    img = bytes
+    img = bits == 16 and bytes:double():div(256):floor():byte() or bytes
   else
     local tname = tensortype and tensortypes[tensortype] or torch.getdefaulttensortype()
-    if tensortype and not tensortypes[tensortype] then
-      fail(fn, "tensortype must be 'byte', 'float' or 'double', got '%s'", tostring(tensortype))
-    end
-    img = torch.Tensor():type(tname):resize(bytes:size()):copy(bytes):div(255)
+    img = torch.Tensor():type(tname):resize(bytes:size()):copy(bytes):div(bits == 16 and 65535 or 255)
   end
   if depth ~= nil and depth ~= 1 and depth ~= 3 then
     fail(fn, 'depth must be 1 or 3, got %s', tostring(depth))
-  end
-  if depth == 1 and tensortype == 'byte' and img:size(1) >= 3 then
-    -- rgb2y in floating point, rounded back to bytes
-    local y = image.rgb2y(img:narrow(1, 1, 3):double())[1]
-    return y:add(0.5):floor():clamp(0, 255):byte()
   end
   return todepth(fn, img, depth)
 end
@@ -144,14 +144,41 @@ local function checkquality(fn, q)
   return math.floor(q)
 end
 
+-- decodes data (a string or a 1D ByteTensor) of the format k
+local function decode(fn, data, k, depth, tensortype)
+  local samples, bits = C.decode(data, k, fn)
+  return frombytes(fn, samples, depth, tensortype, bits)
+end
+
 function image.loadPNG(path, depth, tensortype)
-  local data = readfile('image.loadPNG', path)
-  return frombytes('image.loadPNG', C.decode(data, 'png', 'image.loadPNG'), depth, tensortype)
+  return decode('image.loadPNG', readfile('image.loadPNG', path), 'png', depth, tensortype)
 end
 
 function image.loadJPG(path, depth, tensortype)
-  local data = readfile('image.loadJPG', path)
-  return frombytes('image.loadJPG', C.decode(data, 'jpg', 'image.loadJPG'), depth, tensortype)
+  return decode('image.loadJPG', readfile('image.loadJPG', path), 'jpg', depth, tensortype)
+end
+
+-- PGM (P2, P5) and PPM (P3, P6) files, as Torch7's loadPPM (both kinds)
+function image.loadPPM(path, depth, tensortype)
+  return decode('image.loadPPM', readfile('image.loadPPM', path), 'ppm', depth, tensortype)
+end
+
+function image.savePPM(path, img)
+  local fn = 'image.savePPM'
+  checkimage(fn, img)
+  if img:dim() ~= 3 or img:size(1) ~= 3 then
+    fail(fn, 'can only save 3 x H x W images as PPM, got %s', table.concat(img:size():totable(), 'x'))
+  end
+  writefile(fn, path, C.encode(tobytes(fn, img), 'ppm', 0, false, fn))
+end
+
+function image.savePGM(path, img)
+  local fn = 'image.savePGM'
+  checkimage(fn, img)
+  if img:dim() == 3 and img:size(1) ~= 1 then
+    fail(fn, 'can only save 1 x H x W or H x W images as PGM, got %s', table.concat(img:size():totable(), 'x'))
+  end
+  writefile(fn, path, C.encode(tobytes(fn, img), 'ppm', 0, false, fn))
 end
 
 function image.savePNG(path, img)
@@ -174,11 +201,11 @@ function image.compressPNG(img)
 end
 
 function image.decompressJPG(data, depth, tensortype)
-  return frombytes('image.decompressJPG', C.decode(data, 'jpg', 'image.decompressJPG'), depth, tensortype)
+  return decode('image.decompressJPG', data, 'jpg', depth, tensortype)
 end
 
 function image.decompressPNG(data, depth, tensortype)
-  return frombytes('image.decompressPNG', C.decode(data, 'png', 'image.decompressPNG'), depth, tensortype)
+  return decode('image.decompressPNG', data, 'png', depth, tensortype)
 end
 
 local function kind(data)
@@ -201,20 +228,26 @@ function image.decompress(data, depth, tensortype)
   end
   local k = kind(head)
   if not k then fail(fn, 'input must be either jpg or png format') end
-  return frombytes(fn, C.decode(data, k, fn), depth, tensortype)
+  return decode(fn, data, k, depth, tensortype)
 end
 
--- the file's format: from its first bytes, else from its extension
+-- file name extensions (any case) -> formats
+local extensions = {png = 'png', jpg = 'jpg', jpeg = 'jpg', ppm = 'ppm', pgm = 'ppm'}
+
+-- the file's format: from its first bytes (PNG, JPEG, P2/P3/P5/P6), else
+-- from its extension; Torch7's messages when neither tells
 function image.load(path, depth, tensortype)
   local fn = 'image.load'
   local data = readfile(fn, path)
   local k = kind(data)
+  if not k and data:match('^P[2356]') then k = 'ppm' end
   if not k then
-    local ext = (path:match('%.(%a+)$') or ''):lower()
-    if ext == 'png' then k = 'png' elseif ext == 'jpg' or ext == 'jpeg' then k = 'jpg' end
+    local ext = path:match('%.(%a+)$')
+    if not ext then fail(fn, 'unable to determine image type for file: %s', path) end
+    k = extensions[ext:lower()]
+    if not k then fail(fn, 'unknown image type: %s (png, jpg, jpeg, ppm, pgm are supported)', ext) end
   end
-  if not k then fail(fn, "unknown image type for file '%s' (PNG and JPEG are supported)", path) end
-  return frombytes(fn, C.decode(data, k, fn), depth, tensortype)
+  return decode(fn, data, k, depth, tensortype)
 end
 
 function image.save(path, img, quality)
@@ -226,8 +259,12 @@ function image.save(path, img, quality)
     writefile(fn, path, C.encode(bytes, 'png', 0, false, fn))
   elseif ext == 'jpg' or ext == 'jpeg' then
     writefile(fn, path, C.encode(bytes, 'jpg', checkquality(fn, quality), false, fn))
+  elseif ext == 'ppm' then
+    image.savePPM(path, img)
+  elseif ext == 'pgm' then
+    image.savePGM(path, img)
   else
-    fail(fn, "unknown image type '%s' for file '%s' (png, jpg, jpeg are supported)", ext, path)
+    fail(fn, "unknown image type '%s' for file '%s' (png, jpg, jpeg, ppm, pgm are supported)", ext, path)
   end
 end
 
@@ -238,5 +275,7 @@ end
 
 require 'image.color'
 require 'image.transform'
+require 'image.draw'
+require 'image.filters'
 
 return image

@@ -15,6 +15,11 @@ end
 
 local function isstr(v) return type(v) == 'string' end
 
+local function isfloating(t)
+  local n = torch.typename(t)
+  return n == 'torch.FloatTensor' or n == 'torch.DoubleTensor'
+end
+
 ----------------------------------------------------------------------
 -- scale
 
@@ -73,6 +78,12 @@ function image.scale(...)
   mode = mode or 'bilinear'
   if mode ~= 'simple' and mode ~= 'bilinear' and mode ~= 'bicubic' then
     fail(fn, "mode must be one of: simple | bilinear | bicubic, got '%s'", tostring(mode))
+  end
+  if mode == 'bilinear' and torch.typename(src) == 'torch.ByteTensor' then
+    -- Torch7 scaled the rows into a byte temporary, then the columns: the
+    -- values are rounded after each pass
+    local rows = P.finish(C.scale(P.floating(src), width, src:size(src:dim() - 1), mode, fn), src)
+    return P.finish(C.scale(P.floating(rows), width, height, mode, fn), src, dst)
   end
   return P.finish(C.scale(P.floating(src), width, height, mode, fn), src, dst)
 end
@@ -199,6 +210,94 @@ function image.vflip(a, b)
 end
 
 ----------------------------------------------------------------------
+-- warp
+
+local warpmodes = {simple = true, bilinear = true, bicubic = true, lanczos = true}
+
+-- ([dst,] src, field [, mode [, offset [, clamp_mode [, pad_value]]]]), as
+-- Torch7's: field is 2 x H x W (row, then column displacements, in pixels)
+-- added to each destination pixel's own position unless offset is false;
+-- mode simple | bilinear (default) | bicubic | lanczos; positions off the
+-- source are clamped to its border ('clamp', default) or give pad_value
+-- ('pad'); bicubic taps off the source read pad_value (0), as Torch7's
+function image.warp(...)
+  local fn = 'image.warp'
+  local n, a = select('#', ...), {...}
+  local dst, src, field, rest
+  if n >= 3 and torch.isTensor(a[3]) then
+    dst, src, field, rest = a[1], a[2], a[3], 4
+  elseif n >= 2 then
+    src, field, rest = a[1], a[2], 3
+  else
+    fail(fn, 'expects ([dst,] src, field [, mode [, offset [, clamp_mode [, pad_value]]]])')
+  end
+  if n > rest + 3 then fail(fn, 'too many arguments (%d)', n) end
+  local mode, offset, clamp, padv = a[rest], a[rest + 1], a[rest + 2], a[rest + 3]
+  if mode == nil then mode = 'bilinear' end
+  if offset == nil then offset = true end
+  if clamp == nil then clamp = 'clamp' end
+  if not warpmodes[mode] then
+    fail(fn, "mode must be one of: lanczos | bicubic | bilinear | simple, got '%s'", tostring(mode))
+  end
+  if clamp ~= 'clamp' and clamp ~= 'pad' then
+    fail(fn, "clamp_mode must be 'clamp' or 'pad', got '%s'", tostring(clamp))
+  end
+  if padv ~= nil and clamp ~= 'pad' then fail(fn, "pad_value can only be given with clamp_mode 'pad'") end
+  if padv ~= nil and type(padv) ~= 'number' then fail(fn, 'pad_value must be a number, got %s', type(padv)) end
+  checkimage(fn, src, 'src')
+  if not torch.isTensor(field) or field:dim() ~= 3 or field:size(1) ~= 2 then
+    fail(fn, 'field must be a 2 x H x W tensor, got %s', torch.isTensor(field)
+         and table.concat(field:size():totable(), 'x') or torch.type(field))
+  end
+  local f = P.floating(src)
+  local in3 = f:dim() == 2 and f:view(1, f:size(1), f:size(2)) or f
+  local res = C.warp(in3, field:type(torch.typename(f)), mode, offset and true or false,
+                     clamp == 'pad', padv or 0, fn)
+  if src:dim() == 2 then res = res[1] end
+  return P.finish(res, src, dst)
+end
+
+-- ([dst,] src, matrix [, mode, translation, clamp_mode, pad_value]), as
+-- Torch7's: a 2 x 2 matrix M acting on (row, column) about the image's
+-- centre c and a translation t = {ty, tx} ({0, 0}): destination pixel p
+-- samples the source at c + M (p - c) - t, through image.warp
+function image.affinetransform(...)
+  local fn = 'image.affinetransform'
+  local n, a = select('#', ...), {...}
+  local dst, src, matrix, rest
+  if n >= 3 and torch.isTensor(a[3]) then
+    dst, src, matrix, rest = a[1], a[2], a[3], 4
+  elseif n >= 2 then
+    src, matrix, rest = a[1], a[2], 3
+  else
+    fail(fn, 'expects ([dst,] src, matrix [, mode, translation, clamp_mode, pad_value])')
+  end
+  if n > rest + 3 then fail(fn, 'too many arguments (%d)', n) end
+  local mode, t, clamp, padv = a[rest], a[rest + 1], a[rest + 2], a[rest + 3]
+  checkimage(fn, src, 'src')
+  if not torch.isTensor(matrix) or matrix:dim() ~= 2 or matrix:size(1) ~= 2 or matrix:size(2) ~= 2 then
+    fail(fn, 'matrix must be a 2 x 2 tensor, got %s', torch.isTensor(matrix)
+         and table.concat(matrix:size():totable(), 'x') or torch.type(matrix))
+  end
+  t = t or {0, 0}
+  if torch.isTensor(t) then t = t:double():totable() end
+  if type(t) ~= 'table' or type(t[1]) ~= 'number' or type(t[2]) ~= 'number' then
+    fail(fn, 'translation must be {ty, tx}')
+  end
+  local w, h = dims(src)
+  local m = matrix:double()
+  local ys = torch.linspace(-(h - 1) / 2, (h - 1) / 2, h):view(h, 1):expand(h, w)
+  local xs = torch.linspace(-(w - 1) / 2, (w - 1) / 2, w):view(1, w):expand(h, w)
+  local field = torch.DoubleTensor(2, h, w)
+  field[1]:copy(ys):mul(m[1][1] - 1):add(m[1][2], xs):add(-t[1])
+  field[2]:copy(xs):mul(m[2][2] - 1):add(m[2][1], ys):add(-t[2])
+  local args = {src, field, mode or 'bilinear', true, clamp or 'clamp'}
+  if padv ~= nil then args[6] = padv end
+  if dst then table.insert(args, 1, dst) end
+  return image.warp(table.unpack(args, 1, dst and 7 or 6))
+end
+
+----------------------------------------------------------------------
 -- rotate, convolve
 
 function image.rotate(...)
@@ -288,16 +387,22 @@ function image.gaussian(...)
     g = torch.Tensor(math.floor(h), math.floor(w))
   end
   local h, w = g:size(1), g:size(2)
+  if h < 1 or w < 1 then fail(fn, 'tensor must not be empty') end
   local su, sv = o.sigma_horz or o.sigma, o.sigma_vert or o.sigma
   local mu, mv = o.mean_horz * w + 0.5, o.mean_vert * h + 0.5
-  for v = 1, h do
-    for u = 1, w do
-      local du, dv = (u - mu) / (su * w), (v - mv) / (sv * h)
-      g[v][u] = o.amplitude * math.exp(-0.5 * (du * du + dv * dv))
-    end
+  -- separable: exp(-(du^2 + dv^2) / 2) = exp(-du^2 / 2) * exp(-dv^2 / 2)
+  local gu, gv = torch.DoubleTensor(w), torch.DoubleTensor(h)
+  for u = 1, w do gu[u] = math.exp(-0.5 * ((u - mu) / (su * w)) ^ 2) end
+  for v = 1, h do gv[v] = math.exp(-0.5 * ((v - mv) / (sv * h)) ^ 2) end
+  local d = torch.ger(gv, gu):mul(o.amplitude)
+  if o.normalize then d:div(d:sum()) end
+  if not isfloating(g) then
+    -- integer tensors (Torch7: bytes) get the values rounded, clamped to the type
+    local lo, hi = 0, 255
+    if torch.typename(g) ~= 'torch.ByteTensor' then lo, hi = -math.huge, math.huge end
+    d:round():clamp(lo, hi)
   end
-  if o.normalize then g:div(g:sum()) end
-  return g
+  return g:copy(d)
 end
 
 function image.gaussian1D(...)
@@ -321,6 +426,43 @@ function image.gaussian1D(...)
   end
   if o.normalize then g:div(g:sum()) end
   return g
+end
+
+-- Torch7's pyramid: dst[i] is the previous level (src at first) smoothed
+-- by a normalized 3 x 3 gaussian and resampled ('simple') to scales[i]
+-- times src's size (truncated); kept for i = 1 when the scale is 1
+function image.gaussianpyramid(...)
+  local fn = 'image.gaussianpyramid'
+  local n, a = select('#', ...), {...}
+  local dst, src, scales
+  if n == 3 then dst, src, scales = a[1], a[2], a[3]
+  elseif n == 2 then dst, src, scales = {}, a[1], a[2]
+  else fail(fn, 'expects ([dst,] src, scales): dst a table of tensors, scales a table of numbers') end
+  checkimage(fn, src, 'src')
+  if type(dst) ~= 'table' or torch.isTensor(dst) then fail(fn, 'dst must be a table of tensors, got %s', torch.type(dst)) end
+  if type(scales) ~= 'table' or torch.isTensor(scales) then fail(fn, 'scales must be a table of numbers, got %s', torch.type(scales)) end
+  local k = image.gaussian{width = 3, normalize = true}:typeAs(src)
+  local w, h = dims(src)
+  local cur = src
+  for i, sc in ipairs(scales) do
+    if type(sc) ~= 'number' or not (sc > 0) then
+      fail(fn, 'scales[%d] must be a positive number, got %s', i, tostring(sc))
+    end
+    local size = src:size():totable()
+    size[#size] = math.max(1, math.floor(w * sc))
+    size[#size - 1] = math.max(1, math.floor(h * sc))
+    if dst[i] ~= nil and not torch.isTensor(dst[i]) then fail(fn, 'dst[%d] must be a tensor', i) end
+    dst[i] = dst[i] or src.new()
+    dst[i]:resize(torch.LongStorage(size))
+    if sc == 1 then
+      if cur:nElement() ~= dst[i]:nElement() then fail(fn, 'scale 1 at level %d needs the previous level at full size', i) end
+      dst[i]:copy(cur)
+    else
+      image.scale(dst[i], cur, 'simple')
+    end
+    cur = image.convolve(dst[i], k, 'same')
+  end
+  return dst
 end
 
 ----------------------------------------------------------------------
@@ -444,11 +586,39 @@ function image.display(...)
 end
 
 ----------------------------------------------------------------------
--- test picture (Torch7's lena is not shipped): 3 x 512 x 512, deterministic:
--- red grows to the right, green downwards, blue along the anti-diagonal;
--- a yellow disc in the centre, a white square top left, black and white
--- stripes bottom right
+-- sample pictures. Torch7 shipped two photographs (lena: Grace Hopper,
+-- 3 x 512 x 512; fabio: a face, 257 x 271 gray); they are not shipped here.
+-- When $TORCH_IMAGE_ASSETS names a directory holding grace_hopper_512.jpg
+-- (or .png) and fabio.jpg (or .png), as Torch7's assets/ did, those are
+-- loaded (a missing file is then an error); otherwise deterministic
+-- synthetic pictures of the same shapes stand in. Either way the samples are multiples of 1/255, as any 8-bit
+-- picture loaded from a file.
+
+local function asset(fn, name, depth)
+  local dir = os.getenv('TORCH_IMAGE_ASSETS')
+  if not dir or dir == '' then return nil end
+  for _, ext in ipairs{'.jpg', '.png'} do
+    local path = dir .. '/' .. name .. ext
+    local f = io.open(path, 'rb')
+    if f then
+      f:close()
+      return image.load(path, depth)
+    end
+  end
+  fail(fn, '$TORCH_IMAGE_ASSETS is %s, which holds no %s.jpg or %s.png', dir, name, name)
+end
+
+-- values rounded to the nearest 1/255
+local function quantize(img)
+  return img:mul(255):add(0.5):floor():div(255)
+end
+
+-- synthetic lena: red grows to the right, green downwards, blue along the
+-- anti-diagonal; a yellow disc in the centre, a white square top left,
+-- black and white stripes bottom right
 function image.lena()
+  local real = asset('image.lena', 'grace_hopper_512', 3)
+  if real then return real end
   local n = 512
   local xs = torch.linspace(0, 1, n):view(1, n):expand(n, n):contiguous()
   local ys = torch.linspace(0, 1, n):view(n, 1):expand(n, n):contiguous()
@@ -466,7 +636,21 @@ function image.lena()
     img:narrow(2, 353, 128):narrow(3, 353 + k * 16, 8):fill(k % 2)
     img:narrow(2, 353, 128):narrow(3, 361 + k * 16, 8):fill(1 - k % 2)
   end
-  return img
+  return quantize(img)
+end
+
+-- synthetic fabio: 257 x 271 gray, concentric rings around the centre
+-- fading to the corners, a dark bar across the upper third
+function image.fabio()
+  local real = asset('image.fabio', 'fabio', 1)
+  if real then return real end
+  local h, w = 257, 271
+  local xs = torch.linspace(-1, 1, w):view(1, w):expand(h, w):contiguous()
+  local ys = torch.linspace(-1, 1, h):view(h, 1):expand(h, w):contiguous()
+  local r = xs:clone():cmul(xs):add(ys:clone():cmul(ys)):sqrt()
+  local img = r:clone():mul(12):cos():mul(0.25):add(0.5):add(-0.2, r):clamp(0, 1)
+  img:narrow(1, 70, 16):narrow(2, 60, 152):mul(0.3)
+  return quantize(img)
 end
 
 return image

@@ -598,8 +598,23 @@ function File:readChar(n, what)
   return s
 end
 
-function File:readByte()
-  return self:readChar(1, 'a byte'):byte()
+-- readByte() a number; readByte(n) a new ByteStorage of n bytes;
+-- readByte(storage) fills the storage and returns its size (Torch7's forms)
+function File:readByte(arg)
+  if arg == nil then return self:readChar(1, 'a byte'):byte() end
+  local s = arg
+  if type(arg) == 'number' then
+    s = torch.ByteStorage(math.max(0, math.floor(arg)))
+  elseif torch.typename(arg) ~= 'torch.ByteStorage' then
+    error(sformat('%s: readByte expects nothing, a count or a torch.ByteStorage, got %s', self._name, torch.type(arg)), 2)
+  end
+  local n = s:size()
+  if n > 0 then
+    local str = self:readChar(n, sformat('%d bytes', n))
+    S.setbytes(s, 0, str, 1, n)
+  end
+  if type(arg) == 'number' then return s end
+  return n
 end
 
 local function readString(self, what)

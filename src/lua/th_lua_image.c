@@ -14,7 +14,9 @@ static const char *fname_at(lua_State *L, int idx, const char *dflt) {
   return lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : dflt;
 }
 
-/* decode(data, format, fname): data a string or a ByteTensor of file bytes */
+/* decode(data, format, fname) -> samples, bits: data a string or a
+   ByteTensor of file bytes, format 'png', 'jpg' or 'ppm' (PGM and PPM);
+   the samples a ByteTensor, or an IntTensor of a 16-bit PNG's (bits 16) */
 static int image_decode(lua_State *L) {
   const char *fn = fname_at(L, 3, "image.decompress");
   const char *fmt = luaL_checkstring(L, 2);
@@ -32,9 +34,19 @@ static int image_decode(lua_State *L) {
     len = (size_t)th_tensor_numel(t);
   }
   out = th_lua_newtensor(L, TH_BYTE);
-  rc = strcmp(fmt, "png") == 0 ? th_image_png_decode(out, buf, len) : th_image_jpeg_decode(out, buf, len);
+  if (strcmp(fmt, "png") == 0) {
+    th_tensor *out16 = th_lua_newtensor(L, TH_INT);
+    int bits = 8;
+    th_lua_check(L, th_image_png_decode16(out, out16, buf, len, &bits), fn);
+    if (bits == 16) lua_replace(L, -2);
+    else lua_pop(L, 1);
+    lua_pushinteger(L, bits);
+    return 2;
+  }
+  rc = strcmp(fmt, "ppm") == 0 ? th_image_ppm_decode(out, buf, len) : th_image_jpeg_decode(out, buf, len);
   th_lua_check(L, rc, fn);
-  return 1;
+  lua_pushinteger(L, 8);
+  return 2;
 }
 
 /* the encoder's malloc'ed result, owned by a userdata until it is copied
@@ -68,6 +80,7 @@ static int image_encode(lua_State *L) {
   size_t len = 0;
   int rc;
   if (strcmp(fmt, "png") == 0) rc = th_image_png_encode(img, res, &len);
+  else if (strcmp(fmt, "ppm") == 0) rc = th_image_ppm_encode(img, res, &len);
   else rc = th_image_jpeg_encode(img, quality, res, &len);
   th_lua_check(L, rc, fn);
   if (!astensor) {
@@ -114,6 +127,20 @@ static int image_rotate(lua_State *L) {
   return 1;
 }
 
+/* warp(src, flow, mode, offset, pad, padvalue, fname) */
+static int image_warp(lua_State *L) {
+  static const char *const modes[] = {"simple", "bilinear", "bicubic", "lanczos", NULL};
+  const char *fn = fname_at(L, 7, "image.warp");
+  th_tensor *src = th_lua_checkfloating(L, 1, fn);
+  th_tensor *flow = th_lua_checkfloating(L, 2, fn);
+  int mode = luaL_checkoption(L, 3, NULL, modes);
+  int offset = lua_toboolean(L, 4), pad = lua_toboolean(L, 5);
+  double padv = th_lua_checknumber(L, 6, fn, "pad value");
+  th_tensor *dst = th_lua_newtensor(L, src->dtype);
+  th_lua_check(L, th_image_warp(dst, src, flow, (th_image_interp)mode, offset, pad, padv), fn);
+  return 1;
+}
+
 /* color(src, conversion, fname) */
 static int image_color(lua_State *L) {
   static const char *const names[] = {"rgb2hsl", "hsl2rgb", "rgb2hsv", "hsv2rgb", "rgb2lab", "lab2rgb", NULL};
@@ -138,6 +165,7 @@ static int image_conv2(lua_State *L) {
 static const luaL_Reg image_funcs[] = {
   {"decode", image_decode}, {"encode", image_encode}, {"scale", image_scale},
   {"rotate", image_rotate}, {"color", image_color},   {"conv2", image_conv2},
+  {"warp", image_warp},
   {NULL, NULL}};
 
 void th_lua_open_image(lua_State *L, int C) {
