@@ -75,8 +75,8 @@ TH_CPU_CLONES static void TH_R(bn_feature_grad_input)(const real *x, const real 
 
 static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, const vec *w,
                                    const vec *b, const vec *rm, const vec *rv, const vec *sm,
-                                   const vec *ss, const geom *g, int train, double momentum,
-                                   double eps) {
+                                   const vec *ss, const vec *cf, const geom *g, int train,
+                                   double momentum, double eps) {
   const real *in = th_tensor_data(input);
   real *out = th_tensor_data(output);
   const int64_t FS = g->F * g->S, n = g->N * g->S;
@@ -107,7 +107,39 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
     /* y = x * k + (b - mean * k) with k = invstd * w */
     k = (real)(invstd * wf);
     m = (real)(bf - mean * invstd * wf);
+    if (cf->p) {
+      V(cf, 2 * f) = k;
+      V(cf, 2 * f + 1) = m;
+    }
     TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
+  }
+  return TH_OK;
+}
+
+/* max(0, y) as nn.ReLU (Threshold(0, 0)): y > 0 ? y : 0, NaN to 0 */
+TH_CPU_CLONES static void TH_R(bn_feature_relu)(real *y, int64_t N, int64_t S, int64_t FS) {
+  int64_t i, s;
+  for (i = 0; i < N; i++) {
+    real *q = y + i * FS;
+    for (s = 0; s < S; s++) q[s] = q[s] > 0 ? q[s] : 0;
+  }
+}
+
+/* the forward's output again from the coefficients it kept: the same
+   affine call, so the same bits; with relu the feature's planes are
+   clipped while they are still in cache (what an in-place ReLU after it
+   writes) */
+static int TH_R(batchnorm_apply)(const th_tensor *input, th_tensor *output, const vec *cf,
+                                 const geom *g, int relu) {
+  const real *in = th_tensor_data(input);
+  real *out = th_tensor_data(output);
+  const int64_t FS = g->F * g->S;
+  int64_t f;
+#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_BN)
+  for (f = 0; f < g->F; f++) {
+    TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
+                            V(cf, 2 * f + 1));
+    if (relu) TH_R(bn_feature_relu)(out + f * g->S, g->N, g->S, FS);
   }
   return TH_OK;
 }
