@@ -9,8 +9,11 @@
 -- in an order rotated every round, after 2 warm-up rounds. Prints per
 -- variant the median ratio of its step to the plain step of the same round
 -- (wall and process CPU time) with the 25-75% quantiles and the extremes,
--- and the plain step's median ms. With BENCH_PHASES=1 also the trainStep's
--- time per phase (forward, loss, backward, updates inside backward).
+-- and the plain step's median ms. With BENCH_PHASES=1 also each one's mean
+-- time per phase: forward, backward (with the loss; for trainStep the
+-- re-runs are inside it), the optimizer's updates (plain: zeroing the flat
+-- gradient and Adam over it; trainStep: the per-parameter updates inside
+-- backward) and recompute's re-runs.
 require 'torch'
 require 'nn'
 require 'optim'
@@ -50,22 +53,71 @@ for i = 4, #arg do
   else error('stepab.lua: unknown variant ' .. v) end
   local s = optnet.trainStep(net, crit, input, {method = optim.adam, config = {learningRate = 1e-3},
                                                 blockBytes = 4 * 1048576, recompute = rec})
-  runners[#runners + 1] = {name = v, run = function() s:step(input, y) end, s = s}
+  local x = {name = v, s = s, phases = {forward = 0, updates = 0, rerun = 0, total = 0}}
+  x.run = function()
+    local p, clock = x.phases, torch._C.clock
+    local t0 = clock()
+    s:step(input, y)
+    p.total = p.total + clock() - t0
+  end
+  if os.getenv('BENCH_PHASES') == '1' then
+    local fwd = net.updateOutput
+    rawset(net, 'updateOutput', function(self, ...)
+      local t0 = torch._C.clock()
+      local o = fwd(self, ...)
+      x.phases.forward = x.phases.forward + torch._C.clock() - t0
+      return o
+    end)
+  end
+  runners[#runners + 1] = x
+end
+-- per phase (BENCH_PHASES=1): the time in the per-parameter updates (inside
+-- backward) and in recompute's re-runs, summed over every variant's steps
+-- (each runs alone, so the sums per variant come from the shared counters
+-- read around its step)
+local stepmod, rc = require 'optnet.step', require 'optnet.recompute'
+local updSeconds = 0
+if os.getenv('BENCH_PHASES') == '1' then
+  local upd = stepmod._update
+  stepmod._update = function(...)
+    local t0 = torch._C.clock()
+    upd(...)
+    updSeconds = updSeconds + torch._C.clock() - t0
+  end
+  for _, x in ipairs(runners) do
+    local run = x.run
+    x.run = function()
+      local u0, r0 = updSeconds, rc.stats.seconds
+      run()
+      x.phases.updates = x.phases.updates + updSeconds - u0
+      x.phases.rerun = x.phases.rerun + rc.stats.seconds - r0
+    end
+  end
 end
 do
   local net = base
   local crit, y = criterion()
   local p, g = net:getParameters()
   local config, st = {learningRate = 1e-3}, {}
-  table.insert(runners, 1, {name = 'plain', run = function()
+  local x = {name = 'plain', phases = {forward = 0, updates = 0, rerun = 0, total = 0}}
+  local clock = torch._C.clock
+  x.run = function()
+    local t0, t1, t2, t3 = clock()
     optim.adam(function()
       g:zero()
+      t1 = clock()
       local o = net:forward(input)
+      t2 = clock()
       local l = crit:forward(o, y)
       net:backward(input, crit:backward(o, y))
+      t3 = clock()
       return l, g
     end, p, config, st)
-  end})
+    local t4 = clock()
+    local ph = x.phases
+    ph.forward, ph.updates, ph.total = ph.forward + t2 - t1, ph.updates + (t1 - t0) + (t4 - t3), ph.total + t4 - t0
+  end
+  table.insert(runners, 1, x)
 end
 
 local clock = torch._C.clock
@@ -76,6 +128,7 @@ local function timed(f)
 end
 local n = #runners
 for r = 1, 2 do for _, x in ipairs(runners) do x.run() end end
+for _, x in ipairs(runners) do for k in pairs(x.phases) do x.phases[k] = 0 end end
 local wall, cpu = {}, {}
 for i = 1, n do wall[i], cpu[i] = {}, {} end
 for r = 1, rounds do
@@ -106,4 +159,14 @@ for i = 2, n do
   print(string.format('variant=%s ms=%.1f ratio=%.3f q25=%.3f q75=%.3f min=%.3f max=%.3f cpu_ratio=%.3f '
     .. 'cpu_q25=%.3f cpu_q75=%.3f', runners[i].name, q(wall[i], 0.5), q(rw, 0.5), q(rw, 0.25), q(rw, 0.75),
     q(rw, 0), q(rw, 1), q(rc, 0.5), q(rc, 0.25), q(rc, 0.75)))
+end
+if os.getenv('BENCH_PHASES') == '1' then
+  -- mean ms per step; backward = the rest (loss, backward, and for the plain
+  -- loop zeroing the flat gradient and Adam's update over the flat vector: 'updates')
+  for _, x in ipairs(runners) do
+    local p = x.phases
+    local per = 1000 / rounds
+    print(string.format('phases variant=%s total=%.1f forward=%.1f backward=%.1f updates=%.1f rerun=%.1f', x.name,
+      p.total * per, p.forward * per, (p.total - p.forward - p.updates) * per, p.updates * per, p.rerun * per))
+  end
 end

@@ -322,14 +322,25 @@ end
 -- modules first, and the early, high-resolution layers, which hold the
 -- most bytes per multiply-add.
 
+-- the work in multiply-adds of a weighted layer; the memory-bound ones in
+-- multiply-add equivalents: a pass over an element costs what about 32
+-- multiply-adds of a convolution do (measured in training steps on 2
+-- threads: batch norm re-made 0.37 ns an element, ReLU 0.1-0.3, max
+-- pooling 2-3 ns an output of a 3x3 window, convolutions 0.008-0.01 ns a
+-- multiply-add), a pooling window's element too. (At one unit an element,
+-- GoogLeNet's budget plans took every max pooling for free: 8% of its step.)
+local PASS = 32
+
 local function leafWork(m, outElements)
   local w = rawget(m, 'weight')
   if torch.isTensor(w) and w:dim() >= 2 then
     local per = w:nElement() / (m.nOutputPlane or m.outputSize or w:size(1))
     return outElements * per
   end
-  if m.kW and m.kH then return outElements * m.kW * m.kH end
-  return outElements
+  if m.kW and m.kH then return outElements * m.kW * m.kH * PASS end
+  -- cross-map LRN: a power per element (GoogLeNet b32's two: 11 ns an element)
+  if torch.type(m) == 'nn.SpatialCrossMapLRN' then return outElements * 40 * PASS end
+  return outElements * PASS
 end
 
 -- per module: {long-lived bytes, work, first and last forward step, long-
