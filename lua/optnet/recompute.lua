@@ -153,18 +153,27 @@ end
 
 -- (a 'state' field viewing an activation the re-run rewrites, a custom
 -- module's kept input, is no state: optnet.walk.holdings)
+-- (a batch norm re-made from its coefficients changes no state: skipped)
 local function stateTensors(seg, input)
+  local found = {}
+  local reapply = seg.reapply or {}
+  for k = seg.from, lastOf(seg) do
+    if not reapply[k] then
+      for _, m in ipairs(seg.seq.modules[k]:listModules()) do
+        walk.moduleTensors(m, function(t, role)
+          if role == 'state' and t:nElement() > 0 then found[#found + 1] = t end
+        end, true)
+      end
+    end
+  end
+  if #found == 0 then return found end
   local rewritten = walk.storageIds(input)
   for _, it in ipairs(seg.swapped or {}) do
     walk.storageIds({it.t, seg.home[it.t]}, rewritten)
   end
   local list = {}
-  for k = seg.from, lastOf(seg) do
-    for _, m in ipairs(seg.seq.modules[k]:listModules()) do
-      walk.moduleTensors(m, function(t, role)
-        if role == 'state' and t:nElement() > 0 and not rewritten[t:_storageId()] then list[#list + 1] = t end
-      end, true)
-    end
+  for _, t in ipairs(found) do
+    if not rewritten[t:_storageId()] then list[#list + 1] = t end
   end
   return list
 end
