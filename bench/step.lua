@@ -16,7 +16,7 @@ local ROUNDS = tonumber(os.getenv('BENCH_ROUNDS') or 10)
 local STEPS = tonumber(os.getenv('BENCH_STEPS') or 3)
 local ONLY = os.getenv('BENCH_ONLY')
 -- {model, batch, setting}: the setting that brings the step to 0.6 x PyTorch's
-local ROWS = {{'resnet-50', 16, 980}, {'vgg-A', 8, 'cheap'}, {'googlenet', 32, 1150}, {'resnet-110', 64, 350}}
+local ROWS = {{'resnet-50', 16, 980}, {'vgg-A', 8, 320}, {'googlenet', 32, 1150}, {'resnet-110', 64, 350}}
 
 local lua = arg[-1] or 'lua5.4'
 local function run(cmd, pattern)
@@ -52,8 +52,10 @@ for _, row in ipairs(ROWS) do
     io.stderr:write(string.format('bench-step: %s b%d time (%d rounds)\n', name, batch, ROUNDS))
     local head, all = run(string.format('%s bench/stepab.lua %s %d %d step %s', lua, name, batch, ROUNDS, variant),
       '^%a+=')
+    -- (fields stop at the ':' of budget:<MiB>: the variants by their order)
     local t = {}
-    for _, l in ipairs(all) do if l.variant then t[l.variant] = l end end
+    for _, l in ipairs(all) do if l.variant then t[#t + 1] = l end end
+    t.step, t[variant] = t[1], t[2]
     local peer = run(string.format('/usr/bin/python3 bench/torch_step_peer.py %s %d %d', name, batch, STEPS),
       'baseline_mb=')
     loads[#loads + 1] = loadavg()

@@ -236,8 +236,9 @@ local function swapOut(seg)
   seg.swapped = nil
 end
 
--- seconds spent re-running forward (all nets), for benchmarks
-recompute.stats = {seconds = 0, runs = 0}
+-- seconds spent re-running forward (all nets), for benchmarks; inside: a
+-- re-run is under way (profiles tell its forwards from the pass's own)
+recompute.stats = {seconds = 0, runs = 0, inside = false}
 
 local function rerun(S, seg, input)
   local t0 = torch._C.clock()
