@@ -65,12 +65,12 @@ for _, row in ipairs(ROWS) do
     local function ratio(x) return string.format('%.2f (%.2f-%.2f)', x.ratio, x.q25, x.q75) end
     local function cpu(x) return string.format('%.2f (%.2f-%.2f)', x.cpu_ratio, x.cpu_q25, x.cpu_q75) end
     local l = string.format('| %s | %d | %.0f + %.0f + %.0f + %.0f = %.0f | %.0f + %.0f + %.0f + %.0f = %.0f | %.0f | '
-      .. '%.0f (%.2f) | %.0f | %s | %s | %s | %s: %.0f (%.2f) | %.0f | %s | %s |',
+      .. '%.0f (%.2f) | %.2f | %.0f | %s | %s | %s: %.0f (%.2f) | %.0f | %s | %s |',
       name, batch,
       plain.params / MiB, plain.grads / MiB, plain.optim / MiB, plain.acts / MiB, plain.total / MiB,
       -- the arena holds gradients and activations: each byte once
       step.params / MiB, step.grads / MiB, step.optim / MiB, (step.acts - step.grads) / MiB, step.total / MiB,
-      pt / MiB, rss(step), step.total / pt, head.plain_ms, ratio(t.step), cpu(t.step),
+      pt / MiB, rss(step), rss(step) * MiB / pt, step.total / pt, head.plain_ms, ratio(t.step), cpu(t.step),
       setting == 'cheap' and 'cheap' or 'budget ' .. setting .. ' MiB', best.total / MiB, best.total / pt, rss(best),
       ratio(t[variant]), cpu(t[variant]))
     lines[#lines + 1] = l
