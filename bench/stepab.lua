@@ -2,8 +2,8 @@
 -- process (the machine is shared: only ratios of neighbouring steps mean
 -- much):
 --   bin/th bench/stepab.lua <model> <batch> <rounds> <variant> [variant ...]
--- variant: step | cheap | budget:<MiB> | target:<MiB> (recompute as
--- bench/stepone.lua; target: recompute = {bytes = target}). The plain loop
+-- variant: step | cheap | budget:<MiB> (recompute as bench/stepone.lua:
+-- none, 'cheap', an arena budget of that many MiB). The plain loop
 -- (optim.adam over getParameters of the unoptimized net) and one copy of the
 -- net per variant (clones: the same weights) run one step each per round,
 -- in an order rotated every round, after 2 warm-up rounds. Prints per
@@ -23,7 +23,7 @@ local CONFIGS = require 'bench.memconfigs'
 local name, batch, rounds = arg[1], tonumber(arg[2]), tonumber(arg[3])
 local cfg = CONFIGS[name]
 assert(cfg and batch and rounds and arg[4],
-  'usage: stepab.lua model batch rounds step|cheap|budget:<MiB>|target:<MiB> ...')
+  'usage: stepab.lua model batch rounds step|cheap|budget:<MiB> ...')
 torch.setnumthreads(2)
 torch.manualSeed(0)
 torch.setdefaulttensortype('torch.FloatTensor')
@@ -49,7 +49,6 @@ for i = 4, #arg do
   if v == 'step' then rec = 'none'
   elseif v == 'cheap' then rec = 'cheap'
   elseif v:match('^budget:%d+$') then rec = tonumber(v:match('%d+')) * 1048576
-  elseif v:match('^target:%d+$') then rec = {bytes = tonumber(v:match('%d+')) * 1048576}
   else error('stepab.lua: unknown variant ' .. v) end
   local s = optnet.trainStep(net, crit, input, {method = optim.adam, config = {learningRate = 1e-3},
                                                 blockBytes = 4 * 1048576, recompute = rec})
