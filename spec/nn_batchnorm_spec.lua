@@ -375,3 +375,56 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
     end)
   end)
 end)
+
+describe('nn.BatchNormalization re-made from its kept coefficients (optnet recompute)', function()
+  it('gives the forward\'s bits, clipped as an in-place ReLU with relu, statistics untouched', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, case in ipairs{{nn.BatchNormalization(5), {7, 5}}, {nn.SpatialBatchNormalization(3), {4, 3, 5, 6}},
+                            {nn.SpatialBatchNormalization(3, 1e-5, 0.1, false), {2, 3, 4, 4}}} do
+        local m, size = case[1]:type(T), case[2]
+        m:training()
+        local x = torch.randn(table.unpack(size)):type(T):mul(3):add(1)
+        assert.is_false(m:_canReapply(x))
+        m:_keepCoefficients(true)
+        local y = m:forward(x):clone()
+        local stats = {m.running_mean:clone(), m.running_var:clone(), m.save_mean:clone(), m.save_std:clone()}
+        assert.is_true(m:_canReapply(x))
+        assert.is_false(m:_canReapply(x:narrow(1, 1, 1)))
+        m.output:fill(7)
+        assert.is_true(m:_reapplyNext(x, false))
+        assert.is_true(m:forward(x):eq(y):all(), T)
+        local relu = nn.ReLU(true):type(T)
+        local clipped = relu:forward(y:clone())
+        m.output:fill(7)
+        assert.is_true(m:_reapplyNext(x, true))
+        assert.is_true(m:forward(x):eq(clipped):all(), T .. ' relu')
+        -- the next forward is a training forward again: the statistics move
+        for i, s in ipairs{m.running_mean, m.running_var, m.save_mean, m.save_std} do
+          assert.is_true(s:eq(stats[i]):all(), 'statistic ' .. i)
+        end
+        m:forward(x)
+        assert.is_false(m.running_mean:eq(stats[1]):all())
+        -- evaluate mode keeps none; off keeps none
+        m:evaluate()
+        m:forward(x)
+        assert.is_false(m:_reapplyNext(x, false))
+        m:training()
+        m:_keepCoefficients(false)
+        m:forward(x)
+        assert.is_false(m:_canReapply(x))
+      end
+    end
+  end)
+
+  it('a ReLU told its input is clipped makes its output a view of it, once', function()
+    local r = nn.ReLU(true)
+    local x = torch.Tensor{-1, 2, -3}
+    assert.is_true(r:_inputClipped())
+    assert.are.equal(x:_storageId(), r:forward(x):_storageId())
+    assert.are.same({-1, 2, -3}, x:totable())
+    r:forward(x)
+    assert.are.same({0, 2, 0}, x:totable())
+    assert.is_false(nn.ReLU():_inputClipped())
+    assert.is_false(nn.Threshold(0.5, 0, true):_inputClipped())
+  end)
+end)

@@ -113,6 +113,25 @@ for _, case in ipairs(CASES) do
         assert.is_nil(rawget(net, 'backward'))
       end)
     end
+    if case[1] == 'conv/BN/Dropout net' then
+      it('cheap: batch norm re-made from its forward\'s coefficients, fused with an in-place ReLU', function()
+        local C = torch._C.nn
+        local apply, calls = C.batchnorm_apply, {}
+        C.batchnorm_apply = function(m, x, y, cf, relu)
+          calls[#calls + 1] = relu
+          return apply(m, x, y, cf, relu)
+        end
+        local ok, err = pcall(compare, case[2], {mode = 'training', recompute = 'cheap'})
+        C.batchnorm_apply = apply
+        assert(ok, err)
+        -- three batch norms re-run per backward, in backward order: the one
+        -- before Tanh alone, the two before a ReLU fused with it (the
+        -- planner runs the second ReLU in place too)
+        local n = #calls
+        assert(n >= 6 and n % 3 == 0, 'calls: ' .. n)
+        assert.are.same({false, true, true}, {calls[n - 2], calls[n - 1], calls[n]})
+      end)
+    end
     it('a byte budget picks the cheapest segmentation that fits', function()
       local net = compare(case[2], {mode = 'training', recompute = 'sqrt'})
       local sqrtBytes = activations(net)

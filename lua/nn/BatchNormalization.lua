@@ -111,15 +111,57 @@ local function backCompatibility(self)
   end
 end
 
-function BN:updateOutput(input, relu)
+-- optnet's recompute re-runs batch norm in backward from the affine
+-- coefficients (y = x * k + m per feature) its training forward kept: one
+-- pass instead of two, the running statistics and save_mean / save_std
+-- untouched, the same bits. Kept per module outside its fields (nothing to
+-- save, clone or plan: 2 numbers a feature): {t = coefficients, shape =
+-- the input's sizes when they are this forward's, nil otherwise}.
+local coefOf = setmetatable({}, {__mode = 'k'})
+local reapplyNext = setmetatable({}, {__mode = 'k'})
+
+-- on: keep the coefficients of every training forward from now on; off: stop
+function BN:_keepCoefficients(on)
+  coefOf[self] = on and (coefOf[self] or {}) or nil
+end
+
+-- whether the coefficients of the last forward are kept for an input of these sizes
+function BN:_canReapply(input)
+  local cf = coefOf[self]
+  return cf ~= nil and cf.shape ~= nil and torch.isTensor(input) and input:isSize(cf.shape)
+end
+
+-- the next updateOutput re-makes the output from the kept coefficients
+-- (clipped at 0 with relu: the in-place nn.ReLU after it, see nn.Threshold's
+-- _inputClipped); false if there are none for this input
+function BN:_reapplyNext(input, relu)
+  if not self:_canReapply(input) then return false end
+  reapplyNext[self] = relu and true or false
+  return true
+end
+
+function BN:updateOutput(input, fuse)
+  local cf, relu = coefOf[self], reapplyNext[self]
+  reapplyNext[self] = nil
   backCompatibility(self)
   self:checkInputDim(input, 'updateOutput')
   self.save_mean = self.save_mean or self.running_mean.new()
   self.save_std = self.save_std or self.running_mean.new()
   local batch = makeBatch(self, input)
+  if relu ~= nil and cf and cf.shape and input:isSize(cf.shape) then
+    C.batchnorm_apply(self, batch, self.output, cf.t, relu or fuse == RELU)
+    return self.output
+  end
+  local train = batchStats(self, batch)
+  if cf then
+    cf.shape = nil
+    if not (cf.t and cf.t:type() == self.running_mean:type()) then cf.t = self.running_mean.new() end
+  end
   C.batchnorm_updateOutput(self, batch, self.output, self.weight, self.bias,
                            self.running_mean, self.running_var, self.save_mean, self.save_std,
-                           batchStats(self, batch), self.momentum, self.eps, relu == RELU)
+                           train, self.momentum, self.eps, cf and train and cf.t or nil,
+                           fuse == RELU)
+  if cf and train then cf.shape = input:size() end
   if input:dim() == self.nDim - 1 then self.output:resize(input:size()) end
   return self.output
 end

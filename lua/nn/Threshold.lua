@@ -28,7 +28,27 @@ function Threshold:validateParameters()
   C.act_check(self, 'Threshold', self.inplace, self.threshold, self.val)
 end
 
+-- modules whose next forward finds its input already thresholded (optnet's
+-- recompute: batch norm re-made with the clipping of this in-place module)
+local clipped = setmetatable({}, {__mode = 'k'})
+
+-- the next updateOutput takes its input as already passed through this
+-- module: in place, the output is made its view, as the kernel would; only
+-- for an in-place Threshold(0, 0) (nn.ReLU), whose pass changes nothing twice
+function Threshold:_inputClipped()
+  if not (self.inplace and self.threshold == 0 and self.val == 0) then return false end
+  clipped[self] = true
+  return true
+end
+
 function Threshold:updateOutput(input)
+  if clipped[self] then
+    clipped[self] = nil
+    if torch.isTensor(input) then
+      self.output:set(input)
+      return self.output
+    end
+  end
   C.Threshold_updateOutput(self, input, self.output, self.inplace, self.threshold, self.val)
   return self.output
 end

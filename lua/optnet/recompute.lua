@@ -133,9 +133,9 @@ local function lastOf(seg) return seg.inclusive and seg.to or seg.to - 1 end
 -- then. (Keeping it in place instead would need to know which tensors
 -- alias it through in-place modules, and after planning every tensor
 -- shares the arena's storage: identity is all there is to go by.)
-local function swapSet(seg)
+local function swapSet(seg, keep)
   local S = seg.seq
-  local keep = {}
+  keep = keep or {}
   if not seg.inclusive then walk.tensors(S.modules[seg.to].output, function(t) keep[t] = true end) end
   local list, seen = {}, {}
   for k = seg.from, lastOf(seg) do
@@ -153,25 +153,61 @@ end
 
 -- (a 'state' field viewing an activation the re-run rewrites, a custom
 -- module's kept input, is no state: optnet.walk.holdings)
+-- (a batch norm re-made from its coefficients changes no state: skipped)
 local function stateTensors(seg, input)
+  local found = {}
+  local reapply = seg.reapply or {}
+  for k = seg.from, lastOf(seg) do
+    if not reapply[k] then
+      for _, m in ipairs(seg.seq.modules[k]:listModules()) do
+        walk.moduleTensors(m, function(t, role)
+          if role == 'state' and t:nElement() > 0 then found[#found + 1] = t end
+        end, true)
+      end
+    end
+  end
+  if #found == 0 then return found end
   local rewritten = walk.storageIds(input)
   for _, it in ipairs(seg.swapped or {}) do
     walk.storageIds({it.t, seg.home[it.t]}, rewritten)
   end
   local list = {}
-  for k = seg.from, lastOf(seg) do
-    for _, m in ipairs(seg.seq.modules[k]:listModules()) do
-      walk.moduleTensors(m, function(t, role)
-        if role == 'state' and t:nElement() > 0 and not rewritten[t:_storageId()] then list[#list + 1] = t end
-      end, true)
-    end
+  for _, t in ipairs(found) do
+    if not rewritten[t:_storageId()] then list[#list + 1] = t end
   end
   return list
 end
 
+-- an in-place nn.ReLU (Threshold(0, 0)): batch norm's re-run clips for it
+local function isInplaceReLU(m)
+  return m ~= nil and m._inputClipped ~= nil and m.inplace == true and m.threshold == 0 and m.val == 0
+end
+
+-- the batch norms among the segment's re-run children that re-make their
+-- output from the coefficients of the step's forward (nn.BatchNormalization's
+-- _reapplyNext: one pass, no statistics): k -> 'relu' (fused with the
+-- in-place ReLU after it) or 'plain'. Their save_mean and save_std keep
+-- the forward's values for backward: not moved onto shadows.
+local function reapplySet(seg, input, keep)
+  local S, set = seg.seq, nil
+  for k = seg.from, lastOf(seg) do
+    local m = S.modules[k]
+    if m._canReapply and m:_canReapply(k == 1 and input or S.modules[k - 1].output) then
+      set = set or {}
+      set[k] = (k < lastOf(seg) and isInplaceReLU(S.modules[k + 1])) and 'relu' or 'plain'
+      for _, f in ipairs{'save_mean', 'save_std'} do
+        if torch.isTensor(m[f]) then keep[m[f]] = true end
+      end
+    end
+  end
+  return set
+end
+
 -- moves the re-run modules' tensors onto their shadow storages
 local function swapIn(seg, input)
-  local items = swapSet(seg)
+  local keep = {}
+  seg.reapply = reapplySet(seg, input, keep)
+  local items = swapSet(seg, keep)
   for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', rawget(m, '_optnetShadow') or {}) end
   for _, it in ipairs(items) do
     local holder = it.module._optnetShadow
@@ -200,8 +236,9 @@ local function swapOut(seg)
   seg.swapped = nil
 end
 
--- seconds spent re-running forward (all nets), for benchmarks
-recompute.stats = {seconds = 0, runs = 0}
+-- seconds spent re-running forward (all nets), for benchmarks; inside: a
+-- re-run is under way (profiles tell its forwards from the pass's own)
+recompute.stats = {seconds = 0, runs = 0, inside = false}
 
 local function rerun(S, seg, input)
   local t0 = torch._C.clock()
@@ -214,9 +251,17 @@ local function rerun(S, seg, input)
     rng = torch.getRNGState()
     torch.setRNGState(seg.rng)
   end
+  recompute.stats.inside = true
   local ok, err = pcall(function()
-    for k = seg.from, lastOf(seg) do x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x) end
+    local reapply = seg.reapply or {}
+    for k = seg.from, lastOf(seg) do
+      local how = reapply[k]
+      local fused = how and S.modules[k]:_reapplyNext(x, how == 'relu') and how == 'relu'
+      x = S:rethrowErrors(S.modules[k], k, 'updateOutput', x)
+      if fused then S.modules[k + 1]:_inputClipped() end
+    end
   end)
+  recompute.stats.inside = false
   for _, s in ipairs(saved) do s[1]:copy(s[2]) end
   if rng then torch.setRNGState(rng) end
   if not ok then error(err, 0) end
@@ -287,14 +332,25 @@ end
 -- modules first, and the early, high-resolution layers, which hold the
 -- most bytes per multiply-add.
 
+-- the work in multiply-adds of a weighted layer; the memory-bound ones in
+-- multiply-add equivalents: a pass over an element costs what about 32
+-- multiply-adds of a convolution do (measured in training steps on 2
+-- threads: batch norm re-made 0.37 ns an element, ReLU 0.1-0.3, max
+-- pooling 2-3 ns an output of a 3x3 window, convolutions 0.008-0.01 ns a
+-- multiply-add), a pooling window's element too. (At one unit an element,
+-- GoogLeNet's budget plans took every max pooling for free: 8% of its step.)
+local PASS = 32
+
 local function leafWork(m, outElements)
   local w = rawget(m, 'weight')
   if torch.isTensor(w) and w:dim() >= 2 then
     local per = w:nElement() / (m.nOutputPlane or m.outputSize or w:size(1))
     return outElements * per
   end
-  if m.kW and m.kH then return outElements * m.kW * m.kH end
-  return outElements
+  if m.kW and m.kH then return outElements * m.kW * m.kH * PASS end
+  -- cross-map LRN: a power per element (GoogLeNet b32's two: 11 ns an element)
+  if torch.type(m) == 'nn.SpatialCrossMapLRN' then return outElements * 40 * PASS end
+  return outElements * PASS
 end
 
 -- per module: {long-lived bytes, work, first and last forward step, long-
@@ -645,7 +701,17 @@ function recompute.install(net, how)
     for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}, created = {}}
+  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}}
+  -- batch norms re-run in backward keep their forward's affine coefficients
+  for _, seg in ipairs(segs) do
+    for k = seg.from, lastOf(seg) do
+      local m = seg.seq.modules[k]
+      if m._keepCoefficients then
+        m:_keepCoefficients(true)
+        undo.coefficients[#undo.coefficients + 1] = m
+      end
+    end
+  end
   -- a buffer that backward creates on first use (batch norm's _gradStats)
   -- would get its shadow only from the second pass on, so the small traces
   -- would disagree: it is created now
@@ -714,6 +780,7 @@ function recompute.uninstall(undo)
     seg.shadow, seg.home = {}, {}
   end
   for _, m in ipairs(undo.created or {}) do rawset(m, '_gradStats', nil) end
+  for _, m in ipairs(undo.coefficients or {}) do m:_keepCoefficients(false) end
 end
 
 return recompute

@@ -328,7 +328,8 @@ static int maxunpool_update_grad_input(lua_State *L) {
 /* --- batch normalization ----------------------------------------------- */
 
 /* batchnorm_updateOutput(self, input, output, weight|nil, bias|nil, running_mean,
-                          running_var, save_mean, save_std, train, momentum, eps [, relu]) */
+                          running_var, save_mean, save_std, train, momentum, eps, coef|nil
+                          [, relu]) */
 static int batchnorm_update_output(lua_State *L) {
   fname f;
   const char *fn = mname(L, &f, "updateOutput");
@@ -338,9 +339,21 @@ static int batchnorm_update_output(lua_State *L) {
   th_tensor *sm = tensor_arg(L, 8, fn, "save_mean"), *ss = tensor_arg(L, 9, fn, "save_std");
   int train = lua_toboolean(L, 10);
   double momentum = num_arg(L, 11, fn, "momentum"), eps = num_arg(L, 12, fn, "eps");
-  int relu = lua_toboolean(L, 13);
-  th_lua_check(L, th_nn_batchnorm_update_output(input, output, weight, bias, rm, rv, sm, ss, train,
-                                                momentum, eps, relu), fn);
+  th_tensor *coef = opt_tensor_arg(L, 13, fn, "coef");
+  int relu = lua_toboolean(L, 14);
+  th_lua_check(L, th_nn_batchnorm_update_output(input, output, weight, bias, rm, rv, sm, ss, coef,
+                                                train, momentum, eps, relu), fn);
+  lua_settop(L, 3);
+  return 1;
+}
+
+/* batchnorm_apply(self, input, output, coef, relu) */
+static int batchnorm_apply(lua_State *L) {
+  fname f;
+  const char *fn = mname(L, &f, "updateOutput");
+  th_tensor *input = tensor_arg(L, 2, fn, "input"), *output = tensor_arg(L, 3, fn, "output");
+  th_tensor *coef = tensor_arg(L, 4, fn, "coef");
+  th_lua_check(L, th_nn_batchnorm_apply(input, output, coef, lua_toboolean(L, 5)), fn);
   lua_settop(L, 3);
   return 1;
 }
@@ -427,6 +440,7 @@ static const luaL_Reg nn_funcs[] = {
     {"maxunpool_updateOutput", maxunpool_update_output},
     {"maxunpool_updateGradInput", maxunpool_update_grad_input},
     {"batchnorm_updateOutput", batchnorm_update_output},
+    {"batchnorm_apply", batchnorm_apply},
     {"batchnorm_backward", batchnorm_backward},
     {"lrn_updateOutput", lrn_update_output},
     {"lrn_updateGradInput", lrn_update_grad_input},

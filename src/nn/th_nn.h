@@ -115,8 +115,15 @@ enum { TH_NN_STATS_NONE = 0, TH_NN_STATS_STORE, TH_NN_STATS_REUSE };
 int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
                                   const th_tensor *weight, const th_tensor *bias,
                                   th_tensor *running_mean, th_tensor *running_var,
-                                  th_tensor *save_mean, th_tensor *save_std, int train,
-                                  double momentum, double eps, int relu);
+                                  th_tensor *save_mean, th_tensor *save_std, th_tensor *coef,
+                                  int train, double momentum, double eps, int relu);
+/* coef (NULL, or resized to 2 x F) receives in training mode the affine
+   coefficients k, m of each feature (y = x * k + m); batchnorm_apply makes
+   the same output from them again, bit for bit (optnet's recompute re-runs
+   batch norm this way: one pass, running statistics untouched), clipped at
+   0 as nn.ReLU with relu. */
+int th_nn_batchnorm_apply(const th_tensor *input, th_tensor *output, const th_tensor *coef,
+                          int relu);
 int th_nn_batchnorm_backward(const th_tensor *input, const th_tensor *gradOutput,
                              th_tensor *gradInput, th_tensor *gradWeight, th_tensor *gradBias,
                              const th_tensor *weight, const th_tensor *running_mean,

@@ -68,10 +68,10 @@ static int check_geom(const th_tensor *input, const th_tensor *running_mean, geo
 int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
                                   const th_tensor *weight, const th_tensor *bias,
                                   th_tensor *running_mean, th_tensor *running_var,
-                                  th_tensor *save_mean, th_tensor *save_std, int train,
-                                  double momentum, double eps, int relu) {
+                                  th_tensor *save_mean, th_tensor *save_std, th_tensor *coef,
+                                  int train, double momentum, double eps, int relu) {
   geom g;
-  vec w, b, rm, rv, sm, ss;
+  vec w, b, rm, rv, sm, ss, cf;
   th_tensor in;
   int rc = TH_ERR;
   th_dtype dt = running_mean->dtype;  /* the module's type */
@@ -95,6 +95,12 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
   if (check_vec(save_mean, g.F, dt, "save_mean", &sm) != TH_OK ||
       check_vec(save_std, g.F, dt, "save_std", &ss) != TH_OK)
     return TH_ERR;
+  if (coef != NULL && !train) coef = NULL;
+  if (coef != NULL && (th_nn_check_type(coef, dt, "coef") != TH_OK ||
+                       th_tensor_resize1d(coef, 2 * g.F) != TH_OK ||
+                       check_vec(coef, 2 * g.F, dt, "coef", &cf) != TH_OK))
+    return TH_ERR;
+  if (coef == NULL) check_vec(NULL, 0, dt, "coef", &cf);
   th_tensor_init(&in, dt);
   if (th_nn_contiguous(&in, input) == TH_OK &&
       th_tensor_resize(output, input->ndim, input->size) == TH_OK) {
@@ -104,10 +110,39 @@ int th_nn_batchnorm_update_output(const th_tensor *input, th_tensor *output,
     repoint(&rv, running_var);
     repoint(&sm, save_mean);
     repoint(&ss, save_std);
+    repoint(&cf, coef);
     rc = TH_DISPATCH_FLOATING(dt, batchnorm_forward,
-                              (&in, output, &w, &b, &rm, &rv, &sm, &ss, &g, train, momentum, eps,
-                               relu),
+                              (&in, output, &w, &b, &rm, &rv, &sm, &ss, &cf, &g, train, momentum,
+                               eps, relu),
                               "BatchNormalization");
+  }
+  th_tensor_clear(&in);
+  return rc;
+}
+
+int th_nn_batchnorm_apply(const th_tensor *input, th_tensor *output, const th_tensor *coef,
+                          int relu) {
+  geom g;
+  vec cf;
+  th_tensor in;
+  int rc = TH_ERR;
+  th_dtype dt = coef->dtype;
+  char a[128];
+  if (!TH_IS_FLOATING(input->dtype) || input->ndim < 2 || th_tensor_numel(input) == 0)
+    return th_error_set("input must be a float or double tensor of at least 2D (batch x feature ...), got %s",
+                        th_tensor_sizestr(input, a, sizeof a));
+  g.N = input->size[0];
+  g.F = input->size[1];
+  g.S = 1;
+  for (int d = 2; d < input->ndim; d++) g.S *= input->size[d];
+  if (th_nn_check_type(input, dt, "input") != TH_OK || th_nn_check_type(output, dt, "output") != TH_OK ||
+      check_vec(coef, 2 * g.F, dt, "coef (the coefficients a training forward kept)", &cf) != TH_OK)
+    return TH_ERR;
+  th_tensor_init(&in, dt);
+  if (th_nn_contiguous(&in, input) == TH_OK &&
+      th_tensor_resize(output, input->ndim, input->size) == TH_OK) {
+    repoint(&cf, coef);
+    rc = TH_DISPATCH_FLOATING(dt, batchnorm_apply, (&in, output, &cf, &g, relu), "BatchNormalization");
   }
   th_tensor_clear(&in);
   return rc;

@@ -89,8 +89,8 @@ TH_CPU_CLONES static void TH_R(bn_feature_grad_input)(const real *x, const real 
 
 static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, const vec *w,
                                    const vec *b, const vec *rm, const vec *rv, const vec *sm,
-                                   const vec *ss, const geom *g, int train, double momentum,
-                                   double eps, int relu) {
+                                   const vec *ss, const vec *cf, const geom *g, int train,
+                                   double momentum, double eps, int relu) {
   const real *in = th_tensor_data(input);
   real *out = th_tensor_data(output);
   const int64_t FS = g->F * g->S, n = g->N * g->S;
@@ -121,10 +121,35 @@ static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, co
     /* y = x * k + (b - mean * k) with k = invstd * w */
     k = (real)(invstd * wf);
     m = (real)(bf - mean * invstd * wf);
+    if (cf->p) {
+      V(cf, 2 * f) = k;
+      V(cf, 2 * f + 1) = m;
+    }
     if (relu)
       TH_R(bn_feature_affine_relu)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
     else
       TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
+  }
+  return TH_OK;
+}
+
+/* the forward's output again from the coefficients it kept: the same
+   affine loop, so the same bits; with relu clipped in the same pass (what
+   an in-place ReLU after it writes) */
+static int TH_R(batchnorm_apply)(const th_tensor *input, th_tensor *output, const vec *cf,
+                                 const geom *g, int relu) {
+  const real *in = th_tensor_data(input);
+  real *out = th_tensor_data(output);
+  const int64_t FS = g->F * g->S;
+  int64_t f;
+#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_BN)
+  for (f = 0; f < g->F; f++) {
+    if (relu)
+      TH_R(bn_feature_affine_relu)(in + f * g->S, out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
+                                   V(cf, 2 * f + 1));
+    else
+      TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
+                              V(cf, 2 * f + 1));
   }
   return TH_OK;
 }
