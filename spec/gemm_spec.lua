@@ -119,6 +119,19 @@ describe('th_sgemm', function()
     end
   end)
 
+  it('B transposed with few rows of C: the flipped product C^T = B^T A^T', function()
+    -- up to 144 rows of C, M x N past the dot products' 16384: B^T's rows are
+    -- read in place, tiles stored transposed; edges of 8 (B^T rows) and of
+    -- 16 and 48 (C rows), K over two blocks of 512, A in all three layouts
+    check('R', 'N', 'T', 64, 1024, 784, 1, 1, 0, false)     -- nn.Linear's forward
+    check('R', 'N', 'T', 1, 16390, 33, -1.5, 0, 1, true)
+    check('R', 'N', 'T', 7, 3001, 70, 0.5, -1.5, 2, false)
+    check('R', 'N', 'T', 49, 401, 1030, 1, 0, 1, true)
+    check('R', 'T', 'T', 97, 250, 129, -1.5, 1, 0, false)   -- A transposed too
+    check('C', 'T', 'N', 333, 144, 65, 1, 0.5, 1, false)    -- column-major: the same product
+    check('R', 'N', 'T', 145, 200, 100, 1, 0, 0, true)      -- one past the bound: packed path
+  end)
+
   it('K = 0 and alpha = 0 scale C by beta; M or N = 0 does nothing', function()
     check('R', 'N', 'N', 5, 7, 0, 1, -1.5, 1, false)
     check('C', 'T', 'N', 5, 7, 0, 1, 0, 0, true)
@@ -132,7 +145,8 @@ describe('th_sgemm', function()
     torch.setnumthreads(2)
     -- from 16 MFLOP (th_gemm.c's par_mflop): bands of columns
     check('R', 'N', 'N', 300, 100, 300, 1, 0, 0, false)
-    check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)
+    check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)     -- flipped, bands of B^T rows
+    check('R', 'N', 'T', 150, 701, 200, 1, 1, 1, false)    -- packed
     check('C', 'T', 'N', 250, 250, 130, -1.5, 0, 0, false)
     check('R', 'N', 'N', 90, 500, 400, 1, 0.5, 1, false)  -- B read in place
     -- bands of rows: a narrow C, and dot products
