@@ -15,7 +15,10 @@
 ** 32 or 48 columns; only the store is masked (columns) and cut short
 ** (rows). The first K slice applies beta (0: C is written without being
 ** read), later ones add. A times B^T with a small C goes by dot products
-** instead (th_gemm_avx512_dot), nothing packed.
+** instead (th_gemm_avx512_dot), nothing packed; with B transposed in
+** memory and few rows of C (nn.Linear's forward) the product is flipped,
+** C^T = B^T A^T, so that the large B^T is read in place by rows and only
+** the small A is packed (th_gemm_avx512_flip).
 */
 #include <immintrin.h>
 #include "th_gemm_internal.h"
