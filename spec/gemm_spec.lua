@@ -155,6 +155,20 @@ describe('th_sgemm', function()
     torch.setnumthreads(nt)
   end)
 
+  it('runs back-to-back split products on the helper threads, 2, 3 then 2 threads again', function()
+    -- th_pool: consecutive jobs reuse the helpers (the first may still be
+    -- finishing or watching for work), a larger thread count starts one
+    -- more, a smaller one leaves it out; every product must still be exact
+    local nt = torch.getnumthreads()
+    for _, threads in ipairs{2, 3, 2} do
+      torch.setnumthreads(threads)
+      for i = 1, 8 do
+        check('R', 'N', i % 2 == 0 and 'T' or 'N', 64 + i, 701, 200, 1, i % 3 == 0 and 1 or 0, 0, false)
+      end
+    end
+    torch.setnumthreads(nt)
+  end)
+
   it('agrees with OpenBLAS through torch.mm and addmm on non-contiguous tensors', function()
     local a = torch.FloatTensor(40, 70):uniform(-1, 1)
     local b = torch.FloatTensor(90, 50):uniform(-1, 1)

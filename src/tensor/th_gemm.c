@@ -12,10 +12,13 @@
 ** convolutions split their work already); outside, a product of at least
 ** par_mflop MFLOP is cut into one band of C per thread, of columns (each
 ** band packs its own B panels; A, packed once per nc columns anyway, is
-** packed by every band) or, for a narrow C, of rows.
+** packed by every band) or, for a narrow C, of rows. The bands go to
+** th_pool_run rather than an OpenMP region: the caller never waits for a
+** helper thread that has not woken up yet (it runs the band itself), and a
+** helper watches for the next product for a moment before it sleeps.
 ** Blocking and thresholds can be overridden for tuning runs with
 ** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM, TH_GEMM_AIN, TH_GEMM_DOT,
-** TH_GEMM_FLIP and TH_GEMM_PAR (see init).
+** TH_GEMM_FLIP, TH_GEMM_CHUNKS and TH_GEMM_PAR (see init).
 */
 #include <pthread.h>
 #include <stdint.h>
@@ -26,13 +29,7 @@
 #endif
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
-
-/* bands per thread when a product is split. Measured with 2 threads on
-   the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
-   against 202 for threads sharing packed B panels behind barriers (each
-   barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
-   thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216) */
-#define CHUNKS 1
+#include "th_pool.h"
 
 static int backend = TH_GEMM_OURS;
 static int cpu_ok;
@@ -73,6 +70,14 @@ static void init(void) {
      with W evicted from the caches; 96x1000x1000 257 against 218 GFLOP/s,
      16x4096x9216 (AlexNet's FC) 102 against 79; from 192 rows even */
   tuned.flip_m = env_int("TH_GEMM_FLIP", 144, 1);
+  /* bands per thread when a product is split. Measured with 2 threads on
+     the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
+     against 202 for threads sharing packed B panels behind barriers (each
+     barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
+     thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216); with
+     th_pool 64x1024x1024 NT on a loaded machine 0.59 ms for 1 band per
+     thread against 0.61-0.64 for 2 or 4 */
+  tuned.chunks = env_int("TH_GEMM_CHUNKS", 1, 1);
 }
 
 int th_gemm_supported(void) {
@@ -146,6 +151,21 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
               op->c + (ptrdiff_t)m0 * op->ldc + n0, (int)op->ldc);
 }
 
+/* one product cut into bands (th_pool_run's chunks) */
+typedef struct bands {
+  const th_gemm_op *op;
+  int split_m, unit, tiles, nb;
+} bands;
+
+static void run_band(void *p, int i) {
+  const bands *w = p;
+  const th_gemm_op *op = w->op;
+  const int lo = (int)((int64_t)w->tiles * i / w->nb) * w->unit;
+  const int hi = (int)((int64_t)w->tiles * (i + 1) / w->nb) * w->unit;
+  if (w->split_m) band(op, &tuned, lo, min_int(hi, op->m), 0, op->n);
+  else band(op, &tuned, 0, op->m, lo, min_int(hi, op->n));
+}
+
 static void run(const th_gemm_op *op) {
   int nt = 1;
 #ifdef _OPENMP
@@ -158,22 +178,16 @@ static void run(const th_gemm_op *op) {
        a single thread packs once per nc columns anyway, so halves of N cost
        little more packing; narrow products (and dot products with M the
        larger side) are cut into bands of rows */
-    const int split_m = op->n < 2 * nt * TH_GEMM_NR || (dot_case(op, op->m, op->n) && op->m >= op->n);
-    const int unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
-    const int tiles = ((split_m ? op->m : op->n) + unit - 1) / unit;
-    int nb = nt * CHUNKS;
-    if (nb > tiles) nb = tiles;
-    if (nt > nb) nt = nb;
+    bands w;
+    w.op = op;
+    w.split_m = op->n < 2 * nt * TH_GEMM_NR || (dot_case(op, op->m, op->n) && op->m >= op->n);
+    w.unit = w.split_m ? TH_GEMM_MR : TH_GEMM_NR;
+    w.tiles = ((w.split_m ? op->m : op->n) + w.unit - 1) / w.unit;
+    w.nb = nt * tuned.chunks;
+    if (w.nb > w.tiles) w.nb = w.tiles;
+    if (nt > w.nb) nt = w.nb;
     if (nt > 1) {
-#ifdef _OPENMP
-      int i;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-      for (i = 0; i < nb; i++) {
-        const int lo = (int)((int64_t)tiles * i / nb) * unit, hi = (int)((int64_t)tiles * (i + 1) / nb) * unit;
-        if (split_m) band(op, &tuned, lo, min_int(hi, op->m), 0, op->n);
-        else band(op, &tuned, 0, op->m, lo, min_int(hi, op->n));
-      }
-#endif
+      th_pool_run(nt, w.nb, run_band, &w);
       return;
     }
   }

@@ -33,6 +33,7 @@ typedef struct th_gemm_blocking {
   int a_inplace;    /* and then a row-major A too */
   int dot_mn;       /* A times B^T with M x N up to this (K >= 64): dot products */
   int flip_m;       /* B transposed in memory, up to this many rows of C: C^T = B^T A^T */
+  int chunks;       /* bands per thread when a product is split */
   double par_mflop; /* outside parallel regions, products of at least this many
                        MFLOP are split over threads */
 } th_gemm_blocking;
