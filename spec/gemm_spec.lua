@@ -130,6 +130,10 @@ describe('th_sgemm', function()
     check('R', 'T', 'T', 97, 250, 129, -1.5, 1, 0, false)   -- A transposed too
     check('C', 'T', 'N', 333, 144, 65, 1, 0.5, 1, false)    -- column-major: the same product
     check('R', 'N', 'T', 145, 200, 100, 1, 0, 0, true)      -- one past the bound: packed path
+    -- 16 rows or more with B^T past 1 MB: flipped rather than dot products
+    check('R', 'N', 'T', 16, 600, 500, 1, 1, 1, false)
+    check('R', 'N', 'T', 21, 513, 1031, -1.5, 0, 0, true)
+    check('R', 'N', 'T', 15, 600, 500, 1, 0.5, 0, false)    -- 15 rows: dot products
   end)
 
   it('K = 0 and alpha = 0 scale C by beta; M or N = 0 does nothing', function()

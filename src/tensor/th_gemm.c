@@ -95,8 +95,13 @@ int th_gemm_backend(int b) {
 
 /* A times B^T, small C, long K (gradWeight): dot products beat packing
    both transposed operands, 16x144x768 257 GFLOP/s against 174 (packed)
-   and OpenBLAS's 116; past 128x128 packing wins */
+   and OpenBLAS's 116; past 128x128 packing wins. They read all of B^T
+   again for every 4 rows of C, so from 16 rows on, once B^T outgrows
+   1 MB (L2), the flipped product, which streams B^T once, wins:
+   16x1024x1024 211 against 189 GFLOP/s, 32x512x1024 245 against 180
+   (16x512x512, 1 MB: 203 against 215; 12 rows: 148 against 187) */
 static int dot_case(const th_gemm_op *op, int m, int n) {
+  if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > 262144.0) return 0;
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
 }
 
