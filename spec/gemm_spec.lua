@@ -103,6 +103,11 @@ describe('th_sgemm', function()
     check('R', 'N', 'T', 7, 13, 67, -1.5, 1, 1, false)
     check('R', 'N', 'T', 33, 65, 300, 1, -1.5, 2, false)
     check('C', 'T', 'N', 18, 5, 129, 0.5, 0, 1, true)
+    -- 1, 2, 3 rows (alone or as the bottom block): only those rows computed
+    check('R', 'N', 'T', 1, 1000, 100, 1, 0, 0, true)
+    check('R', 'N', 'T', 2, 999, 77, -1.5, 1, 1, false)
+    check('R', 'N', 'T', 5, 300, 1030, 0.5, -1.5, 0, false)
+    check('R', 'N', 'T', 11, 101, 64, 1, 0, 2, true)
   end)
 
   it('K larger than one block, M and N over several tiles and blocks', function()

@@ -269,38 +269,60 @@ AVX512 static inline __m128 sum4(__m512 x0, __m512 x1, __m512 x2, __m512 x3) {
     _mm_mask_storeu_ps(cr, cm, v);                                                   \
   }
 
-/* C rows [m0, m1) x columns [n0, n1) when A's rows and B's columns are
-   contiguous along K (A times B^T, as in a gradWeight): 4 x 4 blocks of
-   dot products, 16 lanes of K at a time, no packing. Rows and columns past
-   the edge repeat the last one and are not stored. */
-AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+/* C row block [i, i + rows) x columns [n0, n1) by dot products; 'rows'
+   (1-4) is a constant at each call, so a short block at the bottom edge
+   (or a product of one row: nn.Linear on a single sample in a batch of 1)
+   computes only its own rows instead of repeating the last one */
+AVX512 static inline __attribute__((always_inline)) void dot_rows(const th_gemm_op *op, int i, int n0,
+                                                                  int n1, const int rows) {
   const int k = op->k, k16 = k & ~15;
   const __mmask16 km = lanes(k - k16);
-  int i, j, p;
-  for (i = m0; i < m1; i += 4) {
-    const int mr = min_int(4, m1 - i);
-    const float *a0 = op->a + (ptrdiff_t)i * op->ars, *a1 = a0 + (mr > 1 ? op->ars : 0),
-                *a2 = a0 + (mr > 2 ? 2 * op->ars : 0), *a3 = a0 + (mr > 3 ? 3 * op->ars : 0);
-    for (j = n0; j < n1; j += 4) {
-      const int nr = min_int(4, n1 - j);
-      const __mmask8 cm = (__mmask8)((1u << nr) - 1);
-      const float *q0 = op->b + (ptrdiff_t)j * op->bcs, *q1 = q0 + (nr > 1 ? op->bcs : 0),
-                  *q2 = q0 + (nr > 2 ? 2 * op->bcs : 0), *q3 = q0 + (nr > 3 ? 3 * op->bcs : 0);
-      DOTACC(0); DOTACC(1); DOTACC(2); DOTACC(3);
-      __m512 av, b0, b1, b2, b3;
+  const int mr = rows;
+  const float *a0 = op->a + (ptrdiff_t)i * op->ars, *a1 = a0 + (rows > 1 ? op->ars : 0),
+              *a2 = a0 + (rows > 2 ? 2 * op->ars : 0), *a3 = a0 + (rows > 3 ? 3 * op->ars : 0);
+  int j, p;
+  for (j = n0; j < n1; j += 4) {
+    const int nr = min_int(4, n1 - j);
+    const __mmask8 cm = (__mmask8)((1u << nr) - 1);
+    const float *q0 = op->b + (ptrdiff_t)j * op->bcs, *q1 = q0 + (nr > 1 ? op->bcs : 0),
+                *q2 = q0 + (nr > 2 ? 2 * op->bcs : 0), *q3 = q0 + (nr > 3 ? 3 * op->bcs : 0);
+    DOTACC(0); DOTACC(1); DOTACC(2); DOTACC(3);
+    __m512 av, b0, b1, b2, b3;
 #define LOADU(x) _mm512_loadu_ps(x)
 #define LOADM(x) _mm512_maskz_loadu_ps(km, x)
-      for (p = 0; p < k16; p += 16) {
-        b0 = LOADU(q0 + p), b1 = LOADU(q1 + p), b2 = LOADU(q2 + p), b3 = LOADU(q3 + p);
-        DOTFMA(0, LOADU); DOTFMA(1, LOADU); DOTFMA(2, LOADU); DOTFMA(3, LOADU);
-      }
-      if (p < k) {
-        b0 = LOADM(q0 + p), b1 = LOADM(q1 + p), b2 = LOADM(q2 + p), b3 = LOADM(q3 + p);
-        DOTFMA(0, LOADM); DOTFMA(1, LOADM); DOTFMA(2, LOADM); DOTFMA(3, LOADM);
-      }
+    for (p = 0; p < k16; p += 16) {
+      b0 = LOADU(q0 + p), b1 = LOADU(q1 + p), b2 = LOADU(q2 + p), b3 = LOADU(q3 + p);
+      DOTFMA(0, LOADU);
+      if (rows > 1) { DOTFMA(1, LOADU); }
+      if (rows > 2) { DOTFMA(2, LOADU); }
+      if (rows > 3) { DOTFMA(3, LOADU); }
+    }
+    if (p < k) {
+      b0 = LOADM(q0 + p), b1 = LOADM(q1 + p), b2 = LOADM(q2 + p), b3 = LOADM(q3 + p);
+      DOTFMA(0, LOADM);
+      if (rows > 1) { DOTFMA(1, LOADM); }
+      if (rows > 2) { DOTFMA(2, LOADM); }
+      if (rows > 3) { DOTFMA(3, LOADM); }
+    }
 #undef LOADU
 #undef LOADM
-      DOTOUT(0) DOTOUT(1) DOTOUT(2) DOTOUT(3)
+    DOTOUT(0) DOTOUT(1) DOTOUT(2) DOTOUT(3)
+  }
+}
+
+/* C rows [m0, m1) x columns [n0, n1) when A's rows and B's columns are
+   contiguous along K (A times B^T, as in a gradWeight): 4 x 4 blocks of
+   dot products, 16 lanes of K at a time, no packing. Columns past the
+   edge repeat the last one and are not stored; rows past it are not
+   computed. */
+AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+  int i;
+  for (i = m0; i < m1; i += 4) {
+    switch (min_int(4, m1 - i)) {
+    case 1: dot_rows(op, i, n0, n1, 1); break;
+    case 2: dot_rows(op, i, n0, n1, 2); break;
+    case 3: dot_rows(op, i, n0, n1, 3); break;
+    default: dot_rows(op, i, n0, n1, 4); break;
     }
   }
 }
