@@ -41,12 +41,15 @@ static void serial(int n, void (*fn)(void *, int), void *arg) {
 #define IDX_BITS 20
 #define IDX_MASK ((UINT64_C(1) << IDX_BITS) - 1)
 #define GEN_SHIFT (2 * IDX_BITS)
+/* how long the caller polls for the helpers' last chunks before it sleeps */
+#define WAIT_US 50
 
 static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER; /* one caller's job at a time */
 static _Atomic uint64_t word;
 static _Atomic uint32_t seq;   /* bumped per job: what idle helpers wait on */
 static _Atomic int sleepers;   /* helpers in (or entering) futex_wait */
 static _Atomic int done;       /* chunks of the job finished */
+static _Atomic int caller_waits; /* the caller sleeps on 'done' */
 static _Atomic int allowed;    /* helpers 0 .. allowed - 1 take part in the job */
 static void (*job_fn)(void *, int);
 static void *job_arg;
@@ -81,6 +84,7 @@ static void work(uint64_t g) {
   while ((i = claim(g)) >= 0) {
     job_fn(job_arg, i);
     atomic_fetch_add(&done, 1);
+    if (atomic_load(&caller_waits)) syscall(SYS_futex, (uint32_t *)&done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   }
 }
 
@@ -127,7 +131,6 @@ static void start_helpers(int want) {
 }
 
 void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
-  int spins = 0;
   if (nt <= 1 || n <= 1 || (uint64_t)n > IDX_MASK || pthread_mutex_trylock(&busy) != 0) {
     serial(n, fn, arg);
     return;
@@ -146,10 +149,23 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
   atomic_fetch_add(&seq, 1);
   if (atomic_load(&sleepers) > 0) syscall(SYS_futex, (uint32_t *)&seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
   work(gen);
-  /* every chunk is claimed: wait for those a helper is still running */
-  while (atomic_load(&done) < n) {
-    relax();
-    if (++spins > 4096) sched_yield();
+  /* every chunk is claimed: wait for those a helper is still running, by
+     polling for WAIT_US (a helper that started late ends a little after the
+     caller), then on a futex: a caller polling longer kept its core busy
+     while the helper it waited for sat preempted behind another process
+     on the other core (fwd+bwd MLP steps 8.0-9.3 ms against 6.5-6.6 with OpenMP's
+     sleeping barrier on a fully loaded machine); asleep, it frees its core
+     for that helper */
+  {
+    const double t0 = now_us();
+    int v;
+    while (atomic_load(&done) < n && now_us() - t0 < WAIT_US) relax();
+    while ((v = atomic_load(&done)) < n) {
+      atomic_store(&caller_waits, 1);
+      if ((v = atomic_load(&done)) >= n) break;
+      syscall(SYS_futex, (uint32_t *)&done, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+    }
+    atomic_store(&caller_waits, 0);
   }
   pthread_mutex_unlock(&busy);
 }
