@@ -57,6 +57,12 @@ static uint64_t gen;
 static int helpers;            /* started so far (only the job's caller changes it) */
 static int spin_us = -1;
 
+/* FUTEX_WAIT (returns at once unless *addr == val) or FUTEX_WAKE (val
+   waiters) on a 32-bit atomic */
+static void futex(void *addr, int op, int val) {
+  syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+}
+
 static double now_us(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -84,18 +90,18 @@ static void work(uint64_t g) {
   while ((i = claim(g)) >= 0) {
     job_fn(job_arg, i);
     atomic_fetch_add(&done, 1);
-    if (atomic_load(&caller_waits)) syscall(SYS_futex, (uint32_t *)&done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (atomic_load(&caller_waits)) futex((void *)&done, FUTEX_WAKE_PRIVATE, 1);
   }
 }
 
-/* returns once seq has moved past 'seen': a short spin, then the futex */
+/* returns once seq has moved past 'seen': polling with sched_yield, then the futex */
 static void wait_job(uint32_t seen) {
   const double t0 = now_us();
   while (atomic_load(&seq) == seen && now_us() - t0 < spin_us) sched_yield();
   if (atomic_load(&seq) != seen) return;
   atomic_fetch_add(&sleepers, 1);
   while (atomic_load(&seq) == seen)
-    syscall(SYS_futex, (uint32_t *)&seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+    futex((void *)&seq, FUTEX_WAIT_PRIVATE, (int)seen);
   atomic_fetch_sub(&sleepers, 1);
 }
 
@@ -147,15 +153,15 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
   gen = (gen + 1) & ((UINT64_C(1) << (64 - GEN_SHIFT)) - 1);
   atomic_store(&word, gen << GEN_SHIFT | (uint64_t)n << IDX_BITS);
   atomic_fetch_add(&seq, 1);
-  if (atomic_load(&sleepers) > 0) syscall(SYS_futex, (uint32_t *)&seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  if (atomic_load(&sleepers) > 0) futex((void *)&seq, FUTEX_WAKE_PRIVATE, INT_MAX);
   work(gen);
   /* every chunk is claimed: wait for those a helper is still running, by
      polling for WAIT_US (a helper that started late ends a little after the
      caller), then on a futex: a caller polling longer kept its core busy
-     while the helper it waited for sat preempted behind another process
-     on the other core (fwd+bwd MLP steps 8.0-9.3 ms against 6.5-6.6 with OpenMP's
-     sleeping barrier on a fully loaded machine); asleep, it frees its core
-     for that helper */
+     while the helper it waited for sat preempted behind another process on
+     the other core (fwd+bwd MLP steps 8.0-9.3 ms against 6.5-6.6 with
+     OpenMP's sleeping barrier on a fully loaded machine); asleep, it frees
+     its core for that helper */
   {
     const double t0 = now_us();
     int v;
@@ -163,7 +169,7 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
     while ((v = atomic_load(&done)) < n) {
       atomic_store(&caller_waits, 1);
       if ((v = atomic_load(&done)) >= n) break;
-      syscall(SYS_futex, (uint32_t *)&done, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+      futex((void *)&done, FUTEX_WAIT_PRIVATE, v);
     }
     atomic_store(&caller_waits, 0);
   }
