@@ -6,13 +6,19 @@
 ** claim a chunk of the wrong job; the job's function and argument are
 ** read only after a successful claim, when the job cannot end before the
 ** claimed chunk is done. A helper that finishes a job watches for the next
-** one for spin_us (TH_POOL_SPIN_US, default 200: the products of one network
-** step follow each other within about 0.1 ms, and waking a halted
-** vCPU costs 25-55 us), calling sched_yield between looks so that on a busy
-** core it gives way at once (a pause loop there cost the caller's thread its
-** time slice: 64x1024x1024 on a loaded machine 0.72 ms against 0.62 with
-** OpenMP's passive wait; yielding 0.62), then sleeps on a futex. Linux only;
-** elsewhere th_pool_run runs every chunk on the caller.
+** one for spin_us (TH_POOL_SPIN_US, default 2000), calling sched_yield
+** between looks so that on a busy core it gives way at once (a pause loop
+** there cost the caller's thread its time slice: 64x1024x1024 on a loaded
+** machine 0.72 ms against 0.62 with OpenMP's passive wait; yielding 0.62),
+** then sleeps on a futex. Why 2 ms: the products of one network step
+** follow each other within about 0.1 ms, but a vCPU of this machine that
+** has idled for long takes about 0.8 ms to run a woken thread (15-30 us
+** after 1 ms of idling; measured on the quiet machine, for OpenMP's workers
+** too), longer than a 64x1024x1024 product: the first product of a step
+** runs on the caller alone and the helper arrives late. It must then stay
+** for the rest of the step: quiet machine, MLP fwd+bwd after 200 ms sleeps,
+** 7.0 ms with 200 us, 5.1 with 2 ms, 4.2 with 10 ms. Linux only; elsewhere
+** th_pool_run runs every chunk on the caller.
 */
 #include <pthread.h>
 #include <signal.h>
@@ -143,7 +149,7 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
   }
   if (spin_us < 0) {
     const char *e = getenv("TH_POOL_SPIN_US");
-    spin_us = e != NULL ? atoi(e) : 200;
+    spin_us = e != NULL ? atoi(e) : 2000;
     if (spin_us < 0) spin_us = 0;
   }
   start_helpers(nt - 1);
