@@ -143,6 +143,18 @@ $(BUILD)/tests/plan_test: tests/plan_test.c $(PLAN_SRCS) $(HDRS)
 test-plan: $(BUILD)/tests/plan_test
 	$(BUILD)/tests/plan_test $(PLAN_TEST_ARGS)
 
+# th_pool (the sgemm's helper threads) under concurrent callers: every chunk
+# run exactly once (POOL_TSAN=1 builds it with ThreadSanitizer)
+.PHONY: test-pool
+POOL_TEST := $(BUILD)/tests/pool_test$(if $(POOL_TSAN),_tsan)
+$(POOL_TEST): tests/pool_test.c src/tensor/th_pool.c src/tensor/th_pool.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARN) $(EXTRA_CFLAGS) $(if $(POOL_TSAN),-fsanitize=thread -g) -o $@ \
+	  tests/pool_test.c src/tensor/th_pool.c -lpthread
+
+test-pool: $(POOL_TEST)
+	$(POOL_TEST)
+
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: tools/install.sh puts
 # the Lua modules, models/, core.so, bin/th, tools/*.lua and the docs, and
 # lists them in DATADIR/install-manifest.txt; make uninstall removes exactly

@@ -103,6 +103,11 @@ describe('th_sgemm', function()
     check('R', 'N', 'T', 7, 13, 67, -1.5, 1, 1, false)
     check('R', 'N', 'T', 33, 65, 300, 1, -1.5, 2, false)
     check('C', 'T', 'N', 18, 5, 129, 0.5, 0, 1, true)
+    -- 1, 2, 3 rows (alone or as the bottom block): only those rows computed
+    check('R', 'N', 'T', 1, 1000, 100, 1, 0, 0, true)
+    check('R', 'N', 'T', 2, 999, 77, -1.5, 1, 1, false)
+    check('R', 'N', 'T', 5, 300, 1030, 0.5, -1.5, 0, false)
+    check('R', 'N', 'T', 11, 101, 64, 1, 0, 2, true)
   end)
 
   it('K larger than one block, M and N over several tiles and blocks', function()
@@ -119,6 +124,23 @@ describe('th_sgemm', function()
     end
   end)
 
+  it('B transposed with few rows of C: the flipped product C^T = B^T A^T', function()
+    -- up to 144 rows of C, M x N past the dot products' 16384: B^T's rows are
+    -- read in place, tiles stored transposed; edges of 8 (B^T rows) and of
+    -- 16 and 48 (C rows), K over two blocks of 512, A in all three layouts
+    check('R', 'N', 'T', 64, 1024, 784, 1, 1, 0, false)     -- nn.Linear's forward
+    check('R', 'N', 'T', 1, 16390, 33, -1.5, 0, 1, true)
+    check('R', 'N', 'T', 7, 3001, 70, 0.5, -1.5, 2, false)
+    check('R', 'N', 'T', 49, 401, 1030, 1, 0, 1, true)
+    check('R', 'T', 'T', 97, 250, 129, -1.5, 1, 0, false)   -- A transposed too
+    check('C', 'T', 'N', 333, 144, 65, 1, 0.5, 1, false)    -- column-major: the same product
+    check('R', 'N', 'T', 145, 200, 100, 1, 0, 0, true)      -- one past the bound: packed path
+    -- 16 rows or more with B^T past 1 MB: flipped rather than dot products
+    check('R', 'N', 'T', 16, 600, 500, 1, 1, 1, false)
+    check('R', 'N', 'T', 21, 513, 1031, -1.5, 0, 0, true)
+    check('R', 'N', 'T', 15, 600, 500, 1, 0.5, 0, false)    -- 15 rows: dot products
+  end)
+
   it('K = 0 and alpha = 0 scale C by beta; M or N = 0 does nothing', function()
     check('R', 'N', 'N', 5, 7, 0, 1, -1.5, 1, false)
     check('C', 'T', 'N', 5, 7, 0, 1, 0, 0, true)
@@ -132,12 +154,27 @@ describe('th_sgemm', function()
     torch.setnumthreads(2)
     -- from 16 MFLOP (th_gemm.c's par_mflop): bands of columns
     check('R', 'N', 'N', 300, 100, 300, 1, 0, 0, false)
-    check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)
+    check('R', 'N', 'T', 64, 701, 200, 1, 1, 1, false)     -- flipped, bands of B^T rows
+    check('R', 'N', 'T', 150, 701, 200, 1, 1, 1, false)    -- packed
     check('C', 'T', 'N', 250, 250, 130, -1.5, 0, 0, false)
     check('R', 'N', 'N', 90, 500, 400, 1, 0.5, 1, false)  -- B read in place
     -- bands of rows: a narrow C, and dot products
     check('R', 'N', 'N', 5, 2000, 900, 1, 0, 0, false)
     check('R', 'N', 'T', 100, 100, 1000, -1.5, 1, 0, false)
+    torch.setnumthreads(nt)
+  end)
+
+  it('runs back-to-back split products on the helper threads, 2, 3 then 2 threads again', function()
+    -- th_pool: consecutive jobs reuse the helpers (the first may still be
+    -- finishing or watching for work), a larger thread count starts one
+    -- more, a smaller one leaves it out; every product must still be exact
+    local nt = torch.getnumthreads()
+    for _, threads in ipairs{2, 3, 2} do
+      torch.setnumthreads(threads)
+      for i = 1, 8 do
+        check('R', 'N', i % 2 == 0 and 'T' or 'N', 64 + i, 701, 200, 1, i % 3 == 0 and 1 or 0, 0, false)
+      end
+    end
     torch.setnumthreads(nt)
   end)
 

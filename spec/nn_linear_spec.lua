@@ -159,6 +159,32 @@ describe('nn.Linear', function()
     end
   end)
 
+  it('sums gradBias over blocks of 256 columns: 1, 255-257 and 600 outputs, float and double', function()
+    for _, typ in ipairs{'torch.DoubleTensor', 'torch.FloatTensor'} do
+      for _, nout in ipairs{1, 255, 256, 257, 600} do
+        local m = nn.Linear(3, nout):type(typ)
+        local x = torch.randn(5, 3):type(typ)
+        local go = torch.randn(5, nout):type(typ)
+        m.gradBias:fill(0.25)
+        m:forward(x)
+        m:accGradParameters(x, go, 0.5)
+        local worst = 0
+        for o = 1, nout do
+          local sum = 0
+          for n = 1, 5 do sum = sum + go[n][o] end
+          worst = math.max(worst, math.abs(m.gradBias[o] - (0.25 + 0.5 * sum)))
+        end
+        assert.is_true(worst < (typ == 'torch.FloatTensor' and 1e-5 or 1e-12), typ .. ' ' .. nout)
+      end
+    end
+    -- a strided gradBias (a view with stride 2) gets the same sums
+    local m = nn.Linear(3, 300)
+    local x, go = torch.randn(4, 3), torch.randn(4, 300)
+    m.gradBias = torch.zeros(600):view(300, 2):select(2, 1)
+    m:accGradParameters(x, go)
+    assert.is_true(maxdiff(m.gradBias, go:sum(1):view(300)) < 1e-12)
+  end)
+
   it('writes gradients into non-contiguous views of a flat parameter vector', function()
     local m = nn.Linear(3, 2)
     local x, go = torch.randn(4, 3), torch.randn(4, 2)

@@ -17,6 +17,10 @@
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 
+/* gradBias's column sums run over blocks of this many columns (a stack
+   array of accreal) */
+#define LINEAR_SUM_COLS 256
+
 typedef struct lgeom {
   int batch;
   int64_t B, in, out;

@@ -12,10 +12,13 @@
 ** convolutions split their work already); outside, a product of at least
 ** par_mflop MFLOP is cut into one band of C per thread, of columns (each
 ** band packs its own B panels; A, packed once per nc columns anyway, is
-** packed by every band) or, for a narrow C, of rows.
+** packed by every band) or, for a narrow C, of rows. The bands go to
+** th_pool_run rather than an OpenMP region: the caller never waits for a
+** helper thread that has not woken up yet (it runs the band itself), and a
+** helper watches for the next product for a moment before it sleeps.
 ** Blocking and thresholds can be overridden for tuning runs with
-** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM, TH_GEMM_AIN, TH_GEMM_DOT
-** and TH_GEMM_PAR (see init).
+** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM, TH_GEMM_AIN, TH_GEMM_DOT,
+** TH_GEMM_FLIP, TH_GEMM_CHUNKS and TH_GEMM_PAR (see init).
 */
 #include <pthread.h>
 #include <stdint.h>
@@ -26,13 +29,7 @@
 #endif
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
-
-/* bands per thread when a product is split. Measured with 2 threads on
-   the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
-   against 202 for threads sharing packed B panels behind barriers (each
-   barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
-   thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216) */
-#define CHUNKS 1
+#include "th_pool.h"
 
 static int backend = TH_GEMM_OURS;
 static int cpu_ok;
@@ -68,6 +65,19 @@ static void init(void) {
   tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1; /* 2: always pack A */
   tuned.dot_mn = env_int("TH_GEMM_DOT", 16384, 1);
   tuned.par_mflop = env_int("TH_GEMM_PAR", 16, 1);
+  /* flipped product (B^T in place) up to 144 rows, measured on one core:
+     64x1024x1024 NT 0.585 against 0.61 ms hot, 0.64-0.78 against 0.78-0.86
+     with W evicted from the caches; 96x1000x1000 257 against 218 GFLOP/s,
+     16x4096x9216 (AlexNet's FC) 102 against 79; from 192 rows even */
+  tuned.flip_m = env_int("TH_GEMM_FLIP", 144, 1);
+  /* bands per thread when a product is split. Measured with 2 threads on
+     the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
+     against 202 for threads sharing packed B panels behind barriers (each
+     barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
+     thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216); with
+     th_pool 64x1024x1024 NT on a loaded machine 0.59 ms for 1 band per
+     thread against 0.61-0.64 for 2 or 4 */
+  tuned.chunks = env_int("TH_GEMM_CHUNKS", 1, 1);
 }
 
 int th_gemm_supported(void) {
@@ -85,8 +95,13 @@ int th_gemm_backend(int b) {
 
 /* A times B^T, small C, long K (gradWeight): dot products beat packing
    both transposed operands, 16x144x768 257 GFLOP/s against 174 (packed)
-   and OpenBLAS's 116; past 128x128 packing wins */
+   and OpenBLAS's 116; past 128x128 packing wins. They read all of B^T
+   again for every 4 rows of C, so from 16 rows on, once B^T outgrows
+   1 MB (L2), the flipped product, which streams B^T once, wins:
+   16x1024x1024 211 against 189 GFLOP/s, 32x512x1024 245 against 180
+   (16x512x512, 1 MB: 203 against 215; 12 rows: 148 against 187) */
 static int dot_case(const th_gemm_op *op, int m, int n) {
+  if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > 262144.0) return 0;
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
 }
 
@@ -107,6 +122,12 @@ static float *thread_buffer(size_t floats) {
 
 static int min_int(int x, int y) { return x < y ? x : y; }
 
+/* B transposed in memory (nn.Linear's Y = X W^T) with few rows of C: the
+   flipped product reads B in place (see th_gemm_avx512_flip) */
+static int flip_case(const th_gemm_op *op, const th_gemm_blocking *bl, int m) {
+  return op->brs == 1 && op->bcs != 1 && m <= bl->flip_m && m <= bl->nc;
+}
+
 /* the band [m0, m1) x [n0, n1) of op on this thread: ours, or cblas when
    this thread has no buffer */
 static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0, int n1) {
@@ -119,6 +140,10 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
     return;
   }
   buf = thread_buffer(na + nb);
+  if (buf != NULL && flip_case(op, bl, m1 - m0)) {
+    th_gemm_avx512_flip(op, bl, m0, m1, n0, n1, buf);
+    return;
+  }
   if (buf != NULL) {
     th_gemm_avx512_run(op, bl, m0, m1, n0, n1, buf, buf + na);
     return;
@@ -129,6 +154,21 @@ static void band(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m
               op->a + (ptrdiff_t)m0 * op->ars, (int)(op->acs == 1 ? op->ars : op->acs),
               op->b + (ptrdiff_t)n0 * op->bcs, (int)(op->bcs == 1 ? op->brs : op->bcs), op->beta,
               op->c + (ptrdiff_t)m0 * op->ldc + n0, (int)op->ldc);
+}
+
+/* one product cut into bands (th_pool_run's chunks) */
+typedef struct bands {
+  const th_gemm_op *op;
+  int split_m, unit, tiles, nb;
+} bands;
+
+static void run_band(void *p, int i) {
+  const bands *w = p;
+  const th_gemm_op *op = w->op;
+  const int lo = (int)((int64_t)w->tiles * i / w->nb) * w->unit;
+  const int hi = (int)((int64_t)w->tiles * (i + 1) / w->nb) * w->unit;
+  if (w->split_m) band(op, &tuned, lo, min_int(hi, op->m), 0, op->n);
+  else band(op, &tuned, 0, op->m, lo, min_int(hi, op->n));
 }
 
 static void run(const th_gemm_op *op) {
@@ -143,22 +183,16 @@ static void run(const th_gemm_op *op) {
        a single thread packs once per nc columns anyway, so halves of N cost
        little more packing; narrow products (and dot products with M the
        larger side) are cut into bands of rows */
-    const int split_m = op->n < 2 * nt * TH_GEMM_NR || (dot_case(op, op->m, op->n) && op->m >= op->n);
-    const int unit = split_m ? TH_GEMM_MR : TH_GEMM_NR;
-    const int tiles = ((split_m ? op->m : op->n) + unit - 1) / unit;
-    int nb = nt * CHUNKS;
-    if (nb > tiles) nb = tiles;
-    if (nt > nb) nt = nb;
+    bands w;
+    w.op = op;
+    w.split_m = op->n < 2 * nt * TH_GEMM_NR || (dot_case(op, op->m, op->n) && op->m >= op->n);
+    w.unit = w.split_m ? TH_GEMM_MR : TH_GEMM_NR;
+    w.tiles = ((w.split_m ? op->m : op->n) + w.unit - 1) / w.unit;
+    w.nb = nt * tuned.chunks;
+    if (w.nb > w.tiles) w.nb = w.tiles;
+    if (nt > w.nb) nt = w.nb;
     if (nt > 1) {
-#ifdef _OPENMP
-      int i;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-      for (i = 0; i < nb; i++) {
-        const int lo = (int)((int64_t)tiles * i / nb) * unit, hi = (int)((int64_t)tiles * (i + 1) / nb) * unit;
-        if (split_m) band(op, &tuned, lo, min_int(hi, op->m), 0, op->n);
-        else band(op, &tuned, 0, op->m, lo, min_int(hi, op->n));
-      }
-#endif
+      th_pool_run(nt, w.nb, run_band, &w);
       return;
     }
   }

@@ -8,7 +8,8 @@
 ** after th_gemm_backend(TH_GEMM_OPENBLAS), when packing buffers cannot be
 ** allocated, or for arguments cblas would reject, it calls cblas_sgemm.
 ** Inside an OpenMP parallel region it runs on the calling thread alone;
-** outside, a large product is split over omp_get_max_threads() threads.
+** outside, a large product is split over omp_get_max_threads() threads:
+** the caller and helper threads of th_pool (not OpenMP's).
 */
 #ifndef TH_GEMM_H
 #define TH_GEMM_H

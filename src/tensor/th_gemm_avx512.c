@@ -15,7 +15,10 @@
 ** 32 or 48 columns; only the store is masked (columns) and cut short
 ** (rows). The first K slice applies beta (0: C is written without being
 ** read), later ones add. A times B^T with a small C goes by dot products
-** instead (th_gemm_avx512_dot), nothing packed.
+** instead (th_gemm_avx512_dot), nothing packed; with B transposed in
+** memory and few rows of C (nn.Linear's forward) the product is flipped,
+** C^T = B^T A^T, so that the large B^T is read in place by rows and only
+** the small A is packed (th_gemm_avx512_flip).
 */
 #include <immintrin.h>
 #include "th_gemm_internal.h"
@@ -64,6 +67,8 @@ AVX512 static void pack_rows(const float *const *row, int kc, float *dst, ptrdif
   for (; p < kc; p++)
     for (r = 0; r < 8; r++) dst[p * ldd + r] = row[r] == zeros ? 0.0f : row[r][p];
 }
+
+static int min_int(int x, int y) { return x < y ? x : y; }
 
 /* mask of the first n (0..16) lanes */
 AVX512 static inline __mmask16 lanes(int n) {
@@ -139,6 +144,35 @@ AVX512 static inline void store_row(float *c, __m512 x0, __m512 x1, __m512 x2, _
 #define OUT(r) \
   if (r < mr) store_row(c + r * ldc, c##r##0, c##r##1, c##r##2, m0, m1, m2, va, vb, mul, add)
 
+#define SPILL(r)                                             \
+  _mm512_store_ps(t + r * NR, c##r##0);                      \
+  if (nv > 1) _mm512_store_ps(t + r * NR + 16, c##r##1);     \
+  if (nv > 2) _mm512_store_ps(t + r * NR + 32, c##r##2)
+
+/* the tile t (MR rows of NR, the first mr x nr meaningful) stored
+   transposed: c[j * ldc + r] = alpha * t[r][j] (+ beta c[...]), 8 x 8
+   blocks at a time (the flipped product, th_gemm_avx512_flip) */
+AVX512 static inline void store_flipped(const float *t, float *c, ptrdiff_t ldc, int mr, int nr,
+                                        float alpha, float beta) {
+  float u[64] __attribute__((aligned(32)));
+  const float *row[8];
+  const __mmask8 cm = (__mmask8)lanes(mr);
+  const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+  int g, q, r;
+  for (g = 0; g < nr; g += 8) {
+    const int nq = min_int(8, nr - g);
+    for (r = 0; r < 8; r++) row[r] = t + r * NR + g;
+    transpose8(row, u, 8);
+    for (q = 0; q < nq; q++) {
+      float *d = c + (ptrdiff_t)(g + q) * ldc;
+      __m256 v = _mm256_load_ps(u + q * 8);
+      if (alpha != 1.0f) v = _mm256_mul_ps(v, va);
+      if (beta != 0.0f) v = _mm256_fmadd_ps(vb, _mm256_maskz_loadu_ps(cm, d), v);
+      _mm256_mask_storeu_ps(d, cm, v);
+    }
+  }
+}
+
 /* C tile (mr <= 8 rows, nr <= 16 nv columns) = alpha * A panel B panel
    (+ beta C); B's rows are ldb apart (NR when packed). nv and inplace are
    constants at each call: the narrow edge tiles of N skip the zero
@@ -148,7 +182,7 @@ AVX512 static inline __attribute__((always_inline)) void tile(int kc, const floa
                                                               const float *b, ptrdiff_t ldb, float *c,
                                                               ptrdiff_t ldc, int mr, int nr, float alpha,
                                                               float beta, const int nv,
-                                                              const int inplace) {
+                                                              const int inplace, const int ctrans) {
   const float *a0 = a, *a1 = a + (mr > 1 ? ars : 0), *a2 = a + (mr > 2 ? 2 * ars : 0),
               *a3 = a + (mr > 3 ? 3 * ars : 0), *a4 = a + (mr > 4 ? 4 * ars : 0),
               *a5 = a + (mr > 5 ? 5 * ars : 0), *a6 = a + (mr > 6 ? 6 * ars : 0),
@@ -160,7 +194,7 @@ AVX512 static inline __attribute__((always_inline)) void tile(int kc, const floa
   int p;
   /* the tile's cache lines of C, fetched while the products run (a short
      K leaves no time to hide them) */
-  for (p = 0; kc >= 64 && p < mr; p++) {
+  for (p = 0; !ctrans && kc >= 64 && p < mr; p++) {
     _mm_prefetch((const char *)(c + p * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c + p * ldc + 16 * nv - 1), _MM_HINT_T0);
     if (nv > 2) _mm_prefetch((const char *)(c + p * ldc + 16), _MM_HINT_T0);
@@ -173,6 +207,12 @@ AVX512 static inline __attribute__((always_inline)) void tile(int kc, const floa
     FMA(0); FMA(1); FMA(2); FMA(3); FMA(4); FMA(5); FMA(6); FMA(7);
     b += ldb;
   }
+  if (ctrans) {
+    float t[MR * NR] __attribute__((aligned(64)));
+    SPILL(0); SPILL(1); SPILL(2); SPILL(3); SPILL(4); SPILL(5); SPILL(6); SPILL(7);
+    store_flipped(t, c, ldc, mr, nr, alpha, beta);
+    return;
+  }
   OUT(0); OUT(1); OUT(2); OUT(3); OUT(4); OUT(5); OUT(6); OUT(7);
 }
 
@@ -180,17 +220,23 @@ AVX512 static inline __attribute__((always_inline)) void tile(int kc, const floa
 AVX512 static void kernel(int kc, const float *a, ptrdiff_t ars, const float *b, ptrdiff_t ldb,
                           float *c, ptrdiff_t ldc, int mr, int nr, float alpha, float beta) {
   if (ars != 0) {
-    if (nr > 32) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 1);
-    else if (nr > 16) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 1);
-    else tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 1);
+    if (nr > 32) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 1, 0);
+    else if (nr > 16) tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 1, 0);
+    else tile(kc, a, ars, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 1, 0);
   } else {
-    if (nr > 32) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 0);
-    else if (nr > 16) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 0);
-    else tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 0);
+    if (nr > 32) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 3, 0, 0);
+    else if (nr > 16) tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 2, 0, 0);
+    else tile(kc, a, 0, b, ldb, c, ldc, mr, nr, alpha, beta, 1, 0, 0);
   }
 }
 
-static int min_int(int x, int y) { return x < y ? x : y; }
+/* A's rows in place, the tile stored transposed (c[j * ldc + i]) */
+AVX512 static void kernel_flipped(int kc, const float *a, ptrdiff_t ars, const float *b, float *c,
+                                  ptrdiff_t ldc, int mr, int nr, float alpha, float beta) {
+  if (nr > 32) tile(kc, a, ars, b, NR, c, ldc, mr, nr, alpha, beta, 3, 1, 1);
+  else if (nr > 16) tile(kc, a, ars, b, NR, c, ldc, mr, nr, alpha, beta, 2, 1, 1);
+  else tile(kc, a, ars, b, NR, c, ldc, mr, nr, alpha, beta, 1, 1, 1);
+}
 
 /* --- A times B^T with both along K in memory: dot products ------------- */
 
@@ -223,38 +269,60 @@ AVX512 static inline __m128 sum4(__m512 x0, __m512 x1, __m512 x2, __m512 x3) {
     _mm_mask_storeu_ps(cr, cm, v);                                                   \
   }
 
-/* C rows [m0, m1) x columns [n0, n1) when A's rows and B's columns are
-   contiguous along K (A times B^T, as in a gradWeight): 4 x 4 blocks of
-   dot products, 16 lanes of K at a time, no packing. Rows and columns past
-   the edge repeat the last one and are not stored. */
-AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+/* C row block [i, i + rows) x columns [n0, n1) by dot products; 'rows'
+   (1-4) is a constant at each call, so a short block at the bottom edge
+   (or a product of one row: nn.Linear on a single sample in a batch of 1)
+   computes only its own rows instead of repeating the last one */
+AVX512 static inline __attribute__((always_inline)) void dot_rows(const th_gemm_op *op, int i, int n0,
+                                                                  int n1, const int rows) {
   const int k = op->k, k16 = k & ~15;
   const __mmask16 km = lanes(k - k16);
-  int i, j, p;
-  for (i = m0; i < m1; i += 4) {
-    const int mr = min_int(4, m1 - i);
-    const float *a0 = op->a + (ptrdiff_t)i * op->ars, *a1 = a0 + (mr > 1 ? op->ars : 0),
-                *a2 = a0 + (mr > 2 ? 2 * op->ars : 0), *a3 = a0 + (mr > 3 ? 3 * op->ars : 0);
-    for (j = n0; j < n1; j += 4) {
-      const int nr = min_int(4, n1 - j);
-      const __mmask8 cm = (__mmask8)((1u << nr) - 1);
-      const float *q0 = op->b + (ptrdiff_t)j * op->bcs, *q1 = q0 + (nr > 1 ? op->bcs : 0),
-                  *q2 = q0 + (nr > 2 ? 2 * op->bcs : 0), *q3 = q0 + (nr > 3 ? 3 * op->bcs : 0);
-      DOTACC(0); DOTACC(1); DOTACC(2); DOTACC(3);
-      __m512 av, b0, b1, b2, b3;
+  const int mr = rows;
+  const float *a0 = op->a + (ptrdiff_t)i * op->ars, *a1 = a0 + (rows > 1 ? op->ars : 0),
+              *a2 = a0 + (rows > 2 ? 2 * op->ars : 0), *a3 = a0 + (rows > 3 ? 3 * op->ars : 0);
+  int j, p;
+  for (j = n0; j < n1; j += 4) {
+    const int nr = min_int(4, n1 - j);
+    const __mmask8 cm = (__mmask8)((1u << nr) - 1);
+    const float *q0 = op->b + (ptrdiff_t)j * op->bcs, *q1 = q0 + (nr > 1 ? op->bcs : 0),
+                *q2 = q0 + (nr > 2 ? 2 * op->bcs : 0), *q3 = q0 + (nr > 3 ? 3 * op->bcs : 0);
+    DOTACC(0); DOTACC(1); DOTACC(2); DOTACC(3);
+    __m512 av, b0, b1, b2, b3;
 #define LOADU(x) _mm512_loadu_ps(x)
 #define LOADM(x) _mm512_maskz_loadu_ps(km, x)
-      for (p = 0; p < k16; p += 16) {
-        b0 = LOADU(q0 + p), b1 = LOADU(q1 + p), b2 = LOADU(q2 + p), b3 = LOADU(q3 + p);
-        DOTFMA(0, LOADU); DOTFMA(1, LOADU); DOTFMA(2, LOADU); DOTFMA(3, LOADU);
-      }
-      if (p < k) {
-        b0 = LOADM(q0 + p), b1 = LOADM(q1 + p), b2 = LOADM(q2 + p), b3 = LOADM(q3 + p);
-        DOTFMA(0, LOADM); DOTFMA(1, LOADM); DOTFMA(2, LOADM); DOTFMA(3, LOADM);
-      }
+    for (p = 0; p < k16; p += 16) {
+      b0 = LOADU(q0 + p), b1 = LOADU(q1 + p), b2 = LOADU(q2 + p), b3 = LOADU(q3 + p);
+      DOTFMA(0, LOADU);
+      if (rows > 1) { DOTFMA(1, LOADU); }
+      if (rows > 2) { DOTFMA(2, LOADU); }
+      if (rows > 3) { DOTFMA(3, LOADU); }
+    }
+    if (p < k) {
+      b0 = LOADM(q0 + p), b1 = LOADM(q1 + p), b2 = LOADM(q2 + p), b3 = LOADM(q3 + p);
+      DOTFMA(0, LOADM);
+      if (rows > 1) { DOTFMA(1, LOADM); }
+      if (rows > 2) { DOTFMA(2, LOADM); }
+      if (rows > 3) { DOTFMA(3, LOADM); }
+    }
 #undef LOADU
 #undef LOADM
-      DOTOUT(0) DOTOUT(1) DOTOUT(2) DOTOUT(3)
+    DOTOUT(0) DOTOUT(1) DOTOUT(2) DOTOUT(3)
+  }
+}
+
+/* C rows [m0, m1) x columns [n0, n1) when A's rows and B's columns are
+   contiguous along K (A times B^T, as in a gradWeight): 4 x 4 blocks of
+   dot products, 16 lanes of K at a time, no packing. Columns past the
+   edge repeat the last one and are not stored; rows past it are not
+   computed. */
+AVX512 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
+  int i;
+  for (i = m0; i < m1; i += 4) {
+    switch (min_int(4, m1 - i)) {
+    case 1: dot_rows(op, i, n0, n1, 1); break;
+    case 2: dot_rows(op, i, n0, n1, 2); break;
+    case 3: dot_rows(op, i, n0, n1, 3); break;
+    default: dot_rows(op, i, n0, n1, 4); break;
     }
   }
 }
@@ -298,6 +366,31 @@ AVX512 static void block_rows(const th_gemm_op *op, const th_gemm_blocking *bl, 
   }
 }
 
+/* C rows [m0, m1) x columns [n0, n1) when B is transposed in memory (B^T
+   row-major, as nn.Linear's weight in Y = X W^T) and C has few rows:
+   computed as C^T = B^T A^T. B^T's rows go to the micro-kernel in place as
+   its A side, so the large operand is streamed once and never packed
+   (packing it, a transpose, was 15-20% of a 64 x 1024 x 1024 product);
+   A^T, small, is packed as B panels; tiles are stored transposed. */
+AVX512 void th_gemm_avx512_flip(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
+                                int n0, int n1, float *bbuf) {
+  th_gemm_op t = *op; /* the flipped product: A' = B^T, B' = A^T */
+  int pc, ir, jr;
+  t.a = op->b, t.ars = op->bcs, t.acs = op->brs;
+  t.b = op->a, t.brs = op->acs, t.bcs = op->ars;
+  for (pc = 0; pc < op->k; pc += bl->kc) {
+    const int kc = min_int(bl->kc, op->k - pc);
+    const float beta = pc == 0 ? op->beta : 1.0f;
+    for (jr = m0; jr < m1; jr += NR)
+      pack_b_panel(&t, jr, min_int(NR, m1 - jr), pc, kc, bbuf + (ptrdiff_t)(jr - m0) * kc);
+    for (ir = n0; ir < n1; ir += MR)
+      for (jr = m0; jr < m1; jr += NR)
+        kernel_flipped(kc, t.a + (ptrdiff_t)ir * t.ars + pc, t.ars, bbuf + (ptrdiff_t)(jr - m0) * kc,
+                       op->c + (ptrdiff_t)jr * op->ldc + ir, op->ldc, min_int(MR, n1 - ir),
+                       min_int(NR, m1 - jr), op->alpha, beta);
+  }
+}
+
 AVX512 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1,
                                int n0, int n1, float *abuf, float *bbuf) {
   /* with few rows of A a packed B panel serves few kernel calls: full
@@ -323,6 +416,11 @@ void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1) {
 void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
                         int n1, float *abuf, float *bbuf) {
   (void)op, (void)bl, (void)m0, (void)m1, (void)n0, (void)n1, (void)abuf, (void)bbuf;
+}
+
+void th_gemm_avx512_flip(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
+                         int n1, float *bbuf) {
+  (void)op, (void)bl, (void)m0, (void)m1, (void)n0, (void)n1, (void)bbuf;
 }
 
 #endif

@@ -32,6 +32,8 @@ typedef struct th_gemm_blocking {
   int direct_m;     /* up to this many rows of C, a row-major B is read unpacked */
   int a_inplace;    /* and then a row-major A too */
   int dot_mn;       /* A times B^T with M x N up to this (K >= 64): dot products */
+  int flip_m;       /* B transposed in memory, up to this many rows of C: C^T = B^T A^T */
+  int chunks;       /* bands per thread when a product is split */
   double par_mflop; /* outside parallel regions, products of at least this many
                        MFLOP are split over threads */
 } th_gemm_blocking;
@@ -44,5 +46,11 @@ void th_gemm_avx512_run(const th_gemm_op *op, const th_gemm_blocking *bl, int m0
 /* the same band when op->acs == 1 and op->brs == 1 (A times B^T), by dot
    products without packing: for small M x N with a long K */
 void th_gemm_avx512_dot(const th_gemm_op *op, int m0, int m1, int n0, int n1);
+
+/* the same band when B is transposed in memory (op->brs == 1) and C has
+   few rows, as C^T = B^T A^T with B^T's rows read in place; 'bbuf' holds
+   kc * (m1 - m0 rounded up to TH_GEMM_NR) floats, 64-byte aligned */
+void th_gemm_avx512_flip(const th_gemm_op *op, const th_gemm_blocking *bl, int m0, int m1, int n0,
+                         int n1, float *bbuf);
 
 #endif

@@ -74,14 +74,22 @@ static int TH_R(linear_acc)(const lgeom *g, const th_tensor *x, const th_tensor 
   /* gradWeight (out x in) += s gradOutput^T (out x B) X (B x in) */
   GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, N, K, M, s, god, N, xd, K, 1, gwd, K);
   /* gradBias += s * (column sums of gradOutput), in a loop for the reason
-     given in linear_forward; the sums run in accreal down each column */
+     given in linear_forward; the sums run in accreal, row by row over
+     blocks of LINEAR_SUM_COLS columns, so the loop reads rows in order and
+     vectorizes (down each column it took 0.11 ms of a 0.68 ms 64 x 1024
+     accGradParameters: one dependent add per element, a cache line each) */
   if (gb != NULL) {
     real *gbd = th_tensor_data(gb);
-    int64_t i, j;
-    for (j = 0; j < N; j++) {
-      accreal sum = 0;
-      for (i = 0; i < M; i++) sum += god[i * (int64_t)N + j];
-      gbd[j] += (real)(s * sum);
+    accreal sum[LINEAR_SUM_COLS];
+    int64_t i, j, j0;
+    for (j0 = 0; j0 < N; j0 += LINEAR_SUM_COLS) {
+      const int64_t nj = N - j0 < LINEAR_SUM_COLS ? N - j0 : LINEAR_SUM_COLS;
+      for (j = 0; j < nj; j++) sum[j] = 0;
+      for (i = 0; i < M; i++) {
+        const real *row = god + i * (int64_t)N + j0;
+        for (j = 0; j < nj; j++) sum[j] += row[j];
+      }
+      for (j = 0; j < nj; j++) gbd[j0 + j] += (real)(s * sum[j]);
     }
   }
   (void)ones;

@@ -1,0 +1,19 @@
+/*
+** th_pool.h: a small pool of helper threads for splitting one product
+** (th_sgemm) into chunks. Unlike an OpenMP parallel region, the caller
+** never waits for a helper that has not started yet: chunks are claimed
+** one by one, the caller claims too, and it waits only for chunks a helper
+** has claimed. A helper woken late (a halted vCPU, a busy core) then costs
+** nothing, and a process without helpers (after fork, or when threads
+** cannot be created) runs every chunk on the caller.
+*/
+#ifndef TH_POOL_H
+#define TH_POOL_H
+
+/* runs fn(arg, i) for every i in [0, n), on the calling thread and up to
+   nt - 1 helpers; returns when all n have returned. Calls from several
+   threads at once are safe: a caller that finds the pool busy runs its
+   chunks alone. */
+void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg);
+
+#endif
