@@ -23,6 +23,15 @@ end
 describe('Torch7 random stream', function()
   local ref = torch.load(FIX .. 'random.t7')
 
+  it('manualSeed truncates a seed with a fraction (Torch7) and refuses non-finite ones', function()
+    torch.manualSeed(7.9)
+    local a = torch.uniform()
+    torch.manualSeed(7)
+    assert.are.equal(a, torch.uniform())
+    assert.has_error(function() torch.manualSeed(1 / 0) end)
+    assert.has_error(function() torch.manualSeed(0 / 0) end)
+  end)
+
   it('reproduces random.t7 exactly after torch.manualSeed(123)', function()
     torch.manualSeed(123)
     assert.are.same(values(ref.rand), values(torch.rand(8)))

@@ -469,6 +469,11 @@ describe('serialization errors', function()
     torch.trustBytecode(was)
     assert.matches('the Lua function at byte 0 cannot be loaded', e, 1, true)
     assert.has_error(function() torch.trustBytecode('yes') end, 'torch.trustBytecode: boolean expected, got string')
+    -- a damaged upvalue list is an error naming it, not a half-made closure
+    local f = function() return 1 end
+    local good = torch.serialize(f)
+    local bad = good:sub(1, #good - #torch.serialize({})) .. torch.serialize(5)
+    assert.matches('the upvalues of a function must be a table, got number', errmsg(torch.deserialize, bad), 1, true)
   end)
 
   it('random corruption never crashes: it loads or gives a torch.deserialize error', function()

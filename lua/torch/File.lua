@@ -131,7 +131,7 @@ end
 
 -- Lua functions (string.dump works on them), not C functions
 local function dumpable(f)
-  return type(f) == 'function' and (pcall(string.dump, f))
+  return type(f) == 'function' and debug.getinfo(f, 'S').what ~= 'C'
 end
 
 -- bytecode this process wrote, the only kind read without torch.trustBytecode:

@@ -94,16 +94,9 @@ static int r_seed(lua_State *L) {
 /* a seed with a fraction is truncated, as Torch7's luaL_checklong did: nn's
    test suite seeds with 1e5 * torch.tic() */
 static int r_manualseed(lua_State *L) {
-  int arg = 1, isint;
+  int arg = 1;
   th_generator *g = optgen(L, &arg);
-  lua_Integer i = lua_tointegerx(L, arg, &isint);
-  if (!isint) {
-    double d = th_lua_checknumber(L, arg, "manualSeed", "seed");
-    if (!(d > -9.2e18 && d < 9.2e18))
-      return th_lua_argerror(L, arg, "manualSeed", "seed must be a finite number below 2^63, got %g", d);
-    i = (lua_Integer)d;
-  }
-  th_random_manual_seed(g, (uint64_t)i);
+  th_random_manual_seed(g, (uint64_t)th_lua_checksize(L, arg, "manualSeed", "seed"));
   return 0;
 }
 
