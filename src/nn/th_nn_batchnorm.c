@@ -8,6 +8,7 @@
 */
 #include <math.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"
 
 typedef struct geom {

@@ -19,10 +19,8 @@
 */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TH_CONVDIRECT_AVX512 1
@@ -208,6 +206,41 @@ static int64_t block_vectors(int64_t nv) {
   return (nv + nb - 1) / nb;
 }
 
+typedef struct ctask {
+  const c3geom *g;
+  const float *in, *wp, *bias;
+  float *out;
+  int64_t pb, nvb, nkb, cc, gk, ngroups, parts;
+} ctask;
+
+/* one task of correlate: an image, a group of output blocks, a share of
+   the vector blocks */
+static void correlate_task(void *arg, int64_t task) {
+  const ctask *c = arg;
+  const c3geom *g = c->g;
+  const int64_t b = task / (c->ngroups * c->parts), grp = task / c->parts % c->ngroups;
+  const int64_t part = task % c->parts, pb = c->pb;
+  const int64_t kb0 = grp * c->gk, kb1 = kb0 + c->gk < c->nkb ? kb0 + c->gk : c->nkb;
+  const int64_t vb0 = c->nvb * part / c->parts, vb1 = c->nvb * (part + 1) / c->parts;
+  int64_t c0, vb, kb;
+  for (c0 = 0; c0 < g->C; c0 += c->cc) {
+    const int64_t n_c = g->C - c0 < c->cc ? g->C - c0 : c->cc;
+    for (vb = vb0; vb < vb1; vb++) {
+      const int64_t v0 = vb * pb, n = g->nv - v0 < pb ? g->nv - v0 : pb;
+      const __mmask16 sm = v0 + n == g->nv ? g->last : (__mmask16)0xFFFF;
+      const float *ib = c->in + (b * g->C + c0) * g->HW + 16 * v0;
+      float *ob = c->out + b * g->K * g->HW + 16 * v0;
+      for (kb = kb0; kb < kb1; kb++) {
+        const int64_t k0 = kb * OCB;
+        const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
+        fwd_tiles[n](ib, g->HW, n_c, g->T, g->TP, c->wp + (kb * g->C + c0) * g->T * OCB, g->off,
+                     g->mk + g->TP * v0, c0 == 0 ? c->bias + k0 : NULL, ob + k0 * g->HW, valid,
+                     sm);
+      }
+    }
+  }
+}
+
 /* out (B x K x HW) = corr(in (B x C x HW), wp) + bias, wp packed as
    ceil(K/OCB) blocks of C x T x OCB, bias as ceil(K/OCB) * OCB. The loops
    block it as a gemm of the kernels (K x C*T) by the shifted input: a
@@ -215,44 +248,25 @@ static int64_t block_vectors(int64_t nv) {
    stays in L1 (C3_INPUT_BYTES) while a group of output blocks passes over
    it, the group's kernels for the slice in L2 (C3_KERNEL_BYTES). A task
    is an image, a group, and a share of the vector blocks when images are
-   too few for the threads. */
+   too few for the threads. The tasks run on th_pool's helpers, whose
+   polling between jobs keeps a step's threads awake (th_pool.h). */
 static void correlate(const c3geom *g, const float *in, float *out, const float *wp,
                       const float *bias, int nt) {
-  const int64_t pb = block_vectors(g->nv), nvb = (g->nv + pb - 1) / pb;
-  const int64_t nkb = (g->K + OCB - 1) / OCB;
-  const int64_t planeBytes = 4 * (16 * pb + (g->kH - 1) * g->W + g->kW + 16);
-  const int64_t cc0 = C3_INPUT_BYTES / planeBytes < 1 ? 1 : C3_INPUT_BYTES / planeBytes;
-  const int64_t nch = (g->C + cc0 - 1) / cc0, cc = (g->C + nch - 1) / nch;
-  const int64_t kbBytes = cc * g->T * OCB * (int64_t)sizeof(float);
-  const int64_t gk = C3_KERNEL_BYTES / kbBytes < 1 ? 1 : C3_KERNEL_BYTES / kbBytes;
-  const int64_t ngroups = (nkb + gk - 1) / gk;
-  int64_t parts = 1, tasks, task;
-  if (g->B * ngroups < 2 * nt) parts = (2 * nt + g->B * ngroups - 1) / (g->B * ngroups);
-  if (parts > nvb) parts = nvb;
-  tasks = g->B * ngroups * parts;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (task = 0; task < tasks; task++) {
-    const int64_t b = task / (ngroups * parts), grp = task / parts % ngroups, part = task % parts;
-    const int64_t kb0 = grp * gk, kb1 = kb0 + gk < nkb ? kb0 + gk : nkb;
-    const int64_t vb0 = nvb * part / parts, vb1 = nvb * (part + 1) / parts;
-    int64_t c0, vb, kb;
-    for (c0 = 0; c0 < g->C; c0 += cc) {
-      const int64_t n_c = g->C - c0 < cc ? g->C - c0 : cc;
-      for (vb = vb0; vb < vb1; vb++) {
-        const int64_t v0 = vb * pb, n = g->nv - v0 < pb ? g->nv - v0 : pb;
-        const __mmask16 sm = v0 + n == g->nv ? g->last : (__mmask16)0xFFFF;
-        const float *ib = in + (b * g->C + c0) * g->HW + 16 * v0;
-        float *ob = out + b * g->K * g->HW + 16 * v0;
-        for (kb = kb0; kb < kb1; kb++) {
-          const int64_t k0 = kb * OCB;
-          const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
-          fwd_tiles[n](ib, g->HW, n_c, g->T, g->TP, wp + (kb * g->C + c0) * g->T * OCB, g->off,
-                       g->mk + g->TP * v0, c0 == 0 ? bias + k0 : NULL, ob + k0 * g->HW, valid,
-                       sm);
-        }
-      }
-    }
-  }
+  ctask c;
+  int64_t planeBytes, cc0, nch, kbBytes;
+  c.g = g, c.in = in, c.out = out, c.wp = wp, c.bias = bias;
+  c.pb = block_vectors(g->nv), c.nvb = (g->nv + c.pb - 1) / c.pb;
+  c.nkb = (g->K + OCB - 1) / OCB;
+  planeBytes = 4 * (16 * c.pb + (g->kH - 1) * g->W + g->kW + 16);
+  cc0 = C3_INPUT_BYTES / planeBytes < 1 ? 1 : C3_INPUT_BYTES / planeBytes;
+  nch = (g->C + cc0 - 1) / cc0, c.cc = (g->C + nch - 1) / nch;
+  kbBytes = c.cc * g->T * OCB * (int64_t)sizeof(float);
+  c.gk = C3_KERNEL_BYTES / kbBytes < 1 ? 1 : C3_KERNEL_BYTES / kbBytes;
+  c.ngroups = (c.nkb + c.gk - 1) / c.gk;
+  c.parts = 1;
+  if (g->B * c.ngroups < 2 * nt) c.parts = (2 * nt + g->B * c.ngroups - 1) / (g->B * c.ngroups);
+  if (c.parts > c.nvb) c.parts = c.nvb;
+  th_pool_for(nt, g->B * c.ngroups * c.parts, correlate_task, &c);
 }
 
 /* wp[kb][c][t][o] = w[kb*OCB+o][c][t] (forward) or, for gradInput,
@@ -444,6 +458,31 @@ static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go
         dw[(k * g->C + c) * g->T + t] += scale * w->dwt[(c * g->T + t) * w->Kp + k];
 }
 
+typedef struct gwjob {
+  const c3geom *g;
+  const float *in, *go;
+  float *dw, *part, *base;
+  int64_t KCT, per, dwtE, xpE, B, n;
+  float scale;
+} gwjob;
+
+/* share 'me' of n of gradWeight's images, with scratch row 'me' */
+static void gw_share(void *arg, int me) {
+  const gwjob *j = arg;
+  const c3geom *g = j->g;
+  const int64_t b0 = j->B * me / j->n, b1 = j->B * (me + 1) / j->n;
+  const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  gwbuf wb;
+  int64_t t;
+  wb.Kp = round_up(g->K, 16);
+  wb.Hp = g->H + 2 * pH, wb.Wp = g->W + 2 * pW, wb.pplane = wb.Hp * wb.Wp;
+  for (t = 0; t < g->TP; t++) wb.offp[t] = t < g->T ? (t / g->kW) * wb.Wp + t % g->kW : 0;
+  wb.dwt = j->base + me * j->per;
+  wb.xp = wb.dwt + j->dwtE;
+  wb.got = wb.xp + j->xpE;
+  gw_range(g, &wb, j->in, j->go, b0, b1, me == 0 ? j->dw : j->part + (me - 1) * j->KCT, j->scale);
+}
+
 #endif /* TH_CONVDIRECT_AVX512 */
 
 int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T) {
@@ -520,26 +559,15 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   }
   part = aligned(th_tensor_data(fgradInput)) + rows * per;
   if (nt > 1) memset(part, 0, sizeof(float) * (size_t)((nt - 1) * KCT));
-  /* thread 0 adds into gradWeight itself, the others into their partial
-     sums, added after: each image's products are summed once */
-#pragma omp parallel num_threads(nt) if (nt > 1)
+  /* share 0 adds into gradWeight itself, the others into their partial
+     sums, added after in order: each image's products are summed once, and
+     the same way whichever thread runs a share */
   {
-#ifdef _OPENMP
-    const int64_t me = omp_get_thread_num(), n = omp_get_num_threads();
-#else
-    const int64_t me = 0, n = 1;
-#endif
-    const int64_t b0 = B * me / n, b1 = B * (me + 1) / n;
-    const int64_t pH = (g.kH - 1) / 2, pW = (g.kW - 1) / 2;
-    gwbuf wb;
-    int64_t t;
-    wb.Kp = round_up(g.K, 16);
-    wb.Hp = g.H + 2 * pH, wb.Wp = g.W + 2 * pW, wb.pplane = wb.Hp * wb.Wp;
-    for (t = 0; t < g.TP; t++) wb.offp[t] = t < g.T ? (t / g.kW) * wb.Wp + t % g.kW : 0;
-    wb.dwt = aligned(th_tensor_data(fgradInput)) + me * per;
-    wb.xp = wb.dwt + dwtE;
-    wb.got = wb.xp + xpE;
-    gw_range(&g, &wb, in, go, b0, b1, me == 0 ? dw : part + (me - 1) * KCT, (float)scale);
+    gwjob j;
+    j.g = &g, j.in = in, j.go = go, j.dw = dw, j.part = part, j.KCT = KCT;
+    j.base = aligned(th_tensor_data(fgradInput)), j.per = per, j.dwtE = dwtE, j.xpE = xpE;
+    j.B = B, j.n = nt, j.scale = (float)scale;
+    th_pool_run(nt, nt, gw_share, &j);
   }
   for (i = 1; i < nt; i++) {
     const float *p = part + (i - 1) * KCT;

@@ -27,6 +27,9 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
    to use for 'nitems' independent images of 'work' operations each: 1 when
    the whole job is too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
+/* threads for a memory-bound loop over 'elems' elements: all of them above
+   'min', else (or inside a parallel region) 1 */
+int th_nn_threads_over(int64_t elems, int64_t min);
 /* Per-thread scratch ('finput', 'fgradInput', LRN's ratio) for a batch of
    'batch' images run on 'nt' threads: from a batch of twice the most
    threads on, its size is the layer's worst case (every thread, the widest

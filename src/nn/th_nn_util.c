@@ -77,6 +77,15 @@ int th_nn_threads_for(int64_t nitems, int64_t work) {
 #endif
 }
 
+int th_nn_threads_over(int64_t elems, int64_t min) {
+#ifdef _OPENMP
+  if (omp_in_parallel() || elems <= min) return 1;
+#else
+  if (elems <= min) return 1;
+#endif
+  return max_threads();
+}
+
 int th_nn_blas_single_begin(void) {
   int old = openblas_get_num_threads();
   if (old != 1) openblas_set_num_threads(1);

@@ -190,3 +190,22 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
 }
 
 #endif
+
+typedef struct forjob {
+  int64_t n, chunks;
+  void (*fn)(void *, int64_t);
+  void *arg;
+} forjob;
+
+static void for_chunk(void *arg, int c) {
+  const forjob *j = arg;
+  int64_t i;
+  for (i = j->n * c / j->chunks; i < j->n * (c + 1) / j->chunks; i++) j->fn(j->arg, i);
+}
+
+void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg) {
+  forjob j;
+  if (n <= 0) return;
+  j.n = n, j.chunks = n < 65536 ? n : 65536, j.fn = fn, j.arg = arg;
+  th_pool_run(nt, (int)j.chunks, for_chunk, &j);
+}

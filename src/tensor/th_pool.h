@@ -10,10 +10,16 @@
 #ifndef TH_POOL_H
 #define TH_POOL_H
 
+#include <stdint.h>
+
 /* runs fn(arg, i) for every i in [0, n), on the calling thread and up to
    nt - 1 helpers; returns when all n have returned. Calls from several
    threads at once are safe: a caller that finds the pool busy runs its
    chunks alone. */
 void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg);
+
+/* runs fn(arg, i) for every i in [0, n) like th_pool_run, any n >= 0:
+   the items are cut into at most 65536 chunks of consecutive items */
+void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg);
 
 #endif

@@ -4,7 +4,7 @@
 
 /* the per-feature loops over its N planes (S apart by FS), as leaf
    functions so that they run with the CPU's widest vectors (th_cpu.h: a
-   loop inside the OpenMP region would not). One call per feature, not per
+   loop inside a parallel region would not). One call per feature, not per
    plane: ResNet's 8x8 planes are 64 elements, about what a call costs.
    Each plane is summed in 'real' lanes and added to the 'accreal' total in
    plane order (the numbers do not depend on the thread count). */
@@ -87,71 +87,160 @@ TH_CPU_CLONES static void TH_R(bn_feature_grad_input)(const real *x, const real 
   }
 }
 
+typedef struct TH_R(bn_fwd_job) {
+  const real *in;
+  real *out;
+  const vec *w, *b, *rm, *rv, *sm, *ss, *cf;
+  const geom *g;
+  int train, relu;
+  double momentum, eps;
+} TH_R(bn_fwd_job);
+
+static void TH_R(bn_fwd_feature)(void *arg, int64_t f) {
+  const TH_R(bn_fwd_job) *j = arg;
+  const geom *g = j->g;
+  const real *in = j->in;
+  const int64_t FS = g->F * g->S, n = g->N * g->S;
+  const vec *w = j->w, *b = j->b, *rm = j->rm, *rv = j->rv, *sm = j->sm, *ss = j->ss, *cf = j->cf;
+  const double momentum = j->momentum;
+  accreal mean, invstd;
+  real wf = w->p ? V(w, f) : 1, bf = b->p ? V(b, f) : 0, m, k;
+  if (j->train) {
+    /* one pass over the data: sums of x - shift and of its square, with
+       shift a sample of the feature so that the difference of the two
+       sums does not cancel catastrophically when |mean| >> std */
+    const real shift = in[f * g->S];
+    accreal sum, sq, var;
+    TH_R(bn_feature_sums)(in + f * g->S, g->N, g->S, FS, shift, &sum, &sq);
+    mean = shift + sum / n;
+    var = sq - sum * (sum / n);
+    if (var < 0) var = 0;
+    invstd = (var == 0 && j->eps == 0) ? 0 : 1 / sqrt(var / n + j->eps);
+    V(sm, f) = (real)mean;
+    V(ss, f) = (real)invstd;
+    V(rm, f) = (real)(momentum * mean + (1 - momentum) * V(rm, f));
+    V(rv, f) = (real)(momentum * var / (n - 1) + (1 - momentum) * V(rv, f));
+  } else {
+    mean = V(rm, f);
+    invstd = 1 / sqrt((accreal)V(rv, f) + j->eps);
+  }
+  /* y = x * k + (b - mean * k) with k = invstd * w */
+  k = (real)(invstd * wf);
+  m = (real)(bf - mean * invstd * wf);
+  if (cf->p) {
+    V(cf, 2 * f) = k;
+    V(cf, 2 * f + 1) = m;
+  }
+  if (j->relu)
+    TH_R(bn_feature_affine_relu)(in + f * g->S, j->out + f * g->S, g->N, g->S, FS, k, m);
+  else
+    TH_R(bn_feature_affine)(in + f * g->S, j->out + f * g->S, g->N, g->S, FS, k, m);
+}
+
+/* features run as th_pool chunks, whose helpers stay awake between the
+   layers of a step (th_pool.h) */
 static int TH_R(batchnorm_forward)(const th_tensor *input, th_tensor *output, const vec *w,
                                    const vec *b, const vec *rm, const vec *rv, const vec *sm,
                                    const vec *ss, const vec *cf, const geom *g, int train,
                                    double momentum, double eps, int relu) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
-  const int64_t FS = g->F * g->S, n = g->N * g->S;
-  int64_t f;
-#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_BN)
-  for (f = 0; f < g->F; f++) {
-    accreal mean, invstd;
-    real wf = w->p ? V(w, f) : 1, bf = b->p ? V(b, f) : 0, m, k;
-    if (train) {
-      /* one pass over the data: sums of x - shift and of its square, with
-         shift a sample of the feature so that the difference of the two
-         sums does not cancel catastrophically when |mean| >> std */
-      const real shift = in[f * g->S];
-      accreal sum, sq, var;
-      TH_R(bn_feature_sums)(in + f * g->S, g->N, g->S, FS, shift, &sum, &sq);
-      mean = shift + sum / n;
-      var = sq - sum * (sum / n);
-      if (var < 0) var = 0;
-      invstd = (var == 0 && eps == 0) ? 0 : 1 / sqrt(var / n + eps);
-      V(sm, f) = (real)mean;
-      V(ss, f) = (real)invstd;
-      V(rm, f) = (real)(momentum * mean + (1 - momentum) * V(rm, f));
-      V(rv, f) = (real)(momentum * var / (n - 1) + (1 - momentum) * V(rv, f));
-    } else {
-      mean = V(rm, f);
-      invstd = 1 / sqrt((accreal)V(rv, f) + eps);
-    }
-    /* y = x * k + (b - mean * k) with k = invstd * w */
-    k = (real)(invstd * wf);
-    m = (real)(bf - mean * invstd * wf);
-    if (cf->p) {
-      V(cf, 2 * f) = k;
-      V(cf, 2 * f + 1) = m;
-    }
-    if (relu)
-      TH_R(bn_feature_affine_relu)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
-    else
-      TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, k, m);
-  }
+  TH_R(bn_fwd_job) j;
+  j.in = th_tensor_data(input), j.out = th_tensor_data(output);
+  j.w = w, j.b = b, j.rm = rm, j.rv = rv, j.sm = sm, j.ss = ss, j.cf = cf, j.g = g;
+  j.train = train, j.relu = relu, j.momentum = momentum, j.eps = eps;
+  th_pool_for(th_nn_threads_over(g->N * g->F * g->S, TH_NN_PAR_MIN_BN), g->F,
+              TH_R(bn_fwd_feature), &j);
   return TH_OK;
 }
 
 /* the forward's output again from the coefficients it kept: the same
    affine loop, so the same bits; with relu clipped in the same pass (what
    an in-place ReLU after it writes) */
+typedef struct TH_R(bn_apply_job) {
+  const real *in;
+  real *out;
+  const vec *cf;
+  const geom *g;
+  int relu;
+} TH_R(bn_apply_job);
+
+static void TH_R(bn_apply_feature)(void *arg, int64_t f) {
+  const TH_R(bn_apply_job) *j = arg;
+  const geom *g = j->g;
+  const vec *cf = j->cf;
+  const int64_t FS = g->F * g->S;
+  if (j->relu)
+    TH_R(bn_feature_affine_relu)(j->in + f * g->S, j->out + f * g->S, g->N, g->S, FS,
+                                 V(cf, 2 * f), V(cf, 2 * f + 1));
+  else
+    TH_R(bn_feature_affine)(j->in + f * g->S, j->out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
+                            V(cf, 2 * f + 1));
+}
+
 static int TH_R(batchnorm_apply)(const th_tensor *input, th_tensor *output, const vec *cf,
                                  const geom *g, int relu) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
-  const int64_t FS = g->F * g->S;
-  int64_t f;
-#pragma omp parallel for if (g->N * FS > TH_NN_PAR_MIN_BN)
-  for (f = 0; f < g->F; f++) {
-    if (relu)
-      TH_R(bn_feature_affine_relu)(in + f * g->S, out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
-                                   V(cf, 2 * f + 1));
-    else
-      TH_R(bn_feature_affine)(in + f * g->S, out + f * g->S, g->N, g->S, FS, V(cf, 2 * f),
-                              V(cf, 2 * f + 1));
-  }
+  TH_R(bn_apply_job) j;
+  j.in = th_tensor_data(input), j.out = th_tensor_data(output), j.cf = cf, j.g = g, j.relu = relu;
+  th_pool_for(th_nn_threads_over(g->N * g->F * g->S, TH_NN_PAR_MIN_BN), g->F,
+              TH_R(bn_apply_feature), &j);
   return TH_OK;
+}
+
+typedef struct TH_R(bn_bwd_job) {
+  const real *in, *go;
+  real *gi;
+  const vec *gw, *gb, *w, *rm, *rv, *sm, *ss, *st;
+  const geom *g;
+  int stats_mode, train;
+  double scale, eps;
+} TH_R(bn_bwd_job);
+
+static void TH_R(bn_bwd_feature)(void *arg, int64_t f) {
+  const TH_R(bn_bwd_job) *j = arg;
+  const geom *g = j->g;
+  const real *in = j->in, *go = j->go;
+  real *gi = j->gi;
+  const vec *gw = j->gw, *gb = j->gb, *w = j->w, *rm = j->rm, *rv = j->rv, *sm = j->sm;
+  const vec *ss = j->ss, *st = j->st;
+  const int64_t FS = g->F * g->S, n = g->N * g->S;
+  accreal mean, invstd, sum = 0, dotp = 0;
+  real wf = w->p ? V(w, f) : 1;
+  int64_t i, s;
+  if (j->train) {
+    mean = V(sm, f);
+    invstd = V(ss, f);
+  } else {
+    mean = V(rm, f);
+    invstd = 1 / sqrt((accreal)V(rv, f) + j->eps);
+  }
+  if (j->stats_mode == TH_NN_STATS_REUSE) {
+    sum = V(st, 2 * f);
+    dotp = V(st, 2 * f + 1);
+  } else {
+    TH_R(bn_feature_grad_sums)(in + f * g->S, go + f * g->S, g->N, g->S, FS, (real)mean, &sum,
+                               &dotp);
+    if (j->stats_mode == TH_NN_STATS_STORE) {
+      V(st, 2 * f) = (real)sum;
+      V(st, 2 * f + 1) = (real)dotp;
+    }
+  }
+  if (gi) {
+    if (j->train) {
+      /* dx = (dy - mean(dy) - (x - mean) * dotp * invstd^2 / n) * invstd * w */
+      real k = (real)(dotp * invstd * invstd / n), gm = (real)(sum / n);
+      real c = (real)(invstd * wf), m = (real)mean;
+      TH_R(bn_feature_grad_input)(in + f * g->S, go + f * g->S, gi + f * g->S, g->N, g->S, FS, gm,
+                                  m, k, c);
+    } else {
+      real c = (real)(invstd * wf);
+      for (i = 0; i < g->N; i++) {
+        const real *dy = go + i * FS + f * g->S;
+        real *dx = gi + i * FS + f * g->S;
+        for (s = 0; s < g->S; s++) dx[s] = dy[s] * c;
+      }
+    }
+  }
+  if (gw->p) V(gw, f) += (real)(j->scale * dotp * invstd);
+  if (gb->p) V(gb, f) += (real)(j->scale * sum);
 }
 
 static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gradOutput,
@@ -159,54 +248,15 @@ static int TH_R(batchnorm_backward)(const th_tensor *input, const th_tensor *gra
                                     const vec *w, const vec *rm, const vec *rv, const vec *sm,
                                     const vec *ss, const vec *st, int stats_mode, const geom *g,
                                     int train, double scale, double eps) {
-  const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
-  real *gi = gradInput ? th_tensor_data(gradInput) : NULL;
-  const int64_t FS = g->F * g->S, n = g->N * g->S;
+  TH_R(bn_bwd_job) j;
   /* with the sums reused and no gradInput the loop is F steps: no threads */
-  const int heavy = gi != NULL || stats_mode != TH_NN_STATS_REUSE;
-  int64_t f;
-#pragma omp parallel for if (heavy && g->N * FS > TH_NN_PAR_MIN_BN)
-  for (f = 0; f < g->F; f++) {
-    accreal mean, invstd, sum = 0, dotp = 0;
-    real wf = w->p ? V(w, f) : 1;
-    int64_t i, s;
-    if (train) {
-      mean = V(sm, f);
-      invstd = V(ss, f);
-    } else {
-      mean = V(rm, f);
-      invstd = 1 / sqrt((accreal)V(rv, f) + eps);
-    }
-    if (stats_mode == TH_NN_STATS_REUSE) {
-      sum = V(st, 2 * f);
-      dotp = V(st, 2 * f + 1);
-    } else {
-      TH_R(bn_feature_grad_sums)(in + f * g->S, go + f * g->S, g->N, g->S, FS, (real)mean, &sum,
-                                 &dotp);
-      if (stats_mode == TH_NN_STATS_STORE) {
-        V(st, 2 * f) = (real)sum;
-        V(st, 2 * f + 1) = (real)dotp;
-      }
-    }
-    if (gi) {
-      if (train) {
-        /* dx = (dy - mean(dy) - (x - mean) * dotp * invstd^2 / n) * invstd * w */
-        real k = (real)(dotp * invstd * invstd / n), gm = (real)(sum / n);
-        real c = (real)(invstd * wf), m = (real)mean;
-        TH_R(bn_feature_grad_input)(in + f * g->S, go + f * g->S, gi + f * g->S, g->N, g->S, FS,
-                                    gm, m, k, c);
-      } else {
-        real c = (real)(invstd * wf);
-        for (i = 0; i < g->N; i++) {
-          const real *dy = go + i * FS + f * g->S;
-          real *dx = gi + i * FS + f * g->S;
-          for (s = 0; s < g->S; s++) dx[s] = dy[s] * c;
-        }
-      }
-    }
-    if (gw->p) V(gw, f) += (real)(scale * dotp * invstd);
-    if (gb->p) V(gb, f) += (real)(scale * sum);
-  }
+  const int heavy = gradInput != NULL || stats_mode != TH_NN_STATS_REUSE;
+  j.in = th_tensor_data(input), j.go = th_tensor_data(gradOutput);
+  j.gi = gradInput ? th_tensor_data(gradInput) : NULL;
+  j.gw = gw, j.gb = gb, j.w = w, j.rm = rm, j.rv = rv, j.sm = sm, j.ss = ss, j.st = st, j.g = g;
+  j.stats_mode = stats_mode, j.train = train, j.scale = scale, j.eps = eps;
+  th_pool_for(heavy ? th_nn_threads_over(g->N * g->F * g->S, TH_NN_PAR_MIN_BN) : 1, g->F,
+              TH_R(bn_bwd_feature), &j);
   return TH_OK;
 }
 
