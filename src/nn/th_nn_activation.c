@@ -16,24 +16,35 @@
 #include "../tensor/th_generic.h"
 #include "../tensor/th_iter.h"
 #include "../tensor/th_cpu.h"
+#include "../tensor/th_pool.h"
 
 const char *const th_nn_act_name[TH_NN_NACT] = {"Threshold", "LeakyReLU", "ELU",
                                                 "Tanh",      "Sigmoid",   "SoftPlus"};
 _Static_assert(sizeof th_nn_act_name / sizeof th_nn_act_name[0] == TH_NN_NACT,
                "one name per activation");
 
-/* contiguous operands of at least this many elements are split over
-   threads: OMP_MIN where each element costs an exp or so, OMP_MIN_CHEAP
-   for the memory-bound compare-and-select loops (ReLU, LeakyReLU, most
-   backwards), for the reason given at TH_NN_PAR_MIN_ELEMS */
-#define OMP_MIN 32768
-#define OMP_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
+/* contiguous operands of at least act_min elements are split over
+   threads, in blocks of ACT_BLOCK elements run by th_pool: 32768 where each
+   element costs an exp or so, ACT_PAR_MIN_CHEAP for the memory-bound
+   compare-and-select loops (ReLU, LeakyReLU, most backwards). th_pool's
+   caller never waits for a helper that has not started (th_pool.h), so a
+   split costs little when the helpers sleep and halves the time when
+   they are awake, as they are between the layers of a step; under OpenMP's
+   passive wait the cheap loops needed 2M elements (TH_NN_PAR_MIN_ELEMS) */
+#define ACT_BLOCK 16384
+#ifndef ACT_PAR_MIN_CHEAP
+#define ACT_PAR_MIN_CHEAP 262144
+#endif
 
 /* forward of these (and backward of all but SoftPlus) is a select or a
    multiply per element */
 static int act_cheap(th_nn_act op, int backward) {
   if (backward) return op != TH_NN_SOFTPLUS;
   return op == TH_NN_THRESHOLD || op == TH_NN_LEAKYRELU;
+}
+
+static int64_t act_min(th_nn_act op, int backward) {
+  return act_cheap(op, backward) ? ACT_PAR_MIN_CHEAP : 32768;
 }
 
 #define TH_GENERIC_FILE "../nn/generic/activation.c"
