@@ -99,6 +99,11 @@ int th_nn_act_update_output(th_nn_act op, const double *p, th_tensor *input, th_
   if (th_nn_act_check(op, p, inplace) != TH_OK || check_floating(input, "input") != TH_OK)
     return TH_ERR;
   if (inplace) {
+    /* the output becomes a view of the input: of another type it would
+       read the input's bytes as its own */
+    if (output->dtype != input->dtype)
+      return th_error_set("input must be a torch.%sTensor like the module's output (convert one with :type()), got torch.%sTensor",
+                          th_dtype_name[output->dtype], th_dtype_name[input->dtype]);
     TH_DISPATCH_FLOATING(input->dtype, act_forward, (op, p, input, input), "activation");
     if (output != input) th_tensor_set_tensor(output, input);
     return TH_OK;
@@ -127,6 +132,9 @@ int th_nn_act_update_grad_input(th_nn_act op, const double *p, const th_tensor *
     return th_error_set("the %s is empty: call updateOutput before updateGradInput", refwhat);
   if (check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
   if (inplace) {
+    if (gradInput->dtype != gradOutput->dtype)
+      return th_error_set("gradOutput must be a torch.%sTensor like the module's gradInput (convert one with :type()), got torch.%sTensor",
+                          th_dtype_name[gradInput->dtype], th_dtype_name[gradOutput->dtype]);
     TH_DISPATCH_FLOATING(ref->dtype, act_backward, (op, p, gradOutput, gradOutput, ref),
                          "activation");
     if (gradInput != gradOutput) th_tensor_set_tensor(gradInput, gradOutput);

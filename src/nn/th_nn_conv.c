@@ -21,6 +21,7 @@
 #include <omp.h>
 #endif
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
 
 typedef struct geom {
   int batch;                      /* 4D input */

@@ -84,6 +84,11 @@ int th_nn_pw_update_output(th_nn_pw op, const double *p, th_tensor *input, th_te
   if (th_nn_pw_check(op, p, inplace) != TH_OK || check_floating(input, "input") != TH_OK)
     return TH_ERR;
   if (inplace) {
+    /* the output becomes a view of the input: of another type it would
+       read the input's bytes as its own */
+    if (output->dtype != input->dtype)
+      return th_error_set("input must be a torch.%sTensor like the module's output (convert one with :type()), got torch.%sTensor",
+                          th_dtype_name[output->dtype], th_dtype_name[input->dtype]);
     if (TH_DISPATCH_FLOATING(input->dtype, pw_forward, (op, p, input, input), "pointwise") != TH_OK)
       return TH_ERR;
     if (output != input) th_tensor_set_tensor(output, input);
@@ -109,6 +114,9 @@ int th_nn_pw_update_grad_input(th_nn_pw op, const double *p, const th_tensor *in
     return th_error_set("the output is empty: call updateOutput before updateGradInput");
   if (check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
   if (inplace) {
+    if (gradInput->dtype != gradOutput->dtype)
+      return th_error_set("gradOutput must be a torch.%sTensor like the module's gradInput (convert one with :type()), got torch.%sTensor",
+                          th_dtype_name[gradInput->dtype], th_dtype_name[gradOutput->dtype]);
     if (TH_DISPATCH_FLOATING(ref->dtype, pw_backward, (op, p, gradOutput, gradOutput, ref),
                              "pointwise") != TH_OK)
       return TH_ERR;

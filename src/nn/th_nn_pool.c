@@ -9,7 +9,9 @@
 */
 #include <math.h>
 #include <string.h>
+#include <stdatomic.h>
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"
 
 typedef struct geom {

@@ -30,7 +30,8 @@ int th_nn_rrelu_update_output(th_tensor *input, th_tensor *output, th_tensor *no
   if (!TH_IS_FLOATING(input->dtype))
     return th_error_set("input must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
                         th_dtype_name[input->dtype]);
-  if (!inplace && th_nn_check_type(output, input->dtype, "output") != TH_OK) return TH_ERR;
+  /* in place the output becomes a view of the input: of the same type */
+  if (th_nn_check_type(output, input->dtype, "output") != TH_OK) return TH_ERR;
   if (train && th_nn_check_type(noise, input->dtype, "noise") != TH_OK) return TH_ERR;
   if (!inplace && th_tensor_resize_as(output, input) != TH_OK) return TH_ERR;
   if (train && th_tensor_resize_as(noise, input) != TH_OK) return TH_ERR;
@@ -62,10 +63,8 @@ int th_nn_rrelu_update_grad_input(const th_tensor *input, th_tensor *gradOutput,
       return th_error_set("the noise holds %lld slopes for an input of %lld elements: call updateOutput in training mode before updateGradInput",
                           (long long)th_tensor_numel(noise), (long long)th_tensor_numel(input));
   }
-  if (!inplace) {
-    if (th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK) return TH_ERR;
-    if (th_tensor_resize_as(gradInput, input) != TH_OK) return TH_ERR;
-  }
+  if (th_nn_check_type(gradInput, input->dtype, "gradInput") != TH_OK) return TH_ERR;
+  if (!inplace && th_tensor_resize_as(gradInput, input) != TH_OK) return TH_ERR;
   if (TH_DISPATCH_FLOATING(input->dtype, rrelu_backward,
                            (input, gradOutput, dst, use_noise ? noise : NULL, lower, upper),
                            "RReLU") != TH_OK)

@@ -22,6 +22,7 @@
 #include <omp.h>
 #endif
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"
 
 /* elements a block's transformed input and output aim at (per thread),

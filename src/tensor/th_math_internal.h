@@ -75,6 +75,8 @@ int th_math_check_value(th_dtype dtype, double value);
 /* b has a's type; 'what' names b in the message ("tensor2") */
 int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what);
 int th_math_same_numel(const th_tensor *a, const th_tensor *b);
+/* threads for a th_pool job: torch.getnumthreads(), 1 inside a parallel region */
+int th_math_threads(void);
 /* the same view of the same storage */
 int th_math_same_view(const th_tensor *a, const th_tensor *b);
 /* t with dimension dim cut to size 1: walking it visits every row along dim;

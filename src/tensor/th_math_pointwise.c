@@ -9,6 +9,8 @@
 */
 #include <math.h>
 #include "th_math_internal.h"
+#include "th_pool.h"
+#include "th_cpu.h"
 
 #define TH_GENERIC_FILE "generic/math_pointwise.c"
 #include "th_generic_all.h"

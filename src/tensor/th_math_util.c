@@ -5,6 +5,9 @@
 */
 #include <string.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "th_math_internal.h"
 
 const char *const th_unary_name[TH_NUNARY] = {
@@ -28,6 +31,15 @@ _Static_assert(sizeof th_cmp_name / sizeof th_cmp_name[0] == TH_NCMP, "th_cmp_na
 
 const char *const th_reduce_name[TH_NREDUCE] = {"sum", "prod", "mean", "var", "std", "norm"};
 _Static_assert(sizeof th_reduce_name / sizeof th_reduce_name[0] == TH_NREDUCE, "th_reduce_name");
+
+int th_math_threads(void) {
+#ifdef _OPENMP
+  if (omp_in_parallel() || omp_get_level() > 0) return 1;
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 int th_math_same_view(const th_tensor *a, const th_tensor *b) {
   return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype &&

@@ -18,8 +18,13 @@
    chunks alone. */
 void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg);
 
+/* th_pool_run telling each chunk which participant runs it: slot 0 is the
+   caller (and every chunk when the job runs serially), 1 .. nt - 1 the
+   helpers, so per-thread scratch can be indexed by slot */
+void th_pool_run_slot(int nt, int n, void (*fn)(void *arg, int i, int slot), void *arg);
+
 /* runs fn(arg, i) for every i in [0, n) like th_pool_run, any n >= 0:
-   the items are cut into at most 65536 chunks of consecutive items */
+   the items are cut into a few chunks of consecutive items per thread */
 void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg);
 
 #endif

@@ -81,6 +81,30 @@ static void TH_R(conv_forward_unit)(const real *x, real *y, const real *wt, cons
   }
 }
 
+static void TH_R(conv_backward_input_unit)(const real *go, real *gi, const real *wt, real *buf,
+                                           int64_t u, const geom *g, const th_nn_window *w);
+
+/* a th_pool job over units, with the participant's column buffer */
+typedef struct TH_R(conv_job) {
+  const real *in, *wt, *bs;
+  real *out, *buf;
+  int64_t bufS;
+  const geom *g;
+  const th_nn_window *w;
+} TH_R(conv_job);
+
+static void TH_R(conv_forward_chunk)(void *arg, int u, int slot) {
+  const TH_R(conv_job) *j = arg;
+  TH_R(conv_forward_unit)(j->in, j->out, j->wt, j->bs, j->buf ? j->buf + slot * j->bufS : NULL, u,
+                          j->g, j->w);
+}
+
+static void TH_R(conv_backward_input_chunk)(void *arg, int u, int slot) {
+  const TH_R(conv_job) *j = arg;
+  TH_R(conv_backward_input_unit)(j->in, j->out, j->wt, j->buf ? j->buf + slot * j->bufS : NULL,
+                                 u, j->g, j->w);
+}
+
 static int TH_R(conv_forward)(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                               const th_tensor *bias, th_tensor *finput, const geom *g,
                               const th_nn_window *w, int nt) {
@@ -90,23 +114,15 @@ static int TH_R(conv_forward)(const th_tensor *input, th_tensor *output, const t
   real *buf = th_tensor_numel(finput) > 0 ? th_tensor_data(finput) : NULL;
   const int64_t bufS = buf ? finput->size[1] : 0;
   int64_t u;
-  if (nt <= 1) {
+  if (nt <= 1 || g->units > (1 << 20)) {
     for (u = 0; u < g->units; u++) TH_R(conv_forward_unit)(in, out, wt, bs, buf, u, g, w);
     return TH_OK;
   }
   {
+    TH_R(conv_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->units; i++)
-        TH_R(conv_forward_unit)(in, out, wt, bs, buf ? buf + t * bufS : NULL, i, g, w);
-    }
+    j.in = in, j.out = out, j.wt = wt, j.bs = bs, j.buf = buf, j.bufS = bufS, j.g = g, j.w = w;
+    th_pool_run_slot(nt, (int)g->units, TH_R(conv_forward_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -154,23 +170,15 @@ static int TH_R(conv_backward_input)(const th_tensor *gradOutput, th_tensor *gra
   real *buf = th_tensor_numel(fgradInput) > 0 ? th_tensor_data(fgradInput) : NULL;
   const int64_t bufS = buf ? fgradInput->size[1] : 0;
   int64_t u;
-  if (nt <= 1) {
+  if (nt <= 1 || g->units > (1 << 20)) {
     for (u = 0; u < g->units; u++) TH_R(conv_backward_input_unit)(go, gi, wt, buf, u, g, w);
     return TH_OK;
   }
   {
+    TH_R(conv_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->units; i++)
-        TH_R(conv_backward_input_unit)(go, gi, wt, buf ? buf + t * bufS : NULL, i, g, w);
-    }
+    j.in = go, j.out = gi, j.wt = wt, j.bs = NULL, j.buf = buf, j.bufS = bufS, j.g = g, j.w = w;
+    th_pool_run_slot(nt, (int)g->units, TH_R(conv_backward_input_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -219,23 +227,54 @@ static void TH_R(conv_backward_params_thread)(const real *in, const real *go, re
   if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(g->nOut * g->K));
 }
 
+/* share t of conv_backward_params_thread's fixed split, with scratch row t
+   (whichever thread runs it) */
+typedef struct TH_R(params_job) {
+  const real *in, *go;
+  real *gw, *parts, *buf;
+  int64_t rowS, nw;
+  const geom *g;
+  const th_nn_window *w;
+  real scale;
+  int nt;
+} TH_R(params_job);
+
+static void TH_R(params_share)(void *arg, int t) {
+  const TH_R(params_job) *j = arg;
+  TH_R(conv_backward_params_thread)(j->in, j->go, t == 0 ? j->gw : j->parts + t * j->nw,
+                                    t == 0 ? 1 : 0, j->buf + t * j->rowS, j->g, j->w, j->scale, t,
+                                    j->nt);
+}
+
 /* gb[o] += scale * the sum of gradOutput's plane o over the batch */
-static void TH_R(conv_bias_grad)(const real *go, real *gb, const geom *g, double scale) {
+typedef struct TH_R(bias_job) {
+  const real *go;
+  real *gb;
+  const geom *g;
+  double scale;
+} TH_R(bias_job);
+
+static void TH_R(conv_bias_plane)(void *arg, int64_t o) {
+  const TH_R(bias_job) *j = arg;
+  const geom *g = j->g;
   const int64_t outS = g->nOut * g->N;
-  int64_t o;
-#pragma omp parallel for if (g->B * outS > TH_NN_PAR_MIN_ELEMS)
-  for (o = 0; o < g->nOut; o++) {
-    accreal s = 0;
-    int64_t b, n;
-    for (b = 0; b < g->B; b++) {
-      const real *row = go + b * outS + o * g->N;
-      real rs = 0;
+  accreal s = 0;
+  int64_t b, n;
+  for (b = 0; b < g->B; b++) {
+    const real *row = j->go + b * outS + o * g->N;
+    real rs = 0;
 #pragma omp simd reduction(+ : rs)
-      for (n = 0; n < g->N; n++) rs += row[n];
-      s += rs;
-    }
-    gb[o] += (real)(scale * s);
+    for (n = 0; n < g->N; n++) rs += row[n];
+    s += rs;
   }
+  j->gb[o] += (real)(j->scale * s);
+}
+
+static void TH_R(conv_bias_grad)(const real *go, real *gb, const geom *g, double scale) {
+  TH_R(bias_job) j;
+  j.go = go, j.gb = gb, j.g = g, j.scale = scale;
+  th_pool_for(th_nn_threads_over(g->B * g->nOut * g->N, TH_NN_PAR_MIN_ELEMS), g->nOut,
+              TH_R(conv_bias_plane), &j);
 }
 
 static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
@@ -254,16 +293,10 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      TH_R(conv_backward_params_thread)(in, go, t == 0 ? gw : parts + t * nw,
-                                        t == 0 ? 1 : 0, buf + t * rowS, g, w, (real)scale,
-                                        t, nt);
-    }
+    TH_R(params_job) j;
+    j.in = in, j.go = go, j.gw = gw, j.parts = parts, j.buf = buf, j.rowS = rowS, j.nw = nw;
+    j.g = g, j.w = w, j.scale = (real)scale, j.nt = nt;
+    th_pool_run(nt, nt, TH_R(params_share), &j);
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {
       const real *p = parts + o * nw;

@@ -152,48 +152,74 @@ TH_CPU_CLONES static int TH_R(plane_has_nan)(const real *ip, int64_t n) {
   return nan;
 }
 
+/* a th_pool job over planes */
+typedef struct TH_R(pool_job) {
+  const real *in;
+  real *out;
+  int64_t *ind;
+  const int64_t *cind;
+  const geom *g;
+  const th_nn_window *w;
+  int rows, count_include_pad;
+  _Atomic int64_t bad;
+} TH_R(pool_job);
+
+static void TH_R(maxpool_forward_plane)(void *arg, int64_t p) {
+  TH_R(pool_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  const real *ip = j->in + p * iS;
+  if (TH_R(plane_has_nan)(ip, iS))
+    TH_R(maxpool_plane_nan)(ip, j->out + p * oS, j->ind + p * oS, g, j->w);
+  else if (j->rows)
+    TH_R(maxpool_plane_rows)(ip, j->out + p * oS, j->ind + p * oS, g, j->w);
+  else
+    TH_R(maxpool_plane)(ip, j->out + p * oS, j->ind + p * oS, g, j->w);
+}
+
 static int TH_R(maxpool_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
                                  const geom *g, const th_nn_window *w) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
-  int64_t *ind = th_tensor_data(indices);
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  const int rows = (w->dW == 1 || w->dW == 2) && w->kW <= POOL_KW && g->oW <= POOL_ROW &&
-                   g->iW <= 2 * POOL_ROW && iS + g->iW < INT32_MAX;
-  int64_t p;
-#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
-  for (p = 0; p < g->planes; p++) {
-    const real *ip = in + p * iS;
-    if (TH_R(plane_has_nan)(ip, iS))
-      TH_R(maxpool_plane_nan)(ip, out + p * oS, ind + p * oS, g, w);
-    else if (rows)
-      TH_R(maxpool_plane_rows)(ip, out + p * oS, ind + p * oS, g, w);
-    else
-      TH_R(maxpool_plane)(ip, out + p * oS, ind + p * oS, g, w);
-  }
+  TH_R(pool_job) j;
+  j.in = th_tensor_data(input), j.out = th_tensor_data(output), j.ind = th_tensor_data(indices);
+  j.g = g, j.w = w;
+  j.rows = (w->dW == 1 || w->dW == 2) && w->kW <= POOL_KW && g->oW <= POOL_ROW &&
+           g->iW <= 2 * POOL_ROW && iS + g->iW < INT32_MAX;
+  th_pool_for(th_nn_threads_over(g->planes * oS * w->kH * w->kW, TH_NN_PAR_MIN_POOL), g->planes,
+              TH_R(maxpool_forward_plane), &j);
   return TH_OK;
+}
+
+/* scatters a plane's gradient through its indices, counting the indices
+   outside the plane */
+static void TH_R(maxpool_backward_plane)(void *arg, int64_t p) {
+  TH_R(pool_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  const real *gp = j->in + p * oS;
+  const int64_t *xp = j->cind + p * oS;
+  real *dst = j->out + p * iS;
+  int64_t k, bad = 0;
+  for (k = 0; k < oS; k++) {
+    int64_t i = xp[k] - 1;
+    if (i < 0 || i >= iS) bad++;
+    else dst[i] += gp[k];
+  }
+  if (bad) atomic_fetch_add(&j->bad, bad);
 }
 
 static int TH_R(maxpool_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const th_tensor *indices, const geom *g) {
-  const real *go = th_tensor_data(gradOutput);
-  real *gi = th_tensor_data(gradInput);
-  const int64_t *ind = th_tensor_data(indices);
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  int64_t p, bad = 0;
-  memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL_BWD) reduction(+ : bad)
-  for (p = 0; p < g->planes; p++) {
-    const real *gp = go + p * oS;
-    const int64_t *xp = ind + p * oS;
-    real *dst = gi + p * iS;
-    int64_t k;
-    for (k = 0; k < oS; k++) {
-      int64_t j = xp[k] - 1;
-      if (j < 0 || j >= iS) bad++;
-      else dst[j] += gp[k];
-    }
-  }
+  TH_R(pool_job) j;
+  int64_t bad;
+  j.in = th_tensor_data(gradOutput), j.out = th_tensor_data(gradInput);
+  j.cind = th_tensor_data(indices), j.g = g;
+  atomic_init(&j.bad, 0);
+  memset(j.out, 0, sizeof(real) * (size_t)(g->planes * iS));
+  th_pool_for(th_nn_threads_over(g->planes * oS, TH_NN_PAR_MIN_POOL_BWD), g->planes,
+              TH_R(maxpool_backward_plane), &j);
+  bad = atomic_load(&j.bad);
   if (bad)
     return th_error_set("indices hold %lld positions outside the %lldx%lld input planes (were they computed for this input?)",
                         (long long)bad, (long long)g->iH, (long long)g->iW);
@@ -226,60 +252,80 @@ static void TH_R(subsample_plane)(const real *ip, real *op, const geom *g,
   }
 }
 
-static int TH_R(avgpool_forward)(const th_tensor *input, th_tensor *output, const geom *g,
-                                 const th_nn_window *w, int count_include_pad) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
+static void TH_R(subsample_job_plane)(void *arg, int64_t p) {
+  const TH_R(pool_job) *j = arg;
+  const int64_t iS = j->g->iH * j->g->iW, oS = j->g->oH * j->g->oW;
+  TH_R(subsample_plane)(j->in + p * iS, j->out + p * oS, j->g, j->w);
+}
+
+static void TH_R(avgpool_forward_plane)(void *arg, int64_t p) {
+  const TH_R(pool_job) *j = arg;
+  const geom *g = j->g;
+  const th_nn_window *w = j->w;
+  const int count_include_pad = j->count_include_pad;
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  int64_t p;
-  if (w->kH == 1 && w->kW == 1 && w->padH == 0 && w->padW == 0) {
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_POOL)
-    for (p = 0; p < g->planes; p++) TH_R(subsample_plane)(in + p * iS, out + p * oS, g, w);
-    return TH_OK;
-  }
-#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
-  for (p = 0; p < g->planes; p++) {
-    const real *ip = in + p * iS;
-    real *op = out + p * oS;
-    int64_t oy, ox;
-    for (oy = 0; oy < g->oH; oy++) {
-      for (ox = 0; ox < g->oW; ox++) {
-        TH_AVG_WINDOW
-        accreal s = 0;
-        int64_t y, x;
-        for (y = y0; y < y1; y++)
-          for (x = x0; x < x1; x++) s += ip[y * g->iW + x];
-        op[oy * g->oW + ox] = div_ > 0 ? (real)(s / div_) : 0;
-      }
+  const real *ip = j->in + p * iS;
+  real *op = j->out + p * oS;
+  int64_t oy, ox;
+  for (oy = 0; oy < g->oH; oy++) {
+    for (ox = 0; ox < g->oW; ox++) {
+      TH_AVG_WINDOW
+      accreal s = 0;
+      int64_t y, x;
+      for (y = y0; y < y1; y++)
+        for (x = x0; x < x1; x++) s += ip[y * g->iW + x];
+      op[oy * g->oW + ox] = div_ > 0 ? (real)(s / div_) : 0;
     }
   }
+}
+
+static int TH_R(avgpool_forward)(const th_tensor *input, th_tensor *output, const geom *g,
+                                 const th_nn_window *w, int count_include_pad) {
+  const int64_t oS = g->oH * g->oW;
+  TH_R(pool_job) j;
+  j.in = th_tensor_data(input), j.out = th_tensor_data(output), j.g = g, j.w = w;
+  j.count_include_pad = count_include_pad;
+  if (w->kH == 1 && w->kW == 1 && w->padH == 0 && w->padW == 0) {
+    th_pool_for(th_nn_threads_over(g->planes * oS, TH_NN_PAR_MIN_POOL), g->planes,
+                TH_R(subsample_job_plane), &j);
+    return TH_OK;
+  }
+  th_pool_for(th_nn_threads_over(g->planes * oS * w->kH * w->kW, TH_NN_PAR_MIN_POOL), g->planes,
+              TH_R(avgpool_forward_plane), &j);
   return TH_OK;
+}
+
+static void TH_R(avgpool_backward_plane)(void *arg, int64_t p) {
+  const TH_R(pool_job) *j = arg;
+  const geom *g = j->g;
+  const th_nn_window *w = j->w;
+  const int count_include_pad = j->count_include_pad;
+  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  const real *gp = j->in + p * oS;
+  real *dst = j->out + p * iS;
+  int64_t oy, ox;
+  for (oy = 0; oy < g->oH; oy++) {
+    for (ox = 0; ox < g->oW; ox++) {
+      TH_AVG_WINDOW
+      real v;
+      int64_t y, x;
+      if (div_ <= 0) continue;
+      v = gp[oy * g->oW + ox] / (real)div_;
+      for (y = y0; y < y1; y++)
+        for (x = x0; x < x1; x++) dst[y * g->iW + x] += v;
+    }
+  }
 }
 
 static int TH_R(avgpool_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const geom *g, const th_nn_window *w, int count_include_pad) {
-  const real *go = th_tensor_data(gradOutput);
-  real *gi = th_tensor_data(gradInput);
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  int64_t p;
-  memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS * w->kH * w->kW > TH_NN_PAR_MIN_POOL)
-  for (p = 0; p < g->planes; p++) {
-    const real *gp = go + p * oS;
-    real *dst = gi + p * iS;
-    int64_t oy, ox;
-    for (oy = 0; oy < g->oH; oy++) {
-      for (ox = 0; ox < g->oW; ox++) {
-        TH_AVG_WINDOW
-        real v;
-        int64_t y, x;
-        if (div_ <= 0) continue;
-        v = gp[oy * g->oW + ox] / (real)div_;
-        for (y = y0; y < y1; y++)
-          for (x = x0; x < x1; x++) dst[y * g->iW + x] += v;
-      }
-    }
-  }
+  TH_R(pool_job) j;
+  j.in = th_tensor_data(gradOutput), j.out = th_tensor_data(gradInput), j.g = g, j.w = w;
+  j.count_include_pad = count_include_pad;
+  memset(j.out, 0, sizeof(real) * (size_t)(g->planes * iS));
+  th_pool_for(th_nn_threads_over(g->planes * oS * w->kH * w->kW, TH_NN_PAR_MIN_POOL), g->planes,
+              TH_R(avgpool_backward_plane), &j);
   return TH_OK;
 }
 

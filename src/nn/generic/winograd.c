@@ -16,34 +16,47 @@
 /* U[xi] (K x C) = G g G^T of each 3x3 kernel. w is nOut x nIn x 3 x 3;
    flip: the kernel of gradInput's correlation, K = nIn, C = nOut, g the
    kernel w[o][c] rotated by 180 degrees */
-static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, real *U) {
-  const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
-  int64_t row;
-  /* U's rows in parallel, each written along its columns: with flip a
-     row is an input plane c and its columns the output planes o */
-#pragma omp parallel for if (16 * K * C > TH_NN_PAR_MIN_ELEMS / 8)
-  for (row = 0; row < K; row++) {
-    int64_t col, i, j;
-    for (col = 0; col < C; col++) {
-      const int64_t o = flip ? col : row, c = flip ? row : col;
-      const real *g = w + (o * nIn + c) * 9;
-      real k[9], t[4][3];
-      for (i = 0; i < 9; i++) k[i] = flip ? g[8 - i] : g[i];
-      for (j = 0; j < 3; j++) {
-        t[0][j] = k[j];
-        t[1][j] = (k[j] + k[3 + j] + k[6 + j]) / 2;
-        t[2][j] = (k[j] - k[3 + j] + k[6 + j]) / 2;
-        t[3][j] = k[6 + j];
-      }
-      for (i = 0; i < 4; i++) {
-        real *u = U + (4 * i * K + row) * C + col;
-        u[0] = t[i][0];
-        u[K * C] = (t[i][0] + t[i][1] + t[i][2]) / 2;
-        u[2 * K * C] = (t[i][0] - t[i][1] + t[i][2]) / 2;
-        u[3 * K * C] = t[i][2];
-      }
+typedef struct TH_R(wk_job) {
+  const real *w;
+  int64_t nOut, nIn;
+  int flip;
+  real *U;
+} TH_R(wk_job);
+
+/* row 'row' of every U[xi], written along its columns: with flip a row is
+   an input plane c and its columns the output planes o */
+static void TH_R(wino_kernel_row)(void *arg, int64_t row) {
+  const TH_R(wk_job) *j = arg;
+  const int64_t nIn = j->nIn, K = j->flip ? nIn : j->nOut, C = j->flip ? j->nOut : nIn;
+  const int flip = j->flip;
+  int64_t col, i, l;
+  for (col = 0; col < C; col++) {
+    const int64_t o = flip ? col : row, c = flip ? row : col;
+    const real *g = j->w + (o * nIn + c) * 9;
+    real k[9], t[4][3];
+    for (i = 0; i < 9; i++) k[i] = flip ? g[8 - i] : g[i];
+    for (l = 0; l < 3; l++) {
+      t[0][l] = k[l];
+      t[1][l] = (k[l] + k[3 + l] + k[6 + l]) / 2;
+      t[2][l] = (k[l] - k[3 + l] + k[6 + l]) / 2;
+      t[3][l] = k[6 + l];
+    }
+    for (i = 0; i < 4; i++) {
+      real *u = j->U + (4 * i * K + row) * C + col;
+      u[0] = t[i][0];
+      u[K * C] = (t[i][0] + t[i][1] + t[i][2]) / 2;
+      u[2 * K * C] = (t[i][0] - t[i][1] + t[i][2]) / 2;
+      u[3 * K * C] = t[i][2];
     }
   }
+}
+
+static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, real *U) {
+  const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
+  TH_R(wk_job) j;
+  j.w = w, j.nOut = nOut, j.nIn = nIn, j.flip = flip, j.U = U;
+  th_pool_for(th_nn_threads_over(16 * K * C, TH_NN_PAR_MIN_ELEMS / 8), K, TH_R(wino_kernel_row),
+              &j);
 }
 
 /* 4 input rows of unit (b, ty, tx0..tx0+n), zero-padded, split into even
@@ -196,26 +209,30 @@ static void TH_R(wino_conv_block)(const real *in, real *out, const real *U, cons
     TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
 }
 
+typedef struct TH_R(wc_job) {
+  const real *in, *U, *bias;
+  real *out, *buf;
+  const wplan *p;
+  int64_t bufS;
+} TH_R(wc_job);
+
+static void TH_R(wino_conv_chunk)(void *arg, int blk, int slot) {
+  const TH_R(wc_job) *j = arg;
+  TH_R(wino_conv_block)(j->in, j->out, j->U, j->bias, j->p, blk, j->buf + slot * j->bufS);
+}
+
 static void TH_R(wino_conv)(const real *in, real *out, const real *U, const real *bias,
                             const wplan *p, real *buf, int64_t bufS, int nt) {
   int64_t blk;
-  if (nt <= 1) {
+  if (nt <= 1 || p->blocks > (1 << 20)) {
     for (blk = 0; blk < p->blocks; blk++) TH_R(wino_conv_block)(in, out, U, bias, p, blk, buf);
     return;
   }
   {
+    TH_R(wc_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < p->blocks; i++)
-        TH_R(wino_conv_block)(in, out, U, bias, p, i, buf + t * bufS);
-    }
+    j.in = in, j.out = out, j.U = U, j.bias = bias, j.p = p, j.buf = buf, j.bufS = bufS;
+    th_pool_run_slot(nt, (int)p->blocks, TH_R(wino_conv_chunk), &j);
     th_nn_blas_single_end(old);
   }
 }
@@ -311,6 +328,20 @@ TH_CPU_CLONES static void TH_R(wino_params_finish)(const real *acc, const wplan 
   }
 }
 
+/* share t of wino_params_thread's fixed split, with scratch row t */
+typedef struct TH_R(wp_job) {
+  const real *in, *go;
+  const wplan *p;
+  real *buf, *accs;
+  int64_t bufS, na;
+  int nt;
+} TH_R(wp_job);
+
+static void TH_R(wino_params_share)(void *arg, int t) {
+  const TH_R(wp_job) *j = arg;
+  TH_R(wino_params_thread)(j->in, j->go, j->p, j->buf + t * j->bufS, j->accs + t * j->na, t, j->nt);
+}
+
 static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wplan *p,
                               real *buf, int64_t bufS, real *accs, int nt, real scale) {
   const int64_t na = 16 * p->K * p->C;
@@ -320,14 +351,9 @@ static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wp
     TH_R(wino_params_thread)(in, go, p, buf, accs, 0, 1);
   } else {
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      TH_R(wino_params_thread)(in, go, p, buf + t * bufS, accs + t * na, t, nt);
-    }
+    TH_R(wp_job) j;
+    j.in = in, j.go = go, j.p = p, j.buf = buf, j.bufS = bufS, j.accs = accs, j.na = na, j.nt = nt;
+    th_pool_run(nt, nt, TH_R(wino_params_share), &j);
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++)
       for (k = 0; k < na; k++) accs[k] += accs[o * na + k];

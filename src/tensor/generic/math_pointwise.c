@@ -173,6 +173,41 @@ static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
   return TH_OK;
 }
 
+#if M_FLOATING
+/* r = a + b over contiguous operands in blocks run by th_pool: a step's
+   gradient sums (ConcatTable, CAddTable) then split over the helpers that
+   stay awake between its layers instead of waking an OpenMP team; the same
+   additions as TH_MAP3's loop (no multiply that a CPU clone could fuse) */
+typedef struct TH_R(add_job) {
+  real *r;
+  const real *a, *b;
+  int64_t n;
+} TH_R(add_job);
+
+TH_CPU_CLONES static void TH_R(add_range)(real *r, const real *a, const real *b, int64_t n) {
+  int64_t i;
+  for (i = 0; i < n; i++) r[i] = a[i] + b[i];
+}
+
+static void TH_R(add_block)(void *arg, int64_t i) {
+  const TH_R(add_job) *j = arg;
+  const int64_t lo = i * 16384, m = j->n - lo < 16384 ? j->n - lo : 16384;
+  TH_R(add_range)(j->r + lo, j->a + lo, j->b + lo, m);
+}
+
+/* 1 when it did r = a + b */
+static int TH_R(add_pool)(th_tensor *r, const th_tensor *a, const th_tensor *b) {
+  TH_R(add_job) j;
+  if (!th_tensor_is_contiguous(r) || !th_tensor_is_contiguous(a) || !th_tensor_is_contiguous(b))
+    return 0;
+  j.n = th_tensor_numel(r);
+  if (j.n < TH_MATH_PAR_CHEAP) return 0;
+  j.r = th_tensor_data(r), j.a = th_tensor_data(a), j.b = th_tensor_data(b);
+  th_pool_for(th_math_threads(), (j.n + 16383) / 16384, TH_R(add_block), &j);
+  return 1;
+}
+#endif
+
 /* r = a op b */
 static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
                         double value) {
@@ -193,6 +228,9 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
   switch (op) {
     case TH_BI_ADD: {
       const int64_t th_par_min = TH_MATH_PAR_CHEAP;
+#if M_FLOATING
+      if (value == 1 && TH_R(add_pool)(r, a, b)) break;
+#endif
       if (value == 1) TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, *bp););
       else TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, W_MUL(v, *bp)););
       break;
