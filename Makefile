@@ -105,7 +105,7 @@ bench-gemm: build
 # threshold at 0 (BUILD_PAR0): where a second thread pays (prints key=value lines)
 BUILD_PAR0 ?= build-par0
 bench-layers:
-	$(MAKE) build BUILD=$(BUILD_PAR0) EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DTH_NN_PAR_MIN_BN=0 -DTH_NN_PAR_MIN_POOL=0 -DTH_NN_PAR_MIN_POOL_BWD=0 -DTH_NN_PAR_MIN_CHEAP=0"
+	$(MAKE) build BUILD=$(BUILD_PAR0) EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DTH_NN_PAR_MIN_BN=0 -DTH_NN_PAR_MIN_POOL=0 -DTH_NN_PAR_MIN_POOL_BWD=0 -DTH_NN_PAR_MIN_CHEAP=0 -DACT_PAR_MIN_CHEAP=0"
 	$(RUNENV) LUA_CPATH="$(CURDIR)/$(BUILD_PAR0)/?.so;;" $(LUA) bench/layers.lua 40
 
 # per-layer Winograd F(2x2,3x3) against im2col + gemm (prints a table)

@@ -1,11 +1,17 @@
 /*
-** th_pool.h: a small pool of helper threads for splitting one product
-** (th_sgemm) into chunks. Unlike an OpenMP parallel region, the caller
+** th_pool.h: a small pool of helper threads for splitting one job (a
+** product in th_sgemm, a layer's planes, features or images in src/nn)
+** into chunks. Unlike an OpenMP parallel region, the caller
 ** never waits for a helper that has not started yet: chunks are claimed
 ** one by one, the caller claims too, and it waits only for chunks a helper
 ** has claimed. A helper woken late (a halted vCPU, a busy core) then costs
 ** nothing, and a process without helpers (after fork, or when threads
-** cannot be created) runs every chunk on the caller.
+** cannot be created) runs every chunk on the caller. Helpers look for the
+** next job for 2 ms before they sleep, so through a network step, whose
+** layers follow each other within microseconds, they stay awake.
+** A chunk must not open an OpenMP region (a helper is no OpenMP thread: it
+** would start a team of its own); a job started inside a chunk runs
+** serially on that thread.
 */
 #ifndef TH_POOL_H
 #define TH_POOL_H
