@@ -114,7 +114,7 @@ typedef struct c3geom {
   int64_t HW, nv;          /* plane size, vectors per plane */
   int64_t off[KMAX * KMAX + GWT];  /* flat shift of each tap (0 past T) */
   __mmask16 last;          /* lanes of the last vector inside the plane */
-  __mmask16 *mk;           /* nv x TP load masks (0 past T) */
+  __mmask16 *mk;           /* TP x nv load masks (0 past T): a tap's masks for consecutive vectors adjacent */
 } c3geom;
 
 static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
@@ -138,20 +138,20 @@ static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int6
         int64_t yy = y + t / g->kW - pH, xx = x + t % g->kW - pW;
         if (p < g->HW && yy >= 0 && yy < H && xx >= 0 && xx < W) m |= 1u << l;
       }
-      g->mk[v * g->TP + t] = (__mmask16)m;
+      g->mk[t * g->nv + v] = (__mmask16)m;
     }
   return TH_OK;
 }
 
 /* out[0..OCB) x PB vectors = bias + sum over C planes and T taps; 'in'
    and 'out' point at the block's first vector of plane 0; planes of
-   either are 'plane' apart. wp is C x T x OCB, mk the block's masks (TP
-   per vector), valid the output planes to store, sm the store mask of the
+   either are 'plane' apart. wp is C x T x OCB, mk the block's masks (tap
+   t's for vector j at mk[ms * t + j]), valid the output planes to store, sm the store mask of the
    block's last vector. Without bias the sums start from out itself (a
    later slice of the input planes) */
 #define C3_FWD_TILE(PB)                                                                      \
   TH_AVX512 static void fwd_tile_##PB(const float *in, int64_t plane, int64_t C, int64_t T,\
-                                      int64_t TP, const float *wp, const int64_t *off,       \
+                                      int64_t ms, const float *wp, const int64_t *off,       \
                                       const __mmask16 *mk, const float *bias, float *out,    \
                                       int valid, __mmask16 sm) {                             \
     __m512 acc[OCB][PB];                                                                     \
@@ -167,9 +167,15 @@ static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int6
     for (c = 0; c < C; c++) {                                                                \
       const float *ic = in + c * plane, *wc = wp + c * T * OCB;                              \
       for (t = 0; t < T; t++) {                                                              \
+        /* one pointer per tap for the inputs and one for the masks: the     \
+           vectors are then constant offsets from them (with the masks a     \
+           vector apart per tap, GCC ran out of registers and reloaded four  \
+           per tap from the stack) */                                         \
+        const float *it = ic + off[t];                                                       \
+        const __mmask16 *mt = mk + ms * t;                                                   \
         __m512 x[PB];                                                                        \
         _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                     \
-          x[j] = _mm512_maskz_loadu_ps(mk[TP * j + t], ic + 16 * j + off[t]);                \
+          x[j] = _mm512_maskz_loadu_ps(mt[j], it + 16 * j);                                  \
         _Pragma("GCC unroll 8") for (o = 0; o < OCB; o++) {                                  \
           const __m512 wv = _mm512_set1_ps(wc[t * OCB + o]);                                 \
           _Pragma("GCC unroll 8") for (j = 0; j < PB; j++)                                   \
@@ -233,8 +239,8 @@ static void correlate_task(void *arg, int64_t task) {
       for (kb = kb0; kb < kb1; kb++) {
         const int64_t k0 = kb * OCB;
         const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
-        fwd_tiles[n](ib, g->HW, n_c, g->T, g->TP, c->wp + (kb * g->C + c0) * g->T * OCB, g->off,
-                     g->mk + g->TP * v0, c0 == 0 ? c->bias + k0 : NULL, ob + k0 * g->HW, valid,
+        fwd_tiles[n](ib, g->HW, n_c, g->T, g->nv, c->wp + (kb * g->C + c0) * g->T * OCB, g->off,
+                     g->mk + v0, c0 == 0 ? c->bias + k0 : NULL, ob + k0 * g->HW, valid,
                      sm);
       }
     }
