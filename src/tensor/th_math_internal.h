@@ -36,6 +36,10 @@
    64K 6 us and 52 us (it was 32768 for every op). */
 #define TH_MATH_PAR_CHEAP 1048576
 #define TH_MATH_PAR_COSTLY 32768
+/* the same for a cheap loop run by th_pool's helpers (the float and double
+   add): they stay awake between the ops of a network step, and when they
+   sleep the caller runs the chunks itself instead of waiting */
+#define TH_MATH_PAR_POOL 262144
 
 /* a double as int64: see th_dtype_to_int64 */
 static inline int64_t th_math_to_int64(double v) { return th_dtype_to_int64(v); }

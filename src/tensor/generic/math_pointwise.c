@@ -201,7 +201,7 @@ static int TH_R(add_pool)(th_tensor *r, const th_tensor *a, const th_tensor *b) 
   if (!th_tensor_is_contiguous(r) || !th_tensor_is_contiguous(a) || !th_tensor_is_contiguous(b))
     return 0;
   j.n = th_tensor_numel(r);
-  if (j.n < TH_MATH_PAR_CHEAP) return 0;
+  if (j.n < TH_MATH_PAR_POOL) return 0;
   j.r = th_tensor_data(r), j.a = th_tensor_data(a), j.b = th_tensor_data(b);
   th_pool_for(th_math_threads(), (j.n + 16383) / 16384, TH_R(add_block), &j);
   return 1;
