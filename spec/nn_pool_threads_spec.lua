@@ -154,6 +154,16 @@ describe('kernels on th_pool threads', function()
     same(r2, torch.cmax(a + b, 0), 'addReLU against add then cmax')
   end)
 
+  it('cross-map LRN, forward and backward, for the exponents with a fast path and another', function()
+    torch.manualSeed(10)
+    for _, beta in ipairs{0.75, 0.5, 1, 0.6} do
+      for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+        local m = nn.SpatialCrossMapLRN(5, 0.001, beta, 1):type(ty)
+        check_module(m, torch.randn(8, 24, 31, 29):type(ty), 'LRN beta ' .. beta .. ' ' .. ty)
+      end
+    end
+  end)
+
   it('max and average pooling, forward and backward', function()
     torch.manualSeed(8)
     local x = torch.randn(8, 32, 41, 39)

@@ -5,7 +5,8 @@
 ** clipped at the edges): scale = k + alpha/size * sum, out = in * scale^-beta.
 ** Window sums are taken directly (not as a running add/subtract) so that
 ** float rounding does not drift along the channels. Images of a batch run
-** in parallel, each thread with its own slice of the 'ratio' buffer.
+** in parallel on th_pool, each thread with its own slice of the 'ratio'
+** buffer.
 */
 #include <math.h>
 #include <string.h>
@@ -13,6 +14,12 @@
 #include <omp.h>
 #endif
 #include "th_nn_internal.h"
+#include "../tensor/th_pool.h"
+#include "../tensor/th_cpu.h"
+
+/* elements from which forward splits its images over threads: a window
+   sum of squares and two square roots an element, about 1 ns */
+#define LRN_PAR_MIN 131072
 
 typedef struct geom {
   int64_t N, C, P;   /* images, channels, pixels per channel */
