@@ -118,6 +118,11 @@ int th_tensor_zero(th_tensor *t) {
 
 int th_tensor_contiguous(th_tensor *r, const th_tensor *src) {
   th_tensor tmp;
+  /* r becomes a view of src (or of its copy): of another type it would
+     read src's bytes as its own */
+  if (r->dtype != src->dtype)
+    return th_error_set("a torch.%sTensor cannot view a torch.%sTensor's elements",
+                        th_dtype_name[r->dtype], th_dtype_name[src->dtype]);
   if (th_tensor_is_contiguous(src)) {
     th_tensor_set_tensor(r, src);
     return TH_OK;
