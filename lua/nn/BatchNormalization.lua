@@ -125,10 +125,12 @@ function BN:_keepCoefficients(on)
   coefOf[self] = on and (coefOf[self] or {}) or nil
 end
 
--- whether the coefficients of the last forward are kept for an input of these sizes
+-- whether the coefficients of the last forward are kept for an input of
+-- these sizes and type (after :type() the next forward computes them again)
 function BN:_canReapply(input)
   local cf = coefOf[self]
   return cf ~= nil and cf.shape ~= nil and torch.isTensor(input) and input:isSize(cf.shape)
+    and torch.type(cf.t) == torch.type(input) and torch.type(cf.t) == torch.type(self.output)
 end
 
 -- the next updateOutput re-makes the output from the kept coefficients
