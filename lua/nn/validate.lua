@@ -331,6 +331,20 @@ local function checkShape(m, cname, rule)
   fail(cname, field, 'has size %s, expected %s', sizeStr(t), table.concat(wanted, ' or '))
 end
 
+-- whether g is a block of the rows of w that optnet.trainStep made a
+-- Linear's gradWeight (the module, m or one inside it, says so in its
+-- '_optnetRows'): loading or cloning makes it whole again
+local function rowBlock(m, g, w)
+  if g:dim() ~= 2 or w:dim() ~= 2 or g:size(2) ~= w:size(2) or g:size(1) >= w:size(1) then return false end
+  local ok, list = pcall(function() return m:listModules() end)
+  for _, x in ipairs(ok and list or {m}) do
+    if type(x) == 'table' and rawget(x, '_optnetRows') == g:size(1) and rawequal(rawget(x, 'gradWeight'), g) then
+      return true
+    end
+  end
+  return false
+end
+
 local function checkParameters(m, cname)
   local ok, ws, gs = pcall(m.parameters, m)
   if not ok then
@@ -353,7 +367,7 @@ local function checkParameters(m, cname)
       end
     elseif torch.isTensor(g) then
       -- (some modules keep a gradient as a view of another shape: the counts must agree)
-      if g:nElement() > 0 and g:nElement() ~= w:nElement() then
+      if g:nElement() > 0 and g:nElement() ~= w:nElement() and not rowBlock(m, g, w) then
         error(sformat('%s: the gradient of parameter %s has size %s, the parameter %s', cname, tostring(i),
                       sizeStr(g), sizeStr(w)), 0)
       end

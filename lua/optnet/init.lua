@@ -854,9 +854,13 @@ local function optimize(net, input, o)
                  nForward = rec.nForward, traced = tracedModules(rec)}
   for _, s in ipairs(inplaced) do rawset(s.module, '_optnetInplace', s.flag) end
   record.writeRoot(net, state)
-  install(net, state)
-  -- a whole training step (optnet.trainStep): the updates as gradients complete
+  -- a whole training step (optnet.trainStep): the updates as gradients
+  -- complete. Its wrappers go on first, under install's: a parameter's
+  -- update belongs to its last gradient step, so verify's wrapper must see
+  -- it inside that step (it fills the gradient's dead slot with NaN once
+  -- the step returns)
   if o.planGrads then require('optnet.step').attach(net, state, rec) end
+  install(net, state)
   -- the traces' tensors are garbage now: collect them and hand the heap
   -- pages they held back to the system, so the arenas are not stacked on
   -- top of memory the process no longer uses
@@ -962,7 +966,11 @@ local function strip(net, modules, keep)
   if keep then
     local fake = {}
     for i, b in ipairs(placed) do
-      fake[i] = {t = b.t, rel = b.slot.rel, entry = {id = b.slot.pool .. ':' .. b.slot.at, pool = b.slot.pool,
+      -- one private storage per planned storage (the slot's entry), not per
+      -- offset: storages the plan put at one offset at different times (a
+      -- convolution's finput, a later gradInput) are two in a plain net
+      local e = math.type(b.slot.e) == 'integer' and 'e' .. b.slot.e or 'at' .. b.slot.at
+      fake[i] = {t = b.t, rel = b.slot.rel, entry = {id = b.slot.pool .. ':' .. e, pool = b.slot.pool,
         bytes = b.slot.n * record.ESIZE[torch.typename(b.t)], dtype = torch.typename(b.t)}}
     end
     apply.unbind(fake, nil)
@@ -971,6 +979,8 @@ local function strip(net, modules, keep)
   end
   for _, b in ipairs(bindings) do b.t:_setLimit(0) end
   apply.restoreGradParams(modules)
+  -- a Linear a training step made in row blocks (optnet.step) holds one block
+  require('optnet.step').wholeGrads(modules)
   undoInplaceRecords(modules)
   for _, m in ipairs(modules) do rawset(m, '_optnetShadow', nil) end
   clearBranchOrders(modules, r)
@@ -998,12 +1008,6 @@ local function attach(net)
     -- its first forward, its gradients private and zero again
     strip(net, modules, true)
     for _, m in ipairs(modules) do
-      -- a Linear the step made in row blocks (optnet.step) holds one block
-      local w, gw = rawget(m, 'weight'), rawget(m, 'gradWeight')
-      if torch.isTensor(w) and torch.isTensor(gw) and torch.type(m) == 'nn.Linear' and not gw:isSameSizeAs(w) then
-        gw:_setLimit(0)
-        gw:set(w.new(w:size()))
-      end
       for _, f in ipairs{'gradWeight', 'gradBias'} do
         local g = rawget(m, f)
         if torch.isTensor(g) and g:nElement() > 0 then g:zero() end
@@ -1057,8 +1061,6 @@ function optnet._derived(m, how, deep)
 end
 
 local function remove(net, state)
-  -- the training step's wrappers went on last: off first
-  if state.step then require('optnet.step').detach(net, state) end
   active[net] = nil
   for _, m in ipairs(state.modules) do if owner[m] == net then owner[m] = nil end end
   -- undone in the reverse order of install's wrappers
@@ -1067,6 +1069,8 @@ local function remove(net, state)
   rawset(net, 'updateOutput', state.rawUpdateOutput)
   rawset(net, 'clearState', state.rawClearState)
   if state.blocked then unblock(state.blocked) end
+  -- the training step's wrappers went on first, under install's: off last
+  if state.step then require('optnet.step').detach(net, state) end
   local modules = walk.modules(net)
   if not state.pending then
     apply.restoreGradParams(modules)

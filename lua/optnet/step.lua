@@ -68,7 +68,12 @@ local function key(t) return t:_storageId() .. ':' .. t:storageOffset() .. ':' .
 -- each with the (module, field) pairs holding it. A weight used by two
 -- modules whose gradients are not shared gets them shared here, as
 -- getParameters would do: the group's gradient is their sum.
-local function groups(net)
+-- modules: the modules to look in (default: the net's now); planned: the
+-- gradients are planned already (attach), so a tie is refused, not made;
+-- it maps each planned tensor to its entry of the plan.
+-- blocked: module -> true for the Linears made in row blocks, whose
+-- gradWeight is one block (step.block)
+local function groups(net, modules, planned, blocked)
   local list, byKey = {}, {}
   local params = net:parameters() or {}
   for _, p in ipairs(params) do
@@ -79,21 +84,34 @@ local function groups(net)
     end
   end
   local ties = {}
-  for _, m in ipairs(walk.modules(net)) do
+  for _, m in ipairs(modules or walk.modules(net)) do
     for _, f in ipairs{{'weight', 'gradWeight'}, {'bias', 'gradBias'}} do
       local pf, gf = f[1], f[2]
       local p, g = rawget(m, pf), rawget(m, gf)
       if torch.isTensor(p) and p:nElement() > 0 then
         local grp = byKey[key(p)]
         if not grp then fail('%s.%s is not among net:parameters()', torch.type(m), pf) end
-        if not torch.isTensor(g) or not g:isSameSizeAs(p) then
+        local whole = torch.isTensor(g) and (g:isSameSizeAs(p) or (blocked and blocked[m] and gf == 'gradWeight'))
+        if not whole then
           fail('%s.%s must be a tensor of the size of its %s, got %s', torch.type(m), gf, pf,
             torch.isTensor(g) and table.concat(g:size():totable(), 'x') or torch.type(g))
         end
         local first = grp.members[1]
         if first then
           local g1 = first.module[first.gradField]
-          if not (g:_storageId() == g1:_storageId() and g:storageOffset() == g1:storageOffset()) then
+          local same = g:_storageId() == g1:_storageId() and g:storageOffset() == g1:storageOffset()
+          -- planned: one storage in the trace is one entry of the plan (two
+          -- entries may sit at one offset of the arena at different times)
+          local e, e1 = planned and planned[g], planned and planned[g1]
+          if e and e1 then same = same and e == e1 end
+          if not same then
+            if planned then
+              -- the plan gave each gradient its own slot: sharing them now
+              -- would accumulate into a slot planned for the other module
+              fail('%s.%s is another module\'s %s but has a gradient of its own, and it was made after the step '
+                .. 'object (in a forward): its gradient cannot be tied to the other one\'s now; share the gradients '
+                .. 'too (clone(\'weight\', \'bias\', \'gradWeight\', \'gradBias\'))', torch.type(m), pf, pf)
+            end
             ties[#ties + 1] = {t = g, size = g:size(), stride = g:stride()}
             g:set(g1)
           end
@@ -285,6 +303,10 @@ function step.block(self, limit)
         grp.rowBlocked = true
         g:_setLimit(0)
         g:set(g.new(rows, g:size(2)):zero())
+        -- plain data that travels with the module (clone, save): its
+        -- gradWeight is a block of this many rows, which torch.load's
+        -- checks accept and every copy makes whole again (step.wholeGrads)
+        rawset(m, '_optnetRows', rows)
         local f = torch._transient(blockedAcc(self, b))
         blockOf[f], b.active = b, true
         rawset(m, 'accGradParameters', f)
@@ -302,9 +324,27 @@ function step.unblock(self)
     b.active = false
     m.gradWeight:_setLimit(0)
     m.gradWeight:set(m.weight.new(m.weight:size()):zero())
+    rawset(m, '_optnetRows', nil)
     b.grp.rowBlocked = nil
   end
   self.blocked = {}
+end
+
+-- a copy of a net the step drove (clone, type, load; optnet's attach and
+-- strip): each Linear made in row blocks gets its whole gradWeight back
+-- (zero), as a plain net holds it
+function step.wholeGrads(modules)
+  for _, m in ipairs(modules) do
+    local w, gw = rawget(m, 'weight'), rawget(m, 'gradWeight')
+    if rawget(m, '_optnetRows') ~= nil or (torch.type(m) == 'nn.Linear' and torch.isTensor(w)
+        and torch.isTensor(gw) and gw:nElement() > 0 and not gw:isSameSizeAs(w)) then
+      if torch.isTensor(w) and torch.isTensor(gw) then
+        gw:_setLimit(0)
+        gw:set(w.new(w:size()):zero())
+      end
+      rawset(m, '_optnetRows', nil)
+    end
+  end
 end
 
 -- the grads tied by groups() get private memory again (zeroed), the
@@ -327,6 +367,16 @@ function step.attach(net, state, rec)
     error('optnet: a net planned with planGrads needs its optnet.trainStep (make one with optnet.trainStep)', 0)
   end
   local T = torch._transient
+  -- the groups again from the modules the plan covers: a module made
+  -- during the trace (nn.Recurrence's clone for a longer sequence, made
+  -- after the step object) holds a parameter too, and accumulates into its
+  -- gradient; left out, the first module wrapped would zero what it added
+  local blocked = {}
+  for _, b in ipairs(self.blocked) do blocked[b.module] = b end
+  local entryOf = {}
+  for _, b in ipairs(state.bindings or {}) do entryOf[b.t] = b.entry end
+  self.groups = groups(net, state.modules, entryOf, blocked)
+  for _, b in ipairs(self.blocked) do self.groups[b.grp.index].rowBlocked = true end
   -- accumulations per group and pass, as the trace saw them
   local groupsOf = {}
   for _, grp in ipairs(self.groups) do
