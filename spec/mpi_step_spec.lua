@@ -29,9 +29,9 @@ end
 
 -- the plain loop (getParameters, optim) at batch R*B over the same samples
 local function plain(c)
-  local net = support.net(c.tname, 1)
+  local net = support.net(c.tname, 1, c.net)
   local crit = nn.ClassNLLCriterion():type(c.tname)
-  local X, Y = support.data(c.tname, R * B * STEPS)
+  local X, Y = support.data(c.tname, R * B * STEPS, c.net)
   local p, g = net:getParameters()
   local state, config = {}, {}
   for k, v in pairs(c.config) do config[k] = v end
@@ -50,9 +50,9 @@ end
 
 -- optnet.trainStep in one process at batch R*B, its parameters end to end
 local function single(c)
-  local net = support.net(c.tname, 1)
+  local net = support.net(c.tname, 1, c.net)
   local crit = nn.ClassNLLCriterion():type(c.tname)
-  local X, Y = support.data(c.tname, R * B * STEPS)
+  local X, Y = support.data(c.tname, R * B * STEPS, c.net)
   local config = {}
   for k, v in pairs(c.config) do config[k] = v end
   local s = optnet.trainStep(net, crit, X:narrow(1, 1, R * B), {method = optim[c.method], config = config})

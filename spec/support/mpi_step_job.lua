@@ -32,9 +32,9 @@ local CASES = dofile(debug.getinfo(1, 'S').source:match('^@(.*/)') .. 'mpi_step_
 local res = {rank = rank, size = size, cases = {}}
 for i, c in ipairs(CASES) do
   local tname = c.tname
-  local net = support.net(tname, 1)
+  local net = support.net(tname, 1, c.net)
   local crit = nn.ClassNLLCriterion():type(tname)
-  local X, Y = support.data(tname, size * B * STEPS)
+  local X, Y = support.data(tname, size * B * STEPS, c.net)
   local s = dp.trainStep(net, crit, X:narrow(1, 1, B), {method = optim[c.method], config = c.config,
                                                         shard = c.shard, bucketMB = c.bucketMB,
                                                         recompute = c.recompute})
