@@ -172,6 +172,30 @@ describe('optnet.trainStep on recurrent nets', function()
     end)
   end
 
+  it('clearState between steps (the time-step clones dropped, made again: planned again)', function()
+    for _, make in ipairs{LSTM, convnet} do
+      local _, crit = build(make)
+      local data = make == LSTM and seqData(5, 3) or convData
+      local x, y = data(make == LSTM and 3 or 6, 11)
+      local ref, net = build(make), build(make)
+      local p, g = ref:getParameters()
+      local st, cfg = {}, {learningRate = 0.1, momentum = 0.9}
+      local s = optnet.trainStep(net, crit, x, {config = copyTable(cfg)})
+      for _ = 1, 3 do
+        optim.sgd(function()
+          g:zero()
+          local o = ref:forward(x)
+          local l = crit:forward(o, y)
+          ref:backward(x, crit:backward(o, y))
+          return l, g
+        end, p, cfg, st)
+        s:step(x, y)
+        net:clearState()
+      end
+      assertSame(ref:parameters(), net:parameters(), torch.type(net.modules[1]))
+    end
+  end)
+
   it('a clone made in forward holding a weight but a gradient of its own is refused, naming the fix', function()
     -- a module that makes a twin sharing its weight only, at its first forward
     local Twin, parent = torch.class('nn.OptnetStepSpecTwin', 'nn.Container')

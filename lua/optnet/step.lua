@@ -192,7 +192,7 @@ function step.new(optnet, net, criterion, input, opts)
     step.unblock(of[net])
     of[net].dead = true
   end
-  local self = setmetatable({net = net, criterion = criterion, method = name, config = config,
+  local self = setmetatable({net = net, criterion = criterion, method = name, config = config, planOpts = planOpts,
                              maxNorm = opts.maxNorm, onGradReady = opts.onGradReady, twoPass = twoPass,
                              onBackwardDone = opts.onBackwardDone, deferUpdates = opts.deferUpdates,
                              states = opts.state or {}, optnet = optnet}, Step)
@@ -560,10 +560,26 @@ end
 -- one training step: forward, loss, backward with each parameter updated
 -- as its gradient completes (with maxNorm: all after backward, scaled by
 -- min(1, maxNorm / global norm)). Returns the loss and the net's output.
+-- whether the net's modules are no longer those its plan covers (a
+-- Recurrence's clearState drops its time-step clones; its next forward
+-- makes new ones, which no plan saw and no wrapper of the step is on)
+local function modulesChanged(net, st)
+  local now, planned = walk.modules(net), st.modules
+  if #now ~= #planned then return true end
+  for i, m in ipairs(now) do
+    if m ~= planned[i] then return true end
+  end
+  return false
+end
+
 function Step:step(input, target)
   self:_check()
   self.scratch = self.scratch or {}
   local net, crit = self.net, self.criterion
+  if modulesChanged(net, self.optnet._state(net)) then
+    -- planned again (the trace makes the modules again): the groups with them
+    self.optnet.optimizeMemory(net, input, self.planOpts)
+  end
   if self.method == 'nag' then
     -- optim.nag's look-ahead: the gradient is taken at x + momentum * dfdx
     local mom = self.config.momentum or 0.9
