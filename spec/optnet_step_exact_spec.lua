@@ -394,6 +394,24 @@ describe('optnet.trainStep with blockBytes', function()
     assert.is_nil(rawget(net.modules[1], '_optnetRows'))
   end)
 
+  it('leaves the weights of time-step clones whole (made in forward, after the step object)', function()
+    local function make()
+      return nn.Sequential():add(nn.LSTM(3, 16)):add(nn.Select(2, -1)):add(nn.Linear(16, 20)):double()
+    end
+    local crit = nn.MSECriterion():double()
+    torch.manualSeed(2)
+    local x, y = torch.randn(4, 5, 3), torch.randn(4, 20)
+    local bs = {{x, y}, {x, y}, {x, y}, crit = crit}
+    local pa = plainLoop(build(make), 'sgd', {learningRate = 0.1}, bs)
+    local net = build(make)
+    -- 2 rows of 16 doubles: the last Linear in 10 blocks, the LSTM's whole
+    local pb, s = stepLoop(net, 'sgd', {learningRate = 0.1}, bs, nil, {blockBytes = 256})
+    assert.are.equal(1, #s.blocked)
+    assert.are.equal(net.modules[3], s.blocked[1].module)
+    -- each element the same sum in the same order here
+    assertSame(pa, pb, 'LSTM with blocks')
+  end)
+
   it('torch.load still refuses a gradient of the wrong size that no step made', function()
     local net = nn.Sequential():add(nn.Linear(4, 10)):double()
     net.modules[1].gradWeight = torch.DoubleTensor(8, 4)

@@ -133,6 +133,24 @@ end
 local Step = {}
 Step.__index = Step
 
+-- the input narrowed to its first two samples when it is batched (every
+-- tensor of it of one size in its first dimension, 2D or more), else whole
+local function fewSamples(input)
+  local n, ok = nil, true
+  walk.tensors(input, function(t)
+    if t:dim() < 2 or (n and t:size(1) ~= n) then ok = false end
+    n = n or (t:dim() > 0 and t:size(1) or 0)
+  end)
+  if not ok or not n or n <= 2 then return input end
+  local function narrow(v)
+    if torch.isTensor(v) then return v:narrow(1, 1, 2) end
+    local r = {}
+    for k, x in pairs(v) do r[k] = narrow(x) end
+    return r
+  end
+  return narrow(input)
+end
+
 -- trainStep's own options; the others go to optimizeMemory
 local STEP_OPTS = {method = true, config = true, state = true, maxNorm = true, twoPass = true, onGradReady = true,
                    onBackwardDone = true, deferUpdates = true, blockBytes = true}
@@ -201,7 +219,18 @@ function step.new(optnet, net, criterion, input, opts)
   -- the whole gradient at once (onGradReady, two passes) or none (deferred): no blocks
   local limit = opts.blockBytes
   self.blocked = {}
-  if limit then step.block(self, limit) end
+  if limit then
+    -- a module made in forward (a Recurrence's time-step clone) holds its
+    -- step's weight too: such a weight stays whole, so the blocks are chosen
+    -- after a trace at a sample or two has made those modules
+    local modules = walk.modules(net)
+    local restore = optnet._snapshotState(modules)
+    local ok, err = pcall(require('optnet.trace').run, net, fewSamples(input), 'training', true)
+    restore()
+    if not ok then step.untie(self); error(err, 0) end
+    if #walk.modules(net) ~= #modules then self.groups = groups(net) end
+    step.block(self, limit)
+  end
   of[net] = self
   local ok, err = pcall(optnet.optimizeMemory, net, input, planOpts)
   if not ok then
