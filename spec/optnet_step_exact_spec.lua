@@ -412,6 +412,28 @@ describe('optnet.trainStep with blockBytes', function()
     assertSame(pa, pb, 'LSTM with blocks')
   end)
 
+  it('with time-step clones and weights shared without their gradients: tied, then untied', function()
+    local function make()
+      local lin = nn.Linear(4, 4)
+      return nn.Sequential():add(nn.LSTM(3, 4)):add(nn.Select(2, -1))
+        :add(nn.ConcatTable():add(lin):add(lin:clone('weight', 'bias'))):add(nn.CAddTable())
+        :add(nn.Linear(4, 20)):double()
+    end
+    local crit = nn.MSECriterion():double()
+    torch.manualSeed(2)
+    local x, y = torch.randn(4, 5, 3), torch.randn(4, 20)
+    local bs = {{x, y}, {x, y}, {x, y}, crit = crit}
+    local pa = plainLoop(build(make), 'adam', {learningRate = 0.01}, bs)
+    local net = build(make)
+    local pb, s = stepLoop(net, 'adam', {learningRate = 0.01}, bs, nil, {blockBytes = 256})
+    assert.are.equal(net.modules[5], s.blocked[1].module)
+    assertSame(pa, pb, 'LSTM, shared weights, blocks')
+    optnet.removeOptimization(net)
+    local a, b = net.modules[3].modules[1], net.modules[3].modules[2]
+    assert.are_not.equal(a.gradWeight:_storageId(), b.gradWeight:_storageId())
+    assert.are.equal(a.weight:_storageId(), b.weight:_storageId())
+  end)
+
   it('torch.load still refuses a gradient of the wrong size that no step made', function()
     local net = nn.Sequential():add(nn.Linear(4, 10)):double()
     net.modules[1].gradWeight = torch.DoubleTensor(8, 4)

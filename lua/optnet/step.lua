@@ -228,7 +228,11 @@ function step.new(optnet, net, criterion, input, opts)
     local ok, err = pcall(require('optnet.trace').run, net, fewSamples(input), 'training', true)
     restore()
     if not ok then step.untie(self); error(err, 0) end
-    if #walk.modules(net) ~= #modules then self.groups = groups(net) end
+    if #walk.modules(net) ~= #modules then
+      local list, ties = groups(net)
+      self.groups = list
+      for _, t in ipairs(ties) do self.ties[#self.ties + 1] = t end
+    end
     step.block(self, limit)
   end
   of[net] = self
@@ -586,9 +590,6 @@ function Step:_check()
   end
 end
 
--- one training step: forward, loss, backward with each parameter updated
--- as its gradient completes (with maxNorm: all after backward, scaled by
--- min(1, maxNorm / global norm)). Returns the loss and the net's output.
 -- whether the net's modules are no longer those its plan covers (a
 -- Recurrence's clearState drops its time-step clones; its next forward
 -- makes new ones, which no plan saw and no wrapper of the step is on)
@@ -601,6 +602,9 @@ local function modulesChanged(net, st)
   return false
 end
 
+-- one training step: forward, loss, backward with each parameter updated
+-- as its gradient completes (with maxNorm: all after backward, scaled by
+-- min(1, maxNorm / global norm)). Returns the loss and the net's output.
 function Step:step(input, target)
   self:_check()
   self.scratch = self.scratch or {}
