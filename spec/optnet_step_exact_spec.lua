@@ -172,6 +172,24 @@ describe('optnet.trainStep on recurrent nets', function()
     end)
   end
 
+  it('nn.MapTable: a clone per input made in forward (gradients shared), more inputs later', function()
+    local function make()
+      return nn.Sequential():add(nn.MapTable(nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh())))
+        :add(nn.CAddTable()):add(nn.Linear(4, 2)):double()
+    end
+    local crit = nn.MSECriterion():double()
+    torch.manualSeed(2)
+    local x3 = {torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 3)}
+    local x4 = {torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 3)}
+    local y = torch.randn(3, 2)
+    local bs = {{x3, y}, {x4, y}, {x4, y}, crit = crit}
+    for _, method in ipairs{'sgd', 'adam'} do
+      local pa = plainLoop(build(make), method, {learningRate = 0.01}, bs)
+      local pb = stepLoop(build(make), method, {learningRate = 0.01}, bs)
+      assertSame(pa, pb, 'MapTable, ' .. method)
+    end
+  end)
+
   it('clearState between steps (the time-step clones dropped, made again: planned again)', function()
     for _, make in ipairs{LSTM, convnet} do
       local _, crit = build(make)
