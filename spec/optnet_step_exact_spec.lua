@@ -405,6 +405,18 @@ describe('optnet.trainStep with blockBytes', function()
       assertSame(plainLoop(ref, 'sgd', {learningRate = 0.1}, bs), plainLoop(c, 'sgd', {learningRate = 0.1}, bs),
         'the loaded net')
     end
+    -- a clone of the blocked Linear alone (a part: no step drives it) is whole too
+    local part = net.modules[1]:clone()
+    assert.are.same({10, 4}, part.gradWeight:size():totable())
+    local ref = nn.Linear(4, 10):double()
+    ref.weight:copy(part.weight)
+    ref.bias:copy(part.bias)
+    for _, m in ipairs{part, ref} do
+      m:zeroGradParameters()
+      m:forward(x)
+      m:backward(x, torch.ones(5, 10))
+    end
+    assert.are.equal(0, (part.gradWeight - ref.gradWeight):abs():max())
     -- the net itself goes on stepping; removeOptimization makes it whole
     s:step(x, y)
     optnet.removeOptimization(net)

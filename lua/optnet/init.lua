@@ -1057,7 +1057,11 @@ function optnet._derived(m, how, deep)
   end
   local rest = {}
   for _, x in ipairs(mods) do if not covered[x] then rest[#rest + 1] = x end end
-  if #rest > 0 then record.limit(rest) end
+  if #rest > 0 then
+    -- a part has no training step: a Linear it made in row blocks is whole again
+    require('optnet.step').wholeGrads(rest)
+    record.limit(rest)
+  end
 end
 
 local function remove(net, state)
