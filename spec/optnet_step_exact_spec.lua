@@ -371,8 +371,16 @@ describe('optnet.trainStep with verify', function()
       local bs = {{x, y}, {x, y}, crit = crit}
       for _, method in ipairs{'sgd', 'adam'} do
         local pa = plainLoop(build(make), method, {learningRate = 0.1}, bs)
-        local pb = stepLoop(build(make), method, {learningRate = 0.1}, bs, nil, {verify = true})
+        local net = build(make)
+        local pb = stepLoop(net, method, {learningRate = 0.1}, bs, nil, {verify = true})
         assertSame(pa, pb, name .. ', ' .. method)
+        -- every wrapper off again (the step's went on under verify's)
+        optnet.removeOptimization(net)
+        for _, m in ipairs(net:listModules()) do
+          for _, k in ipairs{'updateOutput', 'updateGradInput', 'accGradParameters', 'backward', 'getParameters'} do
+            assert.is_nil(rawget(m, k), name .. ': ' .. torch.type(m) .. '.' .. k)
+          end
+        end
       end
     end)
   end
