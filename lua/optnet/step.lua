@@ -225,9 +225,13 @@ function step.new(optnet, net, criterion, input, opts)
     -- after a trace at a sample or two has made those modules
     local modules = walk.modules(net)
     local restore = optnet._snapshotState(modules)
-    local ok, err = pcall(require('optnet.trace').run, net, fewSamples(input), 'training', true)
+    -- (a net that cannot run two samples, a View of a fixed batch, is
+    -- traced at its own; one that fails there too fails in the plan below,
+    -- which says why)
+    local few = fewSamples(input)
+    local run = require('optnet.trace').run
+    if not pcall(run, net, few, 'training', true) and few ~= input then pcall(run, net, input, 'training', true) end
     restore()
-    if not ok then step.untie(self); error(err, 0) end
     if #walk.modules(net) ~= #modules then
       local list, ties = groups(net)
       self.groups = list
