@@ -472,6 +472,20 @@ describe('optnet.trainStep with blockBytes', function()
     assert.are.equal(a.weight:_storageId(), b.weight:_storageId())
   end)
 
+  it('works on a net that cannot run two samples (a View of a fixed batch)', function()
+    local function make()
+      return nn.Sequential():add(nn.Linear(4, 10)):add(nn.View(5, 10)):add(nn.Linear(10, 3)):double()
+    end
+    local crit = nn.MSECriterion():double()
+    torch.manualSeed(2)
+    local x, y = torch.randn(5, 4), torch.randn(5, 3)
+    local bs = {{x, y}, {x, y}, {x, y}, crit = crit}
+    local pa = plainLoop(build(make), 'sgd', {learningRate = 0.1}, bs)
+    local pb, s = stepLoop(build(make), 'sgd', {learningRate = 0.1}, bs, nil, {blockBytes = 64})
+    assert.are.equal(2, #s.blocked)
+    assertSame(pa, pb, 'fixed batch')
+  end)
+
   it('torch.load still refuses a gradient of the wrong size that no step made', function()
     local net = nn.Sequential():add(nn.Linear(4, 10)):double()
     net.modules[1].gradWeight = torch.DoubleTensor(8, 4)
