@@ -883,6 +883,9 @@ install = function(net, state)
   net.updateOutput = T(function(self, x)
     local st = active[self]
     if st and (st.pending or signature(x) ~= st.signature) then
+      -- a folded net in training mode refuses, as at its planned input;
+      -- folded again after the re-plan's undo (optnet.fold)
+      require('optnet.fold').check(walk.modules(self))
       if st.opts.verbose then
         io.stderr:write(st.pending and 'optnet: planning the derived net for its first input\n'
           or 'optnet: input shape changed, re-planning\n')
@@ -892,6 +895,7 @@ install = function(net, state)
       local ok, err = pcall(optnet.removeOptimization, self)
       replanning = false
       if not ok then error(err, 0) end
+      if opts.foldBatchNorm then require('optnet.fold').apply(self) end
       optimize(self, x, opts)
       return self:updateOutput(x)
     end
@@ -1036,6 +1040,8 @@ end
 -- retyped (nn.utils.derived): the plan is put back in force
 function optnet._derived(m, how, deep)
   local mods = deep and walk.modules(m) or {m}
+  -- folded batch norms refuse training (optnet.fold); before attach, whose wrappers go on top
+  require('optnet.fold').guardAll(mods)
   local roots, covered = {}, {}
   for _, x in ipairs(mods) do
     if rawget(x, '_optnet') ~= nil and not covered[x] then
