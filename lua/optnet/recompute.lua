@@ -269,11 +269,23 @@ local function rerun(S, seg, input)
   recompute.stats.runs = recompute.stats.runs + 1
 end
 
-local function blocked(S, name)
-  return torch._transient(function()
+-- A segmented Sequential re-runs its segments inside backward. A
+-- container may instead call its children's updateGradInput and then
+-- accGradParameters (an nngraph gModule does, for every node): two
+-- methods, between which the activations must stay. Such a Sequential
+-- runs as a plain one, its segments left out. Which way it goes is decided
+-- by the first call after install, which is optnet's own trace, so the
+-- plan (made from that trace) and every later pass agree; a later call the
+-- other way (a user calling updateGradInput on a Sequential the trace saw
+-- called through backward, whose activations the plan re-used) raises.
+local function mismatch(S, name, mode)
+  if mode == 'segments' then
     error(string.format('nn.Sequential:%s: this Sequential re-computes activations during backward '
-      .. '(optnet recompute); call backward(input, gradOutput), or optnet.removeOptimization(net) first', name), 2)
-  end)
+      .. '(optnet recompute); call backward(input, gradOutput), or optnet.removeOptimization(net) first', name), 3)
+  end
+  error(string.format('nn.Sequential:%s: optnet planned this Sequential as called through updateGradInput and '
+    .. 'accGradParameters (its recompute segments left out), got a call to %s; call it as when it was optimized, '
+    .. 'or optnet.removeOptimization(net) first', name, name), 3)
 end
 
 -- whether module m, given the segment's input, would overwrite it: a leaf
@@ -288,6 +300,23 @@ local function startsInplace(m)
   end
   local flag = walk.traits(m).inplace
   return flag ~= nil and m[flag] == true
+end
+
+-- the tensors on their forward storages (seg.home) for v, a re-run child's
+-- output: the last child c_j of an exclusive segment gets them in backward
+-- when it runs in place on its input. Its forward wrote over them (an
+-- in-place AddConstant shifted them, and its backward shifts them back);
+-- the re-run's copy in the shadows was never written over, so its
+-- backward would "restore" what the re-run made, and the re-run child's
+-- backward would read that (issue #32: Tanh, AddConstant in place, Tanh
+-- with 'sqrt': gradInput off by 0.3). They are alive: they are c_j's
+-- output, which the segment keeps.
+local function forwardTensors(seg, v)
+  if torch.isTensor(v) then return seg.home[v] or v end
+  if type(v) ~= 'table' then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = forwardTensors(seg, x) end
+  return out
 end
 
 -- a segment may not start with a module that overwrites its input: the
@@ -686,8 +715,15 @@ function recompute.budget(net, rec, p, target)
 end
 
 -- installs the segments on their Sequentials; returns the undo state
-function recompute.install(net, how)
+-- (verbose: say which Sequentials run plain, see mismatch)
+function recompute.install(net, how, verbose)
   local segs = trimmed(recompute.segments(net, how))
+  if verbose then
+    local paths = walk.paths(net)
+    verbose = setmetatable({}, {__index = function(_, S)
+      return (paths[S] and paths[S] ~= '' and paths[S] .. ' ' or '') .. torch.type(S)
+    end})
+  end
   local bySeq, order = {}, {}
   for _, seg in ipairs(segs) do
     local S = seg.seq
@@ -701,7 +737,7 @@ function recompute.install(net, how)
     for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}}
+  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
@@ -741,7 +777,23 @@ function recompute.install(net, how)
       self.output = current
       return current
     end)
+    local mode = nil  -- 'segments' or 'plain': see mismatch
+    local function decide(name, want)
+      if mode == nil then
+        mode = want
+        if want == 'plain' then
+          undo.plain[#undo.plain + 1] = S
+          if verbose then
+            io.stderr:write(string.format('optnet: recompute: %s is called through updateGradInput and '
+              .. 'accGradParameters (by its container: an nngraph node, say): its %d segment(s) are left out\n',
+              verbose[S] or torch.type(S), #bySeq[S]))
+          end
+        end
+      end
+      if mode ~= want then mismatch(S, name, mode) end
+    end
     S.backward = torch._transient(function(self, input, gradOutput, scale)
+      decide('backward', 'segments')
       scale = scale or 1
       local current = gradOutput
       local open = {}
@@ -754,6 +806,9 @@ function recompute.install(net, how)
             rerun(self, seg, input)
           end
           local prev = i > 1 and self.modules[i - 1].output or input
+          if seg and not seg.inclusive and i > 1 and startsInplace(self.modules[i]) then
+            prev = forwardTensors(seg, prev)
+          end
           current = self:rethrowErrors(self.modules[i], i, 'backward', prev, current, scale)
           local s0 = startAt[i]
           if s0 and s0.swapped then swapOut(s0) end
@@ -764,8 +819,14 @@ function recompute.install(net, how)
       self.gradInput = current
       return current
     end)
-    S.updateGradInput = blocked(S, 'updateGradInput')
-    S.accGradParameters = blocked(S, 'accGradParameters')
+    S.updateGradInput = torch._transient(function(self, input, gradOutput)
+      decide('updateGradInput', 'plain')
+      return nn.Sequential.updateGradInput(self, input, gradOutput)
+    end)
+    S.accGradParameters = torch._transient(function(self, input, gradOutput, scale)
+      decide('accGradParameters', 'plain')
+      return nn.Sequential.accGradParameters(self, input, gradOutput, scale)
+    end)
   end
   return undo
 end
