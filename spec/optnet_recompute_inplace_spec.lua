@@ -55,6 +55,21 @@ describe('optnet recompute with in-place modules', function()
     end
   end)
 
+  it("a user's in-place module ends no segment: the child before it reads in backward what it put back", function()
+    -- ELU, then the user's in-place MulConstant: backward puts back
+    -- (y * c) / c, which ELU's backward reads in the plain net; 'cheap'
+    -- re-ran ELU and read y (gradInput off by 2e-16)
+    for seed = 1, 3 do
+      torch.manualSeed(seed)
+      local net = nn.Sequential():add(nn.ELU()):add(nn.Sequential():add(nn.MulConstant(-1.3, true)):add(nn.Threshold(0.1, 0.1)))
+      for _, how in ipairs{'cheap', 'sqrt'} do
+        optnet.removeOptimization(compare(net:clone(), torch.randn(2, 3, 5, 5), {mode = 'training', recompute = how}))
+      end
+      net = nn.Sequential():add(nn.Tanh()):add(nn.AddConstant(-0.3, true)):add(nn.Tanh())
+      optnet.removeOptimization(compare(net, torch.randn(3, 4), {mode = 'training', recompute = 'sqrt'}))
+    end
+  end)
+
   it('an in-place module inside a re-run child stays out of place when its write would reach what backward reads', function()
     -- the re-run makes Tanh's output again and AddConstant, in place,
     -- would shift that very copy; its backward shifts it back, (y - c) + c

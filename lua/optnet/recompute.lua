@@ -320,11 +320,20 @@ local function forwardTensors(seg, v)
 end
 
 -- a segment may not start with a module that overwrites its input: the
--- re-run needs that input as it was
+-- re-run needs that input as it was. Nor may an exclusive one end with
+-- such a module (the user's own: optnet switches modules only after the
+-- segments are set, see forwardTensors): its backward puts back the
+-- forward's copy, AddConstant's (y + c) - c, MulConstant's (y * c) / c,
+-- which is not y in the last bit, and the child before it reads that in
+-- the net without optnet; the re-run's y would differ. The segment ends
+-- before it then, and the child before it keeps its output.
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
     while seg.from <= lastOf(seg) and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
+    if not seg.inclusive then
+      while seg.to > seg.from and startsInplace(seg.seq.modules[seg.to]) do seg.to = seg.to - 1 end
+    end
     if seg.from <= lastOf(seg) then out[#out + 1] = seg end
   end
   return out
