@@ -16,23 +16,27 @@ local function maxdiff(a, b)
   return m
 end
 
--- a trains side by side with an optimized clone; returns the clone
-local function compare(a, x, opts)
+-- a trains side by side with an optimized clone; returns the clone. Each
+-- net gets its own copy of the input and gradOutput (a user's in-place
+-- module at the front writes them)
+local function compare(a, x0, opts)
   a:double()
   local b = a:clone()
   a:training(); b:training()
-  optnet.optimizeMemory(b, x, opts)
+  optnet.optimizeMemory(b, x0:clone(), opts)
+  local x, xb = x0:clone(), x0:clone()
   local pa, ga = a:getParameters()
   local pb, gb = b:getParameters()
   for iter = 1, 2 do
     local oa = a:forward(x)
     oa = torch.isTensor(oa) and oa:clone() or {oa[1]:clone(), oa[2]:clone()}
-    local ob = b:forward(x)
+    local ob = b:forward(xb)
     assert.are.equal(0, maxdiff(oa, ob), 'output')
     local g = torch.isTensor(oa) and oa:clone():uniform(-1, 1) or {oa[1]:clone():uniform(-1, 1), oa[2]:clone():uniform(-1, 1)}
     a:zeroGradParameters(); b:zeroGradParameters()
+    local gob = torch.isTensor(g) and g:clone() or {g[1]:clone(), g[2]:clone()}
     local gia = a:backward(x, g):clone()
-    assert.are.equal(0, maxdiff(gia, b:backward(x, g)), 'gradInput')
+    assert.are.equal(0, maxdiff(gia, b:backward(xb, gob)), 'gradInput')
     if ga:nElement() > 0 then assert.are.equal(0, maxdiff(ga, gb), 'gradParameters') end
     a:updateParameters(0.1); b:updateParameters(0.1)
   end
@@ -67,6 +71,44 @@ describe('optnet recompute with in-place modules', function()
       end
       net = nn.Sequential():add(nn.Tanh()):add(nn.AddConstant(-0.3, true)):add(nn.Tanh())
       optnet.removeOptimization(compare(net, torch.randn(3, 4), {mode = 'training', recompute = 'sqrt'}))
+    end
+  end)
+
+  it("a segment whose re-run would read or lack the write of a user's in-place module is left out", function()
+    local x = torch.randn(3, 4)
+    local cases = {
+      -- CAddTable(true) writes the block's input through the Identity: the
+      -- re-run of the block would start from the sum
+      {'sqrt', function()
+        return nn.Sequential():add(nn.Sequential():add(nn.ConcatTable():add(nn.Identity()):add(nn.Tanh()))
+          :add(nn.CAddTable(true))):add(nn.Linear(4, 4)):add(nn.Linear(4, 4))
+      end},
+      -- the sibling branch's in-place MulConstant scales the input, and puts
+      -- it back in backward before the other branch re-runs Sigmoid from it
+      {'cheap', function()
+        return nn.Concat(2):add(nn.MulConstant(1.7, true)):add(nn.Sequential():add(nn.Sigmoid()):add(nn.Linear(4, 4)))
+      end},
+      -- through the Identity, MulConstant scales Tanh's output and puts back
+      -- (y * c) / c, which Tanh's backward reads in the plain net; the
+      -- re-run's copy is y
+      {'sqrt', function()
+        return nn.Sequential():add(nn.Tanh()):add(nn.Sequential():add(nn.Identity()):add(nn.MulConstant(-1.3, true)))
+          :add(nn.Tanh())
+      end},
+    }
+    for i, c in ipairs(cases) do
+      for seed = 1, 3 do
+        torch.manualSeed(seed)
+        local lines = {}
+        local stderr = io.stderr
+        io.stderr = {write = function(_, line) lines[#lines + 1] = line end}
+        local ok, b = pcall(compare, c[2](), x, {mode = 'training', recompute = c[1], verbose = true})
+        io.stderr = stderr
+        assert(ok, b)
+        local said = table.concat(lines)
+        assert.truthy(said:find('left out: ', 1, true), 'case ' .. i .. ': ' .. said)
+        optnet.removeOptimization(b)
+      end
     end
   end)
 

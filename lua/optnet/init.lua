@@ -799,6 +799,20 @@ local function optimize(net, input, o)
     if how ~= 'none' then undoRc = recompute.install(net, how, o.verbose) end
     modules = walk.modules(net)
     rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    -- segments whose re-run in-place modules would spoil go, and the rest is planned again
+    for _ = 1, 8 do
+      if not undoRc then break end
+      local keep, why = recompute.unsafe(undoRc, rec)
+      if not keep then break end
+      if o.verbose then recompute.tellUnsafe(net, why) end
+      if undoRo then reorder.uninstall(undoRo) end
+      undoRo = nil
+      undoInplace(inplaced)
+      recompute.uninstall(undoRc)
+      undoRc = recompute.install(net, keep, o.verbose)
+      modules = walk.modules(net)
+      rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    end
     result.recompute = label or how
     local bytes = arenaBytes(result)
     tried[#tried + 1] = string.format('%s: %d', label or how, bytes)

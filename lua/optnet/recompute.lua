@@ -723,6 +723,113 @@ function recompute.budget(net, rec, p, target)
                 workFraction = fwdWork > 0 and best.work / fwdWork or 0, fits = best.fits}
 end
 
+-- The segments the trace shows unsafe, from the in-place writes of the
+-- forward pass (modules whose in-place flag is on: the user's, and those
+-- optnet switched) against the re-runs:
+--   a re-run reads a storage that its module's forward read too and that
+--   an in-place module wrote after that (a sibling branch's, or one that
+--   writes the segment's input through an nn.Identity: the re-run would
+--   start from what it wrote);
+--   a re-run remakes into a shadow an output that an in-place module not
+--   re-run with it wrote over after the forward made it (through an
+--   Identity, say: in backward that module puts back, or reads, the
+--   forward's copy, and the re-run's copy lacks its write), unless it is
+--   the child ending the segment on its input (forwardTensors hands it the
+--   forward's copy).
+-- Returns nil when all are safe; else the safe ones (as a segment list for
+-- install) and, per unsafe one, why.
+function recompute.unsafe(undo, rec)
+  local segOf = {}
+  for _, seg in ipairs(undo.segments) do
+    for _, m in ipairs(seg.modules) do segOf[m] = seg end
+  end
+  local fwdStep, writes, written = {}, {}, {}
+  for s = 1, rec.nForward do
+    local st = rec.steps[s]
+    local m = st.module
+    if st.kind == 'forward' then
+      fwdStep[m] = fwdStep[m] or s
+      local flag = rec.traits[m].inplace
+      if flag and m[flag] == true then
+        local ids = {}
+        for id in pairs(st.inputIds or {}) do if st.outputIds[id] then ids[id] = true end end
+        if next(ids) then
+          writes[#writes + 1] = {step = s, module = m, ids = ids}
+          written[m] = ids
+        end
+      end
+    end
+  end
+  -- an in-place backward that reads its input only in place puts it back
+  -- (AddConstant, MulConstant): one more write, at its derivative step
+  for s = rec.nForward + 1, rec.nSteps do
+    local st = rec.steps[s]
+    local m = st.module
+    if st.kind == 'derivative' and written[m] then
+      local flag = rec.traits[m].inplace
+      m[flag] = false
+      local plain = walk.traits(m).needsInput
+      m[flag] = true
+      if walk.traits(m).needsInput and not plain then
+        writes[#writes + 1] = {step = s, module = m, ids = written[m], restore = true}
+      end
+    end
+  end
+  local function endsOnIt(seg, m)
+    if seg.inclusive then return false end
+    local last = seg.seq.modules[seg.to]
+    if not startsInplace(last) then return false end
+    for _, x in ipairs(last:listModules()) do if x == m then return true end end
+    return false
+  end
+  local bad, why = {}, {}
+  for r = rec.nForward + 1, rec.nSteps do
+    local st = rec.steps[r]
+    local m = st.module
+    local seg, f = segOf[m], fwdStep[m]
+    if st.kind == 'forward' and seg and f and not bad[seg] then
+      local fst = rec.steps[f]
+      for _, w in ipairs(writes) do
+        if w.step > f and w.step < r and not bad[seg] then
+          for id in pairs(w.ids) do
+            if st.inputIds[id] and fst.inputIds[id] then
+              bad[seg] = true
+              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = true}
+              break
+            end
+            if not w.restore and fst.outputIds[id] and segOf[w.module] ~= seg and not endsOnIt(seg, w.module) then
+              bad[seg] = true
+              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = false}
+              break
+            end
+          end
+        end
+      end
+    end
+  end
+  if #why == 0 then return nil end
+  local keep = {}
+  for _, seg in ipairs(undo.segments) do
+    if not bad[seg] then keep[#keep + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive} end
+  end
+  return keep, why
+end
+
+-- says on stderr which segments recompute.unsafe left out
+function recompute.tellUnsafe(net, why)
+  local paths = walk.paths(net)
+  local function who(m)
+    local p = paths[m] or '?'
+    return (p == '' and '' or p .. ' ') .. torch.type(m)
+  end
+  for _, w in ipairs(why) do
+    io.stderr:write(string.format('optnet: recompute: segment %d..%d of %s left out: %s writes in place %s\n',
+      w.seg.from, w.seg.to, who(w.seg.seq), who(w.writer),
+      w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
+        or ('the output of ' .. who(w.module) .. ', which the re-run would make anew without that write')))
+  end
+end
+
 -- installs the segments on their Sequentials; returns the undo state
 -- (verbose: say which Sequentials run plain, see mismatch)
 function recompute.install(net, how, verbose)
