@@ -802,7 +802,7 @@ local function optimize(net, input, o)
     -- segments whose re-run in-place modules would spoil go, and the rest is planned again
     for _ = 1, 8 do
       if not undoRc then break end
-      local keep, why = recompute.unsafe(undoRc, rec)
+      local keep, why = recompute.unsafe(undoRc, rec, inplaced)
       if not keep then break end
       if o.verbose then recompute.tellUnsafe(net, why) end
       if undoRo then reorder.uninstall(undoRo) end

@@ -320,20 +320,12 @@ local function forwardTensors(seg, v)
 end
 
 -- a segment may not start with a module that overwrites its input: the
--- re-run needs that input as it was. Nor may an exclusive one end with
--- such a module (the user's own: optnet switches modules only after the
--- segments are set, see forwardTensors): its backward puts back the
--- forward's copy, AddConstant's (y + c) - c, MulConstant's (y * c) / c,
--- which is not y in the last bit, and the child before it reads that in
--- the net without optnet; the re-run's y would differ. The segment ends
--- before it then, and the child before it keeps its output.
+-- re-run needs that input as it was. (What in-place modules elsewhere do
+-- to a segment, recompute.unsafe finds in the trace.)
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
     while seg.from <= lastOf(seg) and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
-    if not seg.inclusive then
-      while seg.to > seg.from and startsInplace(seg.seq.modules[seg.to]) do seg.to = seg.to - 1 end
-    end
     if seg.from <= lastOf(seg) then out[#out + 1] = seg end
   end
   return out
@@ -731,14 +723,29 @@ end
 --   writes the segment's input through an nn.Identity: the re-run would
 --   start from what it wrote);
 --   a re-run remakes into a shadow an output that an in-place module not
---   re-run with it wrote over after the forward made it (through an
---   Identity, say: in backward that module puts back, or reads, the
---   forward's copy, and the re-run's copy lacks its write), unless it is
---   the child ending the segment on its input (forwardTensors hands it the
---   forward's copy).
+--   re-run with it wrote over after the forward made it. One that optnet
+--   switched (chosen: {module = m} entries) is safe only when it is the
+--   child ending the segment on its input (forwardTensors hands it the
+--   forward's copy; through an Identity it would put back, or read, the
+--   re-run's copy, which lacks its write). One of the user's is safe when
+--   no backward step reads the re-run's copy: in the net without optnet
+--   they read the forward's, written over (and AddConstant's or
+--   MulConstant's (y * c) / c put back is not y in the last bit).
 -- Returns nil when all are safe; else the safe ones (as a segment list for
 -- install) and, per unsafe one, why.
-function recompute.unsafe(undo, rec)
+function recompute.unsafe(undo, rec, chosen)
+  local switched = {}
+  for _, c in ipairs(chosen or {}) do switched[c.module] = true end
+  -- whether a step after r other than a forward reads one of ids
+  local function readAfter(r, ids)
+    for s = r + 1, rec.nSteps do
+      local u = rec.uses[s]
+      if u and rec.steps[s].kind ~= 'forward' then
+        for id in pairs(ids) do if u[id] then return true end end
+      end
+    end
+    return false
+  end
   local segOf = {}
   for _, seg in ipairs(undo.segments) do
     for _, m in ipairs(seg.modules) do segOf[m] = seg end
@@ -797,7 +804,17 @@ function recompute.unsafe(undo, rec)
               why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = true}
               break
             end
-            if not w.restore and fst.outputIds[id] and segOf[w.module] ~= seg and not endsOnIt(seg, w.module) then
+            local spoils = false
+            if not w.restore and fst.outputIds[id] and segOf[w.module] ~= seg then
+              if switched[w.module] then spoils = not endsOnIt(seg, w.module)
+              else
+                -- the re-run's copies: its output storages that are not the forward's
+                local made = {}
+                for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
+                spoils = readAfter(r, made)
+              end
+            end
+            if spoils then
               bad[seg] = true
               why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = false}
               break
