@@ -200,6 +200,30 @@ for _, case in ipairs(NETS) do
         end)
       end
     end
+    it('a byte budget (nine tenths of the plan without recompute), in place, reordered: identical numbers', function()
+      local fits = 0
+      for seed = 1, 4 do
+        torch.manualSeed(seed)
+        local net = case[2]()
+        local b = compare(net:clone(), torch.randn(3, D), {mode = 'training'})
+        local bytes = 0
+        for _, v in pairs(optnet._state(b).result.arena) do bytes = bytes + v end
+        optnet.removeOptimization(b)
+        torch.manualSeed(seed)
+        local ok, err = pcall(compare, net, torch.randn(3, D),
+                              {mode = 'training', recompute = math.floor(bytes * 0.9), reorder = true})
+        -- a budget no plan reaches is the documented error, nothing else
+        if not ok then
+          assert.truthy(tostring(err):find('no segmentation fits the recompute budget', 1, true), err)
+        else
+          assert.are.equal('budget', optnet._state(err).result.recompute)
+          fits = fits + 1
+          optnet.removeOptimization(err)
+        end
+      end
+      -- (in a gModule the Sequentials run plain: no segmentation saves)
+      if case[1] ~= 'gModule' then assert(fits > 0, 'no budget plan fitted') end
+    end)
   end)
 end
 
