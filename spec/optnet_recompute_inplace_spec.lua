@@ -162,6 +162,23 @@ describe('optnet in-place switching in an nngraph gModule', function()
   end)
 end)
 
+describe('optnet in-place switching in a gModule that recompute re-runs', function()
+  it('an AddConstant whose backward puts back the re-run copy stays out of place when a later accGradParameters reads it', function()
+    -- the gModule is re-run in backward; AddConstant, in place, would put
+    -- back the re-run's copy, which the Linear's accGradParameters (after
+    -- every node's updateGradInput) then reads (gradWeight off)
+    for seed = 1, 3 do
+      torch.manualSeed(seed)
+      local x = nn.Identity()()
+      local y = nn.Sequential():add(nn.Linear(4, 4)):add(nn.AddConstant(0.2)):add(nn.Linear(4, 4))(x)
+      local g = nn.gModule({x}, {nn.CAddTable()({y, x})})
+      local net = nn.Sequential():add(g):add(nn.Linear(4, 4)):add(nn.Linear(4, 4))
+      local b = compare(net, torch.randn(3, 4), {mode = 'training', recompute = 'sqrt'})
+      optnet.removeOptimization(b)
+    end
+  end)
+end)
+
 -- chains of small modules (in-place capable ones among them) as the
 -- children of every kind of container
 local D = 4

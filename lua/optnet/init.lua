@@ -464,12 +464,15 @@ local function chooseInplace(rec, p, verbose)
       -- input where the output was (nngraph runs every node's
       -- accGradParameters after all the updateGradInputs: a Linear after
       -- an in-place AddConstant would take its gradient from the input)
+      -- (a module re-run by optnet.recompute puts back the re-run's copy)
       if ok and restores then
-        for id in pairs(classOf(both(fw.inIds, fw.outIds))) do
-          for _, s in ipairs(users[id] or {}) do
-            if ok and s > bw.step and rec.steps[s].module ~= m then
-              ok, why = false, verbose and string.format('backward: %s uses the storage after it puts its input back (%s step %d)',
-                who(rec.steps[s].module), rec.steps[s].kind, s)
+        for _, w in ipairs({fw, table.unpack(reruns)}) do
+          for id in pairs(classOf(both(w.inIds, w.outIds))) do
+            for _, s in ipairs(users[id] or {}) do
+              if ok and s > bw.step and rec.steps[s].module ~= m then
+                ok, why = false, verbose and string.format('backward: %s uses the storage after it puts its input back (%s step %d)',
+                  who(rec.steps[s].module), rec.steps[s].kind, s)
+              end
             end
           end
         end
