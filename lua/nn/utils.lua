@@ -156,7 +156,8 @@ end
 -- --- modules that carry a memory plan ----------------------------------------
 -- The memory optimizer (optnet) leaves plain-data records on what it planned:
 -- '_optnet' on the net it optimized, '_optnetSlots' on every module whose
--- tensors live in a planned arena. Being data, they travel with the module
+-- tensors live in a planned arena, '_optnetFold' on a container whose batch
+-- norms it folded away. Being data, they travel with the module
 -- through torch.save/load, serialize, clone and type. Whenever a module is
 -- made anew from another (how = 'load', 'clone' or 'type'), optnet is handed
 -- it to put the plan back in force (each slot's size limit, the net's
@@ -164,10 +165,13 @@ end
 -- neighbour's memory. deep: look at every module below m (clone, type); a
 -- loaded module is seen once per module, as each is read.
 function utils.derived(m, how, deep)
-  local carries = rawget(m, '_optnet') ~= nil or rawget(m, '_optnetSlots') ~= nil
+  local function records(x)
+    return rawget(x, '_optnet') ~= nil or rawget(x, '_optnetSlots') ~= nil or rawget(x, '_optnetFold') ~= nil
+  end
+  local carries = records(m)
   if not carries and deep and type(m.listModules) == 'function' then
     for _, x in ipairs(m:listModules()) do
-      if rawget(x, '_optnet') ~= nil or rawget(x, '_optnetSlots') ~= nil then
+      if records(x) then
         carries = true
         break
       end

@@ -9,7 +9,86 @@
 -- on the container itself (field _optnetFold: the batch norm, its index,
 -- the convolution's original weight and bias), so that clone and save carry
 -- it, and undo puts back the very same tensors' values, bit for bit.
+--
+-- A folded container computes inference's function only: the batch norm is
+-- gone, so in training mode (which would normalize by the batch) it would
+-- compute another function, silently, and its gradients are those of other
+-- parameters. So a container carrying a fold record refuses forward while
+-- any of its folded batch norms is in training mode, and backward always.
+-- The batch norms are not among its children any more: the container's
+-- training() and evaluate() set their mode too (net:training() reaches
+-- them so). These guards are wrappers (torch._transient) on the container,
+-- made from the record by fold.guard: at folding, and by optnet for a net
+-- derived from a folded one (clone, :type(), torch.load: nn.utils.derived),
+-- so they hold wherever the record goes.
 local fold = {}
+
+local GUARDED = {'updateOutput', 'backward', 'updateGradInput', 'accGradParameters', 'training', 'evaluate'}
+-- container -> the raw fields its guards replaced (weak: a container that
+-- goes leaves nothing behind)
+local guarded = setmetatable({}, {__mode = 'k'})
+
+local function refuse(m, name, why)
+  error(string.format('%s:%s: its batch norms were folded into the convolutions before them by optnet '
+    .. '(optimizeMemory\'s foldBatchNorm, inference only) and %s; call net:evaluate() to run the folded net, '
+    .. 'or optnet.removeOptimization(net) first to get the batch norms back', torch.type(m), name, why), 3)
+end
+
+-- installs the guards on m when it carries a fold record and has none yet
+function fold.guard(m)
+  if type(rawget(m, '_optnetFold')) ~= 'table' or guarded[m] then return end
+  local saved, class = {}, {}
+  for _, k in ipairs(GUARDED) do saved[k] = rawget(m, k); class[k] = m[k] end
+  guarded[m] = saved
+  -- the record as it is now (:type() makes its tables anew)
+  local function each(self, f)
+    for _, r in ipairs(rawget(self, '_optnetFold') or {}) do if f(r.bn) then return true end end
+    return false
+  end
+  m.updateOutput = torch._transient(function(self, input)
+    if each(self, function(bn) return bn.train end) then
+      refuse(self, 'updateOutput', 'in training mode it would compute another function')
+    end
+    return class.updateOutput(self, input)
+  end)
+  for _, k in ipairs{'backward', 'updateGradInput', 'accGradParameters'} do
+    m[k] = torch._transient(function(self)
+      refuse(self, k, 'its gradients would be those of other parameters')
+    end)
+  end
+  m.training = torch._transient(function(self)
+    each(self, function(bn) bn:training() end)
+    return class.training(self)
+  end)
+  m.evaluate = torch._transient(function(self)
+    each(self, function(bn) bn:evaluate() end)
+    return class.evaluate(self)
+  end)
+end
+
+-- refuses, as a folded container's forward would, when a container among
+-- modules carries a fold whose batch norms are in training mode (optnet
+-- calls it before it re-plans a net for a new input: the re-plan would
+-- undo the fold)
+function fold.check(modules)
+  for _, m in ipairs(modules) do
+    for _, r in ipairs(rawget(m, '_optnetFold') or {}) do
+      if r.bn.train then refuse(m, 'updateOutput', 'in training mode it would compute another function') end
+    end
+  end
+end
+
+-- the guards of every module below net (them included)
+function fold.guardAll(modules)
+  for _, m in ipairs(modules) do fold.guard(m) end
+end
+
+local function unguard(m)
+  local saved = guarded[m]
+  if not saved then return end
+  for _, k in ipairs(GUARDED) do rawset(m, k, saved[k]) end
+  guarded[m] = nil
+end
 
 local CONV = {['nn.SpatialConvolution'] = true, ['nn.SpatialConvolutionMM'] = true}
 
@@ -45,7 +124,10 @@ function fold.apply(net)
         end
         i = i + 1
       end
-      if #rec > 0 then m._optnetFold = rec end
+      if #rec > 0 then
+        m._optnetFold = rec
+        fold.guard(m)
+      end
     end
     for _, child in ipairs(m.modules or {}) do visit(child) end
   end
@@ -73,6 +155,7 @@ function fold.undo(net)
         n = n + 1
       end
       m._optnetFold = nil
+      unguard(m)
     end
   end
   visit(net)

@@ -321,6 +321,21 @@ local function chooseInplace(rec, p, verbose)
     if not next(written) then written = inIds end
     return {module = m, step = f[1], inIds = written, outIds = outIds, uses = users}
   end
+  -- the forward steps that re-run m (optnet.recompute) write in place too,
+  -- over the re-run's own storages (the shadows): each is one more write
+  local rerunsOf = function(m)
+    local list = {}
+    for s = rec.nForward + 1, rec.nSteps do
+      local st = rec.steps[s]
+      if st.module == m and st.kind == 'forward' then
+        local written = {}
+        for id in pairs(st.inputIds) do if st.outputIds[id] then written[id] = true end end
+        if not next(written) then written = st.inputIds end
+        list[#list + 1] = {module = m, step = s, inIds = written, outIds = st.outputIds, uses = users}
+      end
+    end
+    return list
+  end
   local backwardOf = function(m)
     local d = derSteps[m]
     if not d or #d ~= 1 then return nil end
@@ -423,10 +438,13 @@ local function chooseInplace(rec, p, verbose)
       -- in place, some modules' backward also reads (and restores) the input,
       -- which the trace (not in place) did not record
       local extra = {}
+      local needsInput, restores = false, false
       if bw then
         m[flag] = true
-        local needsInput = walk.traits(m).needsInput
+        needsInput = walk.traits(m).needsInput
         m[flag] = false
+        -- read in place only: to put it back (AddConstant, MulConstant)
+        restores = needsInput and not walk.traits(m).needsInput
         if needsInput then
           for id in pairs(fw.inIds) do
             push(users, id, bw.step)
@@ -436,6 +454,29 @@ local function chooseInplace(rec, p, verbose)
       end
       local ok, why = fw ~= nil, 'it runs more than once in a pass'
       if ok then ok, why = safe(fw) end
+      local reruns = fw and rerunsOf(m) or {}
+      for _, r in ipairs(reruns) do
+        if ok then ok, why = safe(r) end
+        if not ok then break end
+      end
+      -- such a backward (AddConstant's) puts the input back: it writes the
+      -- storage once more, and whatever reads it later would read the
+      -- input where the output was (nngraph runs every node's
+      -- accGradParameters after all the updateGradInputs: a Linear after
+      -- an in-place AddConstant would take its gradient from the input)
+      -- (a module re-run by optnet.recompute puts back the re-run's copy)
+      if ok and restores then
+        for _, w in ipairs({fw, table.unpack(reruns)}) do
+          for id in pairs(classOf(both(w.inIds, w.outIds))) do
+            for _, s in ipairs(users[id] or {}) do
+              if ok and s > bw.step and rec.steps[s].module ~= m then
+                ok, why = false, verbose and string.format('backward: %s uses the storage after it puts its input back (%s step %d)',
+                  who(rec.steps[s].module), rec.steps[s].kind, s)
+              end
+            end
+          end
+        end
+      end
       if ok and derSteps[m] then
         if bw then ok, why = safe(bw) else ok, why = false, 'its backward runs more than once in a pass' end
       end
@@ -444,6 +485,10 @@ local function chooseInplace(rec, p, verbose)
         switched[#switched + 1] = {module = m, flag = flag}
         union(both(fw.inIds, fw.outIds))
         writers[#writers + 1] = fw
+        for _, r in ipairs(reruns) do
+          union(both(r.inIds, r.outIds))
+          writers[#writers + 1] = r
+        end
         if bw then
           union(both(bw.inIds, bw.outIds))
           writers[#writers + 1] = bw
@@ -754,9 +799,23 @@ local function optimize(net, input, o)
   end
   -- plans with one segmentation; true when it is the one to keep
   local function try(how, label)
-    if how ~= 'none' then undoRc = recompute.install(net, how) end
+    if how ~= 'none' then undoRc = recompute.install(net, how, o.verbose) end
     modules = walk.modules(net)
     rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    -- segments whose re-run in-place modules would spoil go, and the rest is planned again
+    for _ = 1, 8 do
+      if not undoRc then break end
+      local keep, why = recompute.unsafe(undoRc, rec, inplaced)
+      if not keep then break end
+      if o.verbose then recompute.tellUnsafe(net, why) end
+      if undoRo then reorder.uninstall(undoRo) end
+      undoRo = nil
+      undoInplace(inplaced)
+      recompute.uninstall(undoRc)
+      undoRc = recompute.install(net, keep, o.verbose)
+      modules = walk.modules(net)
+      rec, p, result, inplaced, undoRo = planOrdered(net, input, o, restoreState)
+    end
     result.recompute = label or how
     local bytes = arenaBytes(result)
     tried[#tried + 1] = string.format('%s: %d', label or how, bytes)
@@ -887,6 +946,9 @@ install = function(net, state)
   net.updateOutput = T(function(self, x)
     local st = active[self]
     if st and (st.pending or signature(x) ~= st.signature) then
+      -- a folded net in training mode refuses, as at its planned input;
+      -- folded again after the re-plan's undo (optnet.fold)
+      require('optnet.fold').check(walk.modules(self))
       if st.opts.verbose then
         io.stderr:write(st.pending and 'optnet: planning the derived net for its first input\n'
           or 'optnet: input shape changed, re-planning\n')
@@ -896,6 +958,7 @@ install = function(net, state)
       local ok, err = pcall(optnet.removeOptimization, self)
       replanning = false
       if not ok then error(err, 0) end
+      if opts.foldBatchNorm then require('optnet.fold').apply(self) end
       optimize(self, x, opts)
       return self:updateOutput(x)
     end
@@ -1040,6 +1103,8 @@ end
 -- retyped (nn.utils.derived): the plan is put back in force
 function optnet._derived(m, how, deep)
   local mods = deep and walk.modules(m) or {m}
+  -- folded batch norms refuse training (optnet.fold); before attach, whose wrappers go on top
+  require('optnet.fold').guardAll(mods)
   local roots, covered = {}, {}
   for _, x in ipairs(mods) do
     if rawget(x, '_optnet') ~= nil and not covered[x] then

@@ -269,11 +269,23 @@ local function rerun(S, seg, input)
   recompute.stats.runs = recompute.stats.runs + 1
 end
 
-local function blocked(S, name)
-  return torch._transient(function()
+-- A segmented Sequential re-runs its segments inside backward. A
+-- container may instead call its children's updateGradInput and then
+-- accGradParameters (an nngraph gModule does, for every node): two
+-- methods, between which the activations must stay. Such a Sequential
+-- runs as a plain one, its segments left out. Which way it goes is decided
+-- by the first call after install, which is optnet's own trace, so the
+-- plan (made from that trace) and every later pass agree; a later call the
+-- other way (a user calling updateGradInput on a Sequential the trace saw
+-- called through backward, whose activations the plan re-used) raises.
+local function mismatch(S, name, mode)
+  if mode == 'segments' then
     error(string.format('nn.Sequential:%s: this Sequential re-computes activations during backward '
-      .. '(optnet recompute); call backward(input, gradOutput), or optnet.removeOptimization(net) first', name), 2)
-  end)
+      .. '(optnet recompute); call backward(input, gradOutput), or optnet.removeOptimization(net) first', name), 3)
+  end
+  error(string.format('nn.Sequential:%s: optnet planned this Sequential as called through updateGradInput and '
+    .. 'accGradParameters (its recompute segments left out), got a call to %s; call it as when it was optimized, '
+    .. 'or optnet.removeOptimization(net) first', name, name), 3)
 end
 
 -- whether module m, given the segment's input, would overwrite it: a leaf
@@ -290,8 +302,26 @@ local function startsInplace(m)
   return flag ~= nil and m[flag] == true
 end
 
+-- the tensors on their forward storages (seg.home) for v, a re-run child's
+-- output: the last child c_j of an exclusive segment gets them in backward
+-- when it runs in place on its input. Its forward wrote over them (an
+-- in-place AddConstant shifted them, and its backward shifts them back);
+-- the re-run's copy in the shadows was never written over, so its
+-- backward would "restore" what the re-run made, and the re-run child's
+-- backward would read that (issue #32: Tanh, AddConstant in place, Tanh
+-- with 'sqrt': gradInput off by 0.3). They are alive: they are c_j's
+-- output, which the segment keeps.
+local function forwardTensors(seg, v)
+  if torch.isTensor(v) then return seg.home[v] or v end
+  if type(v) ~= 'table' then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = forwardTensors(seg, x) end
+  return out
+end
+
 -- a segment may not start with a module that overwrites its input: the
--- re-run needs that input as it was
+-- re-run needs that input as it was. (What in-place modules elsewhere do
+-- to a segment, recompute.unsafe finds in the trace.)
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
@@ -685,9 +715,148 @@ function recompute.budget(net, rec, p, target)
                 workFraction = fwdWork > 0 and best.work / fwdWork or 0, fits = best.fits}
 end
 
+-- The segments the trace shows unsafe, from the in-place writes of the
+-- forward pass (modules whose in-place flag is on: the user's, and those
+-- optnet switched) against the re-runs:
+--   a re-run reads a storage that its module's forward read too and that
+--   an in-place module wrote after that (a sibling branch's, or one that
+--   writes the segment's input through an nn.Identity: the re-run would
+--   start from what it wrote);
+--   a re-run remakes into a shadow an output that an in-place module not
+--   re-run with it wrote over after the forward made it. One that optnet
+--   switched (chosen: {module = m} entries) is safe only when it is the
+--   child ending the segment on its input (forwardTensors hands it the
+--   forward's copy; through an Identity it would put back, or read, the
+--   re-run's copy, which lacks its write). One of the user's is safe when
+--   no backward step reads the re-run's copy: in the net without optnet
+--   they read the forward's, written over (and AddConstant's or
+--   MulConstant's (y * c) / c put back is not y in the last bit).
+-- Returns nil when all are safe; else the safe ones (as a segment list for
+-- install) and, per unsafe one, why.
+function recompute.unsafe(undo, rec, chosen)
+  local switched = {}
+  for _, c in ipairs(chosen or {}) do switched[c.module] = true end
+  -- whether a step after r other than a forward reads one of ids
+  local function readAfter(r, ids)
+    for s = r + 1, rec.nSteps do
+      local u = rec.uses[s]
+      if u and rec.steps[s].kind ~= 'forward' then
+        for id in pairs(ids) do if u[id] then return true end end
+      end
+    end
+    return false
+  end
+  local segOf = {}
+  for _, seg in ipairs(undo.segments) do
+    for _, m in ipairs(seg.modules) do segOf[m] = seg end
+  end
+  local fwdStep, writes, written = {}, {}, {}
+  for s = 1, rec.nForward do
+    local st = rec.steps[s]
+    local m = st.module
+    if st.kind == 'forward' then
+      fwdStep[m] = fwdStep[m] or s
+      local flag = rec.traits[m].inplace
+      if flag and m[flag] == true then
+        local ids = {}
+        for id in pairs(st.inputIds or {}) do if st.outputIds[id] then ids[id] = true end end
+        if next(ids) then
+          writes[#writes + 1] = {step = s, module = m, ids = ids}
+          written[m] = ids
+        end
+      end
+    end
+  end
+  -- an in-place backward that reads its input only in place puts it back
+  -- (AddConstant, MulConstant): one more write, at its derivative step
+  for s = rec.nForward + 1, rec.nSteps do
+    local st = rec.steps[s]
+    local m = st.module
+    if st.kind == 'derivative' and written[m] then
+      local flag = rec.traits[m].inplace
+      m[flag] = false
+      local plain = walk.traits(m).needsInput
+      m[flag] = true
+      if walk.traits(m).needsInput and not plain then
+        writes[#writes + 1] = {step = s, module = m, ids = written[m], restore = true}
+      end
+    end
+  end
+  local function endsOnIt(seg, m)
+    if seg.inclusive then return false end
+    local last = seg.seq.modules[seg.to]
+    if not startsInplace(last) then return false end
+    for _, x in ipairs(last:listModules()) do if x == m then return true end end
+    return false
+  end
+  local bad, why = {}, {}
+  for r = rec.nForward + 1, rec.nSteps do
+    local st = rec.steps[r]
+    local m = st.module
+    local seg, f = segOf[m], fwdStep[m]
+    if st.kind == 'forward' and seg and f and not bad[seg] then
+      local fst = rec.steps[f]
+      for _, w in ipairs(writes) do
+        if w.step > f and w.step < r and not bad[seg] then
+          for id in pairs(w.ids) do
+            if st.inputIds[id] and fst.inputIds[id] then
+              bad[seg] = true
+              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = true}
+              break
+            end
+            local spoils = false
+            if not w.restore and fst.outputIds[id] and segOf[w.module] ~= seg then
+              if switched[w.module] then spoils = not endsOnIt(seg, w.module)
+              else
+                -- the re-run's copies: its output storages that are not the forward's
+                local made = {}
+                for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
+                spoils = readAfter(r, made)
+              end
+            end
+            if spoils then
+              bad[seg] = true
+              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = false}
+              break
+            end
+          end
+        end
+      end
+    end
+  end
+  if #why == 0 then return nil end
+  local keep = {}
+  for _, seg in ipairs(undo.segments) do
+    if not bad[seg] then keep[#keep + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive} end
+  end
+  return keep, why
+end
+
+-- says on stderr which segments recompute.unsafe left out
+function recompute.tellUnsafe(net, why)
+  local paths = walk.paths(net)
+  local function who(m)
+    local p = paths[m] or '?'
+    return (p == '' and '' or p .. ' ') .. torch.type(m)
+  end
+  for _, w in ipairs(why) do
+    io.stderr:write(string.format('optnet: recompute: segment %d..%d of %s left out: %s writes in place %s\n',
+      w.seg.from, w.seg.to, who(w.seg.seq), who(w.writer),
+      w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
+        or ('the output of ' .. who(w.module) .. ', which the re-run would make anew without that write')))
+  end
+end
+
 -- installs the segments on their Sequentials; returns the undo state
-function recompute.install(net, how)
+-- (verbose: say which Sequentials run plain, see mismatch)
+function recompute.install(net, how, verbose)
   local segs = trimmed(recompute.segments(net, how))
+  if verbose then
+    local paths = walk.paths(net)
+    verbose = setmetatable({}, {__index = function(_, S)
+      return (paths[S] and paths[S] ~= '' and paths[S] .. ' ' or '') .. torch.type(S)
+    end})
+  end
   local bySeq, order = {}, {}
   for _, seg in ipairs(segs) do
     local S = seg.seq
@@ -701,7 +870,7 @@ function recompute.install(net, how)
     for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}}
+  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
@@ -741,7 +910,23 @@ function recompute.install(net, how)
       self.output = current
       return current
     end)
+    local mode = nil  -- 'segments' or 'plain': see mismatch
+    local function decide(name, want)
+      if mode == nil then
+        mode = want
+        if want == 'plain' then
+          undo.plain[#undo.plain + 1] = S
+          if verbose then
+            io.stderr:write(string.format('optnet: recompute: %s is called through updateGradInput and '
+              .. 'accGradParameters (by its container: an nngraph node, say): its %d segment(s) are left out\n',
+              verbose[S] or torch.type(S), #bySeq[S]))
+          end
+        end
+      end
+      if mode ~= want then mismatch(S, name, mode) end
+    end
     S.backward = torch._transient(function(self, input, gradOutput, scale)
+      decide('backward', 'segments')
       scale = scale or 1
       local current = gradOutput
       local open = {}
@@ -754,6 +939,9 @@ function recompute.install(net, how)
             rerun(self, seg, input)
           end
           local prev = i > 1 and self.modules[i - 1].output or input
+          if seg and not seg.inclusive and i > 1 and startsInplace(self.modules[i]) then
+            prev = forwardTensors(seg, prev)
+          end
           current = self:rethrowErrors(self.modules[i], i, 'backward', prev, current, scale)
           local s0 = startAt[i]
           if s0 and s0.swapped then swapOut(s0) end
@@ -764,8 +952,14 @@ function recompute.install(net, how)
       self.gradInput = current
       return current
     end)
-    S.updateGradInput = blocked(S, 'updateGradInput')
-    S.accGradParameters = blocked(S, 'accGradParameters')
+    S.updateGradInput = torch._transient(function(self, input, gradOutput)
+      decide('updateGradInput', 'plain')
+      return nn.Sequential.updateGradInput(self, input, gradOutput)
+    end)
+    S.accGradParameters = torch._transient(function(self, input, gradOutput, scale)
+      decide('accGradParameters', 'plain')
+      return nn.Sequential.accGradParameters(self, input, gradOutput, scale)
+    end)
   end
   return undo
 end

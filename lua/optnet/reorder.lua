@@ -115,7 +115,10 @@ function reorder.crossWrites(list, rec)
   for s, st in ipairs(rec.steps) do
     local own = owner[st.module]
     if own then
-      local t = start[s <= rec.nForward and 1 or 2]
+      -- (a forward step in backward is a re-run of optnet.recompute: it
+      -- belongs to the forward phase, else it would start the branch's
+      -- backward before the gradOutput it overwrites exists)
+      local t = start[(s <= rec.nForward or st.kind == 'forward') and 1 or 2]
       for C, i in pairs(own) do
         t[C] = t[C] or {}
         t[C][i] = t[C][i] or s
