@@ -267,12 +267,18 @@ end
 -- backward step of a leaf). The storage object stays (its id identifies it
 -- across traces); the module sizes it again when it next runs; the trace
 -- has recorded its bytes and extent by then. Only storages a buffer owns
--- whole are released (never a view into something else).
+-- whole are released (never a view into something else), and only when no
+-- other tensor views them: a module may return a view of its buffer as its
+-- output (nn.Contiguous, nn.View of a non-contiguous input copy it into a
+-- forward-only buffer), which its consumers read after the step. The
+-- storage's references are the buffer tensor's and its Lua object's (one,
+-- cached); any more is another view, so the storage stays whole (a view the
+-- collector has not reclaimed yet keeps it too: memory only, never data).
 local RELEASE = {forward = {forward = true, temp = true}, gradient = {backward = true, temp = true}}
 
 local function release(t)
   local st = t:storage()
-  if st and t:storageOffset() == 1 and t:_extentBytes() == t:_storageBytes() then
+  if st and st:_refcount() <= 2 and t:storageOffset() == 1 and t:_extentBytes() == t:_storageBytes() then
     t:resize(0)
     st:resize(0)
   end
