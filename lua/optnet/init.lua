@@ -217,7 +217,9 @@ end
 -- storage of the class must be movable: not the user's input, nor the user's
 -- gradOutput, which the net without optnet leaves intact.
 -- Uses are per storage, so two disjoint views of one storage (Concat's
--- gradOutput slices) count as one: careful, never wrong.
+-- gradOutput slices) count as one: careful, never wrong. A module whose
+-- input (training: gradOutput too) has elements that alias one another
+-- (walk.nonOverlapping: nn.Replicate's stride-0 output) stays out of place.
 -- Returns the list of {module, flag} to switch; with verbose, says on
 -- stderr why each candidate was or was not switched.
 local function chooseInplace(rec, p, verbose)
@@ -435,6 +437,15 @@ local function chooseInplace(rec, p, verbose)
         end
       end
       local ok, why = fw ~= nil, 'it runs more than once in a pass'
+      -- in place it writes each element once: over a view whose elements
+      -- alias one another (a stride-0 expansion: nn.Replicate) it would
+      -- write one location once per alias
+      if ok and rec.steps[fw.step].inputOverlaps then
+        ok, why = false, 'forward: its input is a view whose elements overlap (a stride-0 expansion or overlapping strides)'
+      end
+      if ok and bw and rec.steps[bw.step].gradOutputOverlaps then
+        ok, why = false, 'backward: its gradOutput is a view whose elements overlap (a stride-0 expansion or overlapping strides)'
+      end
       if ok then ok, why = safe(fw) end
       if ok and derSteps[m] then
         if bw then ok, why = safe(bw) else ok, why = false, 'its backward runs more than once in a pass' end

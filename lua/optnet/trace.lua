@@ -120,7 +120,12 @@ local function record(rec, m, kind, input, gradOutput)
     end
   end
   rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
+  -- whether what the step would write over in place (its input forward,
+  -- its gradOutput backward) has elements that alias one another: such a
+  -- module is never switched to in place (walk.nonOverlapping)
+  if kind == 'forward' then rec.steps[step].inputOverlaps = walk.overlaps(input) end
   if kind == 'derivative' then
+    rec.steps[step].gradOutputOverlaps = walk.overlaps(gradOutput)
     -- which storage the gradient came in and went out in: an in-place
     -- module's backward writes its gradInput over its gradOutput
     -- (optnet's chooseInplace)
