@@ -22,6 +22,10 @@ local plan = {}
 -- norm's statistics, a module's own undeclared scratch, a view of its own
 -- output that may carry data from one pass to the next) stays where it is,
 -- and so does what a module may read from the last pass (rec.heldEarly).
+-- one role per storage, the same whatever order the fields are walked in:
+-- a module's output viewing its own buffer (nn.Contiguous) is an output
+local RANK = {output = 1, gradInput = 2, buffer = 3, gradParam = 4}
+
 local function classify(rec, net, input, opts)
   local external, movable, roleOf, shadow = {}, {}, {}, {}
   if not opts.shareInput then walk.storageIds(input, external) end
@@ -42,7 +46,7 @@ local function classify(rec, net, input, opts)
       if role == 'output' or role == 'gradInput' or role == 'buffer'
          or (role == 'gradParam' and opts.planGrads) then
         movable[id] = true
-        roleOf[id] = roleOf[id] or role
+        if not roleOf[id] or RANK[role] < RANK[roleOf[id]] then roleOf[id] = role end
       elseif not (role == 'state' and heldFromOther(id, m)) then
         external[id] = true
       end
