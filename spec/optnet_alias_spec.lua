@@ -186,6 +186,31 @@ describe('optnet: in place where backward writes the input back', function()
   end)
 end)
 
+describe('optnet: a view of its own output kept in a state field', function()
+  -- a module keeping a view of its output in a field of its own: the
+  -- storage stays where it is (the field may carry data across passes)
+  local KeepView = torch.class('nn.OptnetAliasSpecKeepView', 'nn.Module')
+  function KeepView:updateOutput(x)
+    self.output:resizeAs(x):copy(x):mul(2)
+    self.last = self.output:view(-1)
+    return self.output
+  end
+  function KeepView:updateGradInput(_, g)
+    self.gradInput:resizeAs(g):copy(g):mul(2)
+    return self.gradInput
+  end
+
+  it('is not planned, exact, and the verbose report says why', function()
+    local function build() return seq(nn.Linear(5, 5), nn.OptnetAliasSpecKeepView(), nn.Tanh()) end
+    local b = check(build, torch.randn(3, 5))
+    local kv = b:get(2)
+    assert.are.equal(kv.output:_storageId(), kv.last:_storageId())
+    check(build, torch.randn(3, 5), {mode = 'training'})
+    assert.truthy(verboseNotes(build, torch.randn(3, 5)):find(
+      'nn.OptnetAliasSpecKeepView.last views its own output (120 bytes): not shared', 1, true))
+  end)
+end)
+
 describe('optnet: views inside containers', function()
   local C, L = 4, 5
   local NETS = {

@@ -661,6 +661,9 @@ local function planPass(net, modules, input, o, restoreState)
       p = plan.intervals(rec, net, input, o, needs)
     end
   end
+  if o.verbose then
+    for _, note in ipairs(p.unplanned) do io.stderr:write('optnet: ' .. note .. '\n') end
+  end
   local t0 = torch._C.clock()
   local result = plan.solve(p, o)
   result.planSeconds = torch._C.clock() - t0
