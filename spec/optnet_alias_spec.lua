@@ -84,6 +84,29 @@ describe('optnet: a buffer viewed by the output', function()
     check(function() return seq(nn.Replicate(3, 1, 1), nn.Contiguous(), nn.Threshold()) end, torch.randn(4, 5))
   end)
 
+  -- a module whose output is its forward-only buffer itself
+  local BufOut = torch.class('nn.OptnetAliasSpecBufOut', 'nn.Module')
+  function BufOut:__init()
+    nn.Module.__init(self)
+    self._buf = torch.Tensor()
+  end
+  function BufOut:updateOutput(x)
+    self._buf:resizeAs(x):copy(x):mul(2)
+    self.output = self._buf
+    return self.output
+  end
+  function BufOut:updateGradInput(_, g)
+    self.gradInput:resizeAs(g):copy(g):mul(2)
+    return self.gradInput
+  end
+  function BufOut:memoryTraits() return {buffers = {_buf = 'forward'}, needsInput = false, needsOutput = false} end
+
+  it('a buffer that is the output tensor itself is kept after its step', function()
+    local function build() return seq(nn.Linear(5, 5), nn.OptnetAliasSpecBufOut(), nn.Tanh()) end
+    check(build, torch.randn(3, 5), {mode = 'training', verify = true})
+    check(build, torch.randn(3, 5))
+  end)
+
   -- the issue's first net (at 32x32): per-channel Contiguous + View +
   -- convolution in a Parallel; batch 12 also goes through the small traces
   local function convNet()

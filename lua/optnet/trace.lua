@@ -293,7 +293,12 @@ releaseBuffers = function(rec, m, kind)
   local which = RELEASE[kind]
   if not which then return end
   for name, w in pairs(rec.traits[m].buffers) do
-    if which[w] and torch.isTensor(rawget(m, name)) and m[name]:nElement() > 0 then release(m[name]) end
+    local t = rawget(m, name)
+    -- (the buffer tensor itself handed on as the output or gradInput is in use)
+    if which[w] and torch.isTensor(t) and t:nElement() > 0 and t ~= rawget(m, 'output')
+       and t ~= rawget(m, 'gradInput') then
+      release(t)
+    end
   end
 end
 
