@@ -317,8 +317,9 @@ local function makeGradOutput(out)
 end
 
 -- runs the pass; returns the record:
---   steps[i] = {module=, kind=, inputIds (forward), gradOutputIds and
---   gradInputIds (derivative)}, storages[id] = {id, bytes, dtype, first, last},
+--   steps[i] = {module=, kind=, inputIds and inputOverlaps (forward),
+--   gradOutputIds, gradInputIds and gradOutputOverlaps (derivative)},
+--   storages[id] = {id, bytes, dtype, first, last},
 --   order = storages in first-use order, nForward = steps of the forward pass,
 --   heldEarly = storage ids a module may read from the last pass (not planned)
 local runOnce
