@@ -209,6 +209,33 @@ describe('optnet: in place where backward writes the input back', function()
   end)
 end)
 
+describe("optnet: the caller's input written through a view", function()
+  -- the user's own in-place module writes into the input through
+  -- SplitTable's views: each trace must leave the input as it found it
+  local function build()
+    return seq(nn.SplitTable(2), nn.SelectTable(1), nn.MulConstant(2, true), nn.Linear(5, 2))
+  end
+
+  it('optimizeMemory leaves the input as it was', function()
+    torch.manualSeed(1)
+    local x = torch.randn(4, 3, 5)
+    local x0 = x:clone()
+    optnet.optimizeMemory(build():double(), x)
+    identical(x0, x, 'input after optimizeMemory')
+  end)
+
+  it('a re-plan (new batch size, :float()) runs the forward on the input as given', function()
+    torch.manualSeed(1)
+    local a = build():double()
+    local b = a:clone()
+    optnet.optimizeMemory(b, torch.randn(4, 3, 5))
+    local x = torch.randn(6, 3, 5)
+    identical(a:forward(x:clone()), b:forward(x:clone()), 'output after re-planning for batch 6')
+    a, b = a:float(), b:float()
+    identical(a:forward(x:float()), b:forward(x:float()), 'output after :float()')
+  end)
+end)
+
 describe('optnet: a view of its own output kept in a state field', function()
   -- a module keeping a view of its output in a field of its own: the
   -- storage stays where it is (the field may carry data across passes)

@@ -360,6 +360,20 @@ runOnce = function(net, input, mode, grads)
     entered[m] = entered[m] or {}
     table.insert(entered[m], #rec.steps + 1)
   end)
+  -- a module in place may write into the caller's input (an in-place ReLU
+  -- on a SplitTable's view of it): the pass must leave it as it was, or
+  -- the caller's next forward (or the one a re-plan runs right after the
+  -- trace) would see it written twice
+  local inputSaved
+  for _, m in ipairs(rec.modules) do
+    local flag = rec.traits[m].inplace
+    if flag and m[flag] == true then inputSaved = {} break end
+  end
+  if inputSaved then
+    walk.tensors(input, function(t)
+      if t:nElement() > 0 then inputSaved[#inputSaved + 1] = {t, t:clone()} end
+    end)
+  end
   trace.active = trace.active + 1
   local ok, err = pcall(function()
     -- the input exists before the first step
@@ -375,6 +389,9 @@ runOnce = function(net, input, mode, grads)
   end)
   trace.active = trace.active - 1
   trace.unwrap(saved)
+  for _, it in ipairs(inputSaved or {}) do
+    if it[1]:nElement() == it[2]:nElement() then it[1]:copy(it[2]) end
+  end
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps
   rec.heldEarly = heldEarly(rec)
