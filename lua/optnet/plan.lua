@@ -13,6 +13,10 @@ local apply = require 'optnet.apply'
 
 local plan = {}
 
+-- one role per storage, the same whatever order the fields are walked in:
+-- a module's output viewing its own buffer (nn.Contiguous) is an output
+local RANK = {output = 1, gradInput = 2, buffer = 3, gradParam = 4}
+
 -- storage ids that must not move, the ids of planned roles, and the ids
 -- that only recompute shadows view (storages optnet added: optnet.recompute).
 -- A 'state' field holding another module's output, gradInput or buffer
@@ -22,10 +26,6 @@ local plan = {}
 -- norm's statistics, a module's own undeclared scratch, a view of its own
 -- output that may carry data from one pass to the next) stays where it is,
 -- and so does what a module may read from the last pass (rec.heldEarly).
--- one role per storage, the same whatever order the fields are walked in:
--- a module's output viewing its own buffer (nn.Contiguous) is an output
-local RANK = {output = 1, gradInput = 2, buffer = 3, gradParam = 4}
-
 local function classify(rec, net, input, opts)
   local external, movable, roleOf, shadow, viewedBy = {}, {}, {}, {}, {}
   if not opts.shareInput then walk.storageIds(input, external) end
