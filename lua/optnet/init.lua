@@ -217,7 +217,9 @@ end
 -- storage of the class must be movable: not the user's input, nor the user's
 -- gradOutput, which the net without optnet leaves intact.
 -- Uses are per storage, so two disjoint views of one storage (Concat's
--- gradOutput slices) count as one: careful, never wrong.
+-- gradOutput slices) count as one: careful, never wrong. A module whose
+-- input (training: gradOutput too) has elements that alias one another
+-- (walk.nonOverlapping: nn.Replicate's stride-0 output) stays out of place.
 -- Returns the list of {module, flag} to switch; with verbose, says on
 -- stderr why each candidate was or was not switched.
 local function chooseInplace(rec, p, verbose)
@@ -343,14 +345,29 @@ local function chooseInplace(rec, p, verbose)
     return {module = m, step = d[1], inIds = st.gradOutputIds, outIds = st.gradInputIds, uses = readers,
             aliasOnly = not rec.traits[m].writesGradOutput}
   end
+  -- whether m in place writes its input back in backward (AddConstant and
+  -- MulConstant undo their forward write there): a module that reads its
+  -- input in backward only when in place reads what it wrote over, and is
+  -- taken to write it too (careful: never wrong)
+  local function restoresInput(m, flag)
+    local was = m[flag]
+    m[flag] = true
+    local on = walk.traits(m).needsInput
+    m[flag] = false
+    local off = walk.traits(m).needsInput
+    m[flag] = was
+    return on and not off
+  end
   -- the user's own in-place modules (their input and output, gradOutput and
   -- gradInput, are one storage in the trace already)
   local writers = {}
   for _, m in ipairs(rec.modules) do
     local flag = rec.traits[m].inplace
     if flag and m[flag] == true then
-      writers[#writers + 1] = forwardOf(m)
-      writers[#writers + 1] = backwardOf(m)
+      local fw, bw = forwardOf(m), backwardOf(m)
+      if fw and bw and restoresInput(m, flag) then fw.restoreStep = bw.step end
+      writers[#writers + 1] = fw
+      writers[#writers + 1] = bw
     end
   end
 
@@ -408,6 +425,28 @@ local function chooseInplace(rec, p, verbose)
           who(rec.steps[s].module), v.module == w.module and 'it' or who(v.module), rec.steps[s].kind, s)
       end
     end
+    -- a module that writes its input back in backward (restoreStep) turns
+    -- the class into its input again: nothing else may read the class
+    -- after that. Its input's readers may not anyway (writeSafe), and its
+    -- output's read before in a Sequential, but not in a gModule, whose
+    -- gradient steps all come after every derivative step (a Linear after
+    -- an AddConstant would take its gradWeight from the restored input)
+    if pass == 'forward' then
+      for _, v in ipairs(ws) do
+        local r = v.restoreStep
+        if r then
+          for id in pairs(cls) do
+            for _, s in ipairs(users[id] or {}) do
+              if s > r and rec.steps[s].module ~= v.module then
+                return false, verbose and string.format('forward: %s uses the storage after %s writes its input '
+                  .. 'back in backward (%s step %d)', who(rec.steps[s].module),
+                  v.module == w.module and 'it' or who(v.module), rec.steps[s].kind, s)
+              end
+            end
+          end
+        end
+      end
+    end
     return true
   end
 
@@ -451,8 +490,18 @@ local function chooseInplace(rec, p, verbose)
             extra[#extra + 1] = users[id]
           end
         end
+        if restoresInput(m, flag) then fw.restoreStep = bw.step end
       end
       local ok, why = fw ~= nil, 'it runs more than once in a pass'
+      -- in place it writes each element once: over a view whose elements
+      -- alias one another (a stride-0 expansion: nn.Replicate) it would
+      -- write one location once per alias
+      if ok and rec.steps[fw.step].inputOverlaps then
+        ok, why = false, 'forward: its input is a view whose elements overlap (a stride-0 expansion or overlapping strides)'
+      end
+      if ok and bw and rec.steps[bw.step].gradOutputOverlaps then
+        ok, why = false, 'backward: its gradOutput is a view whose elements overlap (a stride-0 expansion or overlapping strides)'
+      end
       if ok then ok, why = safe(fw) end
       local reruns = fw and rerunsOf(m) or {}
       for _, r in ipairs(reruns) do
@@ -656,6 +705,9 @@ local function planPass(net, modules, input, o, restoreState)
       rec, needs, scaled = tracePass(net, modules, input, o, restoreState)
       p = plan.intervals(rec, net, input, o, needs)
     end
+  end
+  if o.verbose then
+    for _, note in ipairs(p.unplanned) do io.stderr:write('optnet: ' .. note .. '\n') end
   end
   local t0 = torch._C.clock()
   local result = plan.solve(p, o)

@@ -13,6 +13,10 @@ local apply = require 'optnet.apply'
 
 local plan = {}
 
+-- one role per storage, the same whatever order the fields are walked in:
+-- a module's output viewing its own buffer (nn.Contiguous) is an output
+local RANK = {output = 1, gradInput = 2, buffer = 3, gradParam = 4}
+
 -- storage ids that must not move, the ids of planned roles, and the ids
 -- that only recompute shadows view (storages optnet added: optnet.recompute).
 -- A 'state' field holding another module's output, gradInput or buffer
@@ -23,7 +27,7 @@ local plan = {}
 -- output that may carry data from one pass to the next) stays where it is,
 -- and so does what a module may read from the last pass (rec.heldEarly).
 local function classify(rec, net, input, opts)
-  local external, movable, roleOf, shadow = {}, {}, {}, {}
+  local external, movable, roleOf, shadow, viewedBy = {}, {}, {}, {}, {}
   if not opts.shareInput then walk.storageIds(input, external) end
   for id in pairs(rec.gradOutputIds or {}) do external[id] = true end
   local owners = walk.activationIds(rec.modules)
@@ -42,16 +46,20 @@ local function classify(rec, net, input, opts)
       if role == 'output' or role == 'gradInput' or role == 'buffer'
          or (role == 'gradParam' and opts.planGrads) then
         movable[id] = true
-        roleOf[id] = roleOf[id] or role
+        if not roleOf[id] or RANK[role] < RANK[roleOf[id]] then roleOf[id] = role end
       elseif not (role == 'state' and heldFromOther(id, m)) then
         external[id] = true
+        -- a field of its own that views its output, gradInput or buffer
+        if role == 'state' and owners[id] and owners[id][m] then
+          viewedBy[id] = viewedBy[id] or string.format('%s.%s', torch.type(m), tostring(field))
+        end
       end
       local isShadow = field == '_optnetShadow'
       if shadow[id] == nil or not isShadow then shadow[id] = isShadow end
     end)
   end
   for id in pairs(early) do external[id] = true end
-  return external, movable, roleOf, shadow
+  return external, movable, roleOf, shadow, viewedBy
 end
 
 -- bytes each storage needs now: the furthest any module tensor reaches into
@@ -70,17 +78,23 @@ function plan.needs(modules)
   return needs
 end
 
--- returns {entries = {...}, pools = {dtype = poolId}, nSteps}
+-- returns {entries = {...}, pools = {dtype = poolId}, nSteps, unplanned}
 -- each entry: {id, bytes, dtype, first, last, pool, role, shadow}; needs (optional)
--- gives the bytes per storage id
+-- gives the bytes per storage id; unplanned: the notes on activations left
+-- where they are because a module's own state field views them
 function plan.intervals(rec, net, input, opts, needs)
-  local external, movable, roleOf, shadow = classify(rec, net, input, opts)
+  local external, movable, roleOf, shadow, viewedBy = classify(rec, net, input, opts)
+  local unplanned = {}
   -- what the caller reads after the pass lives to the end
   local keep = walk.storageIds(net.output)
   if opts.mode == 'training' then walk.storageIds(net.gradInput, keep) end
   local entries, pools, npools = {}, {}, 0
   for _, s in ipairs(rec.order) do
     local bytes = needs and needs[s.id] or s.bytes
+    if movable[s.id] and external[s.id] and viewedBy[s.id] and bytes > 0 then
+      unplanned[#unplanned + 1] = string.format('%s views its own %s (%d bytes): not shared (a state field may carry '
+        .. 'data from one pass to the next)', viewedBy[s.id], roleOf[s.id], bytes)
+    end
     if movable[s.id] and not external[s.id] and bytes > 0 then
       local pool = pools[s.dtype]
       if not pool then
@@ -97,7 +111,7 @@ function plan.intervals(rec, net, input, opts, needs)
                                shadow = shadow[s.id] or nil}
     end
   end
-  return {entries = entries, pools = pools, nSteps = rec.nSteps}
+  return {entries = entries, pools = pools, nSteps = rec.nSteps, unplanned = unplanned}
 end
 
 -- the most bytes alive at one step, per pool (a sweep over the intervals)

@@ -120,7 +120,12 @@ local function record(rec, m, kind, input, gradOutput)
     end
   end
   rec.steps[step] = {module = m, kind = kind, inputIds = kind == 'forward' and walk.storageIds(input) or nil}
+  -- whether what the step would write over in place (its input forward,
+  -- its gradOutput backward) has elements that alias one another: such a
+  -- module is never switched to in place (walk.nonOverlapping)
+  if kind == 'forward' then rec.steps[step].inputOverlaps = walk.overlaps(input) end
   if kind == 'derivative' then
+    rec.steps[step].gradOutputOverlaps = walk.overlaps(gradOutput)
     -- which storage the gradient came in and went out in: an in-place
     -- module's backward writes its gradInput over its gradOutput
     -- (optnet's chooseInplace)
@@ -267,12 +272,18 @@ end
 -- backward step of a leaf). The storage object stays (its id identifies it
 -- across traces); the module sizes it again when it next runs; the trace
 -- has recorded its bytes and extent by then. Only storages a buffer owns
--- whole are released (never a view into something else).
+-- whole are released (never a view into something else), and only when no
+-- other tensor views them: a module may return a view of its buffer as its
+-- output (nn.Contiguous, nn.View of a non-contiguous input copy it into a
+-- forward-only buffer), which its consumers read after the step. The
+-- storage's references are the buffer tensor's and its Lua object's (one,
+-- cached); any more is another view, so the storage stays whole (a view the
+-- collector has not reclaimed yet keeps it too: memory only, never data).
 local RELEASE = {forward = {forward = true, temp = true}, gradient = {backward = true, temp = true}}
 
 local function release(t)
   local st = t:storage()
-  if st and t:storageOffset() == 1 and t:_extentBytes() == t:_storageBytes() then
+  if st and st:_refcount() <= 2 and t:storageOffset() == 1 and t:_extentBytes() == t:_storageBytes() then
     t:resize(0)
     st:resize(0)
   end
@@ -282,7 +293,12 @@ releaseBuffers = function(rec, m, kind)
   local which = RELEASE[kind]
   if not which then return end
   for name, w in pairs(rec.traits[m].buffers) do
-    if which[w] and torch.isTensor(rawget(m, name)) and m[name]:nElement() > 0 then release(m[name]) end
+    local t = rawget(m, name)
+    -- (the buffer tensor itself handed on as the output or gradInput is in use)
+    if which[w] and torch.isTensor(t) and t:nElement() > 0 and t ~= rawget(m, 'output')
+       and t ~= rawget(m, 'gradInput') then
+      release(t)
+    end
   end
 end
 
@@ -301,8 +317,9 @@ local function makeGradOutput(out)
 end
 
 -- runs the pass; returns the record:
---   steps[i] = {module=, kind=, inputIds (forward), gradOutputIds and
---   gradInputIds (derivative)}, storages[id] = {id, bytes, dtype, first, last},
+--   steps[i] = {module=, kind=, inputIds and inputOverlaps (forward),
+--   gradOutputIds, gradInputIds and gradOutputOverlaps (derivative)},
+--   storages[id] = {id, bytes, dtype, first, last},
 --   order = storages in first-use order, nForward = steps of the forward pass,
 --   heldEarly = storage ids a module may read from the last pass (not planned)
 local runOnce
@@ -343,6 +360,20 @@ runOnce = function(net, input, mode, grads)
     entered[m] = entered[m] or {}
     table.insert(entered[m], #rec.steps + 1)
   end)
+  -- a module in place may write into the caller's input (an in-place ReLU
+  -- on a SplitTable's view of it): the pass must leave it as it was, or
+  -- the caller's next forward (or the one a re-plan runs right after the
+  -- trace) would see it written twice
+  local inputSaved
+  for _, m in ipairs(rec.modules) do
+    local flag = rec.traits[m].inplace
+    if flag and m[flag] == true then inputSaved = {} break end
+  end
+  if inputSaved then
+    walk.tensors(input, function(t)
+      if t:nElement() > 0 then inputSaved[#inputSaved + 1] = {t, t:clone()} end
+    end)
+  end
   trace.active = trace.active + 1
   local ok, err = pcall(function()
     -- the input exists before the first step
@@ -358,6 +389,9 @@ runOnce = function(net, input, mode, grads)
   end)
   trace.active = trace.active - 1
   trace.unwrap(saved)
+  for _, it in ipairs(inputSaved or {}) do
+    if it[1]:nElement() == it[2]:nElement() then it[1]:copy(it[2]) end
+  end
   if not ok then error(err, 0) end
   rec.nSteps = #rec.steps
   rec.heldEarly = heldEarly(rec)

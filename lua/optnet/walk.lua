@@ -200,6 +200,33 @@ function walk.paths(net)
   return names
 end
 
+-- whether no two elements of tensor t are one memory location: its
+-- dimensions of more than one element, by increasing stride, each step
+-- past all the elements of the smaller ones (a sufficient test: a stride-0
+-- expansion, nn.Replicate's output, fails it, as does any view whose rows
+-- overlap). An in-place module writes each element once; over overlapping
+-- ones it would write a location once per alias (optnet's chooseInplace).
+function walk.nonOverlapping(t)
+  local dims = {}
+  for d = 1, t:dim() do
+    if t:size(d) > 1 then dims[#dims + 1] = {t:size(d), t:stride(d)} end
+  end
+  table.sort(dims, function(a, b) return a[2] < b[2] end)
+  local reach = 1   -- one past the furthest element the smaller dimensions reach
+  for _, d in ipairs(dims) do
+    if d[2] < reach then return false end
+    reach = reach + (d[1] - 1) * d[2]
+  end
+  return true
+end
+
+-- whether some tensor in v has overlapping elements (walk.nonOverlapping)
+function walk.overlaps(v)
+  local found = false
+  walk.tensors(v, function(t) if not found and not walk.nonOverlapping(t) then found = true end end)
+  return found
+end
+
 -- storage ids of every tensor in v
 function walk.storageIds(v, set)
   set = set or {}
