@@ -482,15 +482,15 @@ local function chooseInplace(rec, p, verbose)
         m[flag] = true
         needsInput = walk.traits(m).needsInput
         m[flag] = false
-        -- read in place only: to put it back (AddConstant, MulConstant)
-        restores = needsInput and not walk.traits(m).needsInput
         if needsInput then
           for id in pairs(fw.inIds) do
             push(users, id, bw.step)
             extra[#extra + 1] = users[id]
           end
         end
-        if restoresInput(m, flag) then fw.restoreStep = bw.step end
+        -- read in place only: to put it back (AddConstant, MulConstant)
+        restores = restoresInput(m, flag)
+        if restores then fw.restoreStep = bw.step end
       end
       local ok, why = fw ~= nil, 'it runs more than once in a pass'
       -- in place it writes each element once: over a view whose elements
@@ -508,12 +508,10 @@ local function chooseInplace(rec, p, verbose)
         if ok then ok, why = safe(r) end
         if not ok then break end
       end
-      -- such a backward (AddConstant's) puts the input back: it writes the
-      -- storage once more, and whatever reads it later would read the
-      -- input where the output was (nngraph runs every node's
-      -- accGradParameters after all the updateGradInputs: a Linear after
-      -- an in-place AddConstant would take its gradient from the input)
-      -- (a module re-run by optnet.recompute puts back the re-run's copy)
+      -- such a backward puts the input back (safe() checks the class of
+      -- its forward write against that, restoreStep); a module re-run by
+      -- optnet.recompute puts back the re-run's copy, whose class is
+      -- checked here
       if ok and restores then
         for _, w in ipairs({fw, table.unpack(reruns)}) do
           for id in pairs(classOf(both(w.inIds, w.outIds))) do
