@@ -1,7 +1,7 @@
--- optnet plans a buffer by the most its module asked for during a step,
--- not by what it holds when the step returns: nn.CMul's broadcast
--- gradient sums shrink its _repeat buffer as they go, so a plan made from
--- the end-of-step size put a 1-element slot where the kernel needs 6
+-- optnet plans a buffer by what it holds when its module's method returns
+-- (nn.Module:memoryTraits), so a module leaves each buffer at the most it
+-- held in the call: nn.CMul's broadcast gradient sums shrank _repeat as
+-- they went, and the plan put a 1-element slot where the kernel needs 6
 -- (found by the optnet fuzzer: "resizeAs: this tensor lives in a planned
 -- memory slot of 1 elements; 6 elements do not fit" at a new input size).
 require 'nn'

@@ -108,13 +108,21 @@ function CMul:accGradParameters(input, gradOutput, scale)
   else
     -- sum over every broadcast dimension, ping-ponging between the buffers
     local from, into = self._repeat, self._sum
+    local most = 0
     for i = 1, self.weight:dim() do
       if self.weight:size(i) ~= input:size(i) then
         into:sum(from, i)
+        if into == self._sum and most == 0 then most = into:nElement() end
         from, into = into, from
       end
     end
     if from ~= self._sum then self._sum:resizeAs(from):copy(from) end
+    self.gradWeight:add(scale, self._sum)
+    -- each buffer left at the most it held in this call: the memory
+    -- optimizer sizes a buffer by what it holds when the call returns
+    self._repeat:resize(input:nElement())
+    if most > 0 then self._sum:resize(most) end
+    return
   end
   self.gradWeight:add(scale, self._sum)
 end

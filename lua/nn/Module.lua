@@ -205,7 +205,11 @@ end
 -- needed ('forward', 'backward' or 'both'); needsInput/needsOutput say
 -- whether backward reads the module's input/output; inplace names the
 -- constructor flag field when the module can run in place. The default is
--- the conservative answer.
+-- the conservative answer. A buffer is sized by what it holds when the
+-- method returns: a method that shrinks a buffer within a call (a chain of
+-- reductions ping-ponging between two buffers) resizes it back to the most
+-- it held before returning (nn.CMul), else the optimizer plans a slot too
+-- small for it (then an error at the next call, never an overlap).
 function Module:memoryTraits()
   return {buffers = {}, needsInput = true, needsOutput = true}
 end

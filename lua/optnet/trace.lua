@@ -22,19 +22,12 @@ local WHEN = {
   backward = {backward = true, both = true, temp = true},
 }
 
--- whether t is the only view of its storage and starts at its first byte
--- (the storage object t:storage() makes holds the second reference)
-local function ownsWhole(t)
-  local st = t:storage()
-  return st ~= nil and st:_refcount() <= 2 and t:storageOffset() == 1
-end
-
 -- the record being filled
 local function newRecord()
   return {steps = {}, storages = {}, order = {}, uses = {}, extents = {}}
 end
 
-local function touchTensor(rec, t, step, grown)
+local function touchTensor(rec, t, step)
   local id = t:_storageId()
   if not id then return end
   local u = rec.uses[step]
@@ -45,11 +38,6 @@ local function touchTensor(rec, t, step, grown)
   -- the furthest a tensor reached into it: what the plan must give it
   -- (buffers are released after their step, see releaseBuffers)
   local ext = t:_extentBytes()
-  -- a buffer the trace emptied (trace.emptyBuffers) and that owns its
-  -- storage whole grew that storage to the most its module asked for
-  -- during the step, which may be more than it holds at the step's end
-  -- (nn.CMul's broadcast gradient sums shrink _repeat as they go)
-  if grown and ownsWhole(t) and bytes > ext then ext = bytes end
   if ext > (rec.extents[id] or 0) then rec.extents[id] = ext end
   local s = rec.storages[id]
   if not s then
@@ -72,7 +60,7 @@ local function touchBuffers(rec, m, traits, when, step)
   for name, w in pairs(traits.buffers) do
     if WHEN[when][w] and m[name] ~= nil then
       walk.tensors(m[name], function(t)
-        if t:nElement() > 0 then touchTensor(rec, t, step, true) end
+        if t:nElement() > 0 then touchTensor(rec, t, step) end
       end)
     end
   end
@@ -269,13 +257,7 @@ end
 function trace.emptyBuffers(modules)
   for _, m in ipairs(modules) do
     walk.moduleTensors(m, function(t, role)
-      if role == 'buffer' and t:_storageId() then
-        -- its storage too when it owns it whole, so that what the storage
-        -- holds after a step is what this pass asked for (touchTensor)
-        local whole = ownsWhole(t)
-        t:resize(0)
-        if whole then t:storage():resize(0) end
-      end
+      if role == 'buffer' and t:nElement() > 0 then t:resize(0) end
     end)  -- recompute's shadow buffers too
   end
 end
