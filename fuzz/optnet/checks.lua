@@ -467,6 +467,64 @@ local function optsText(o)
   return '{' .. table.concat(k, ', ') .. '}'
 end
 
+-- a standalone Lua script: the first stage of check name on desc's net
+-- (the optimizing call, then one pass or three steps, compared exactly)
+function checks.repro(desc, name)
+  local src = gen.source(desc):gsub('\n', '\n  ')
+  local head = {"local optnet = require 'optnet'; require 'optim'",
+                'local function build()', '  ' .. src, 'end',
+                'local net, input = build()', 'local ref = build()'}
+  if OPT[name] then
+    local o = OPT[name][1]
+    local tr = o.mode == 'training'
+    local rc = o.recompute
+    if type(rc) == 'function' then rc = 'budget' end
+    local oo = tcopy(o)
+    oo.recompute = rc
+    local t = {
+      string.format('net:%s(); ref:%s()', tr and 'training' or 'evaluate', tr and 'training' or 'evaluate'),
+      'local y0 = build():forward(input:clone())',
+      'torch.manualSeed(7); local go = torch.randn(y0:size())',
+      string.format('optnet.optimizeMemory(net, input:clone(), %s)', optsText(oo)),
+      'local function run(m)',
+      '  torch.manualSeed(1234)',
+      (tr and '  m:zeroGradParameters()' or ''),
+      '  local y = m:forward(input:clone()):clone()',
+      (tr and '  local gi = m:backward(input:clone(), go:clone()):clone()' or '  local gi = y'),
+      '  local _, g = m:parameters()',
+      '  return y, gi, g or {}',
+      'end',
+      'local y1, gi1, g1 = run(net)',
+      'local y2, gi2, g2 = run(ref)',
+      "print('output', (y1 - y2):abs():max(), 'gradInput', (gi1 - gi2):abs():max())",
+      "for i = 1, #g1 do print('gradParameters ' .. i, (g1[i] - g2[i]):abs():max()) end"}
+    if not tr then t[#t - 1] = "print('output', (y1 - y2):abs():max())"; t[#t] = '' end
+    for _, l in ipairs(t) do if l ~= '' then head[#head + 1] = l end end
+  elseif STEPS[name] then
+    local st = STEPS[name]
+    local o = tcopy(st[2])
+    local t = {
+      'net:training(); ref:training()',
+      'torch.manualSeed(9); local target = torch.randn(build():forward(input:clone()):size())',
+      string.format('local cfg = %s', optsText(METHODS[st[1]])),
+      'local o = ' .. optsText(o),
+      string.format('o.method, o.config = optim.%s, %s', st[1], optsText(METHODS[st[1]])),
+      'local s = optnet.trainStep(net, nn.MSECriterion(), input:clone(), o)',
+      'local p, g = ref:getParameters()',
+      'local crit, state = nn.MSECriterion(), {}',
+      'for i = 1, 3 do',
+      '  torch.manualSeed(1234); s:step(input:clone(), target)',
+      '  torch.manualSeed(1234)',
+      string.format('  optim.%s(function() g:zero(); local x = input:clone(); local y = ref:forward(x)', st[1]),
+      '    local l = crit:forward(y, target); ref:backward(x, crit:backward(y, target)); return l, g end, p, cfg, state)',
+      '  local pa, pr = net:parameters(), ref:parameters()',
+      "  for k = 1, #pr do print('step ' .. i .. ' parameter ' .. k, (pa[k] - pr[k]):abs():max()) end",
+      'end'}
+    for _, l in ipairs(t) do head[#head + 1] = l end
+  end
+  return table.concat(head, '\n')
+end
+
 -- one line saying what check name runs
 function checks.explain(name)
   if OPT[name] then

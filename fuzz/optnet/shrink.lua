@@ -181,3 +181,5 @@ print('-- ' .. (runChild(desc, {target[1]})[1] or {nil, nil, nil, ''})[4]:sub(1,
 print('-- description: ' .. file .. '; again: bin/th fuzz/optnet/run.lua --desc ' .. file .. ' ' .. target[1])
 print('-- what the check does: ' .. (checks.explain(target[1]) or target[1]))
 print(gen.source(desc))
+print('-- as a standalone script (the check\'s first stages):')
+print('--[==[\n' .. checks.repro(desc, target[1]) .. '\n--]==]')
