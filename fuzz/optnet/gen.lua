@@ -306,7 +306,7 @@ local function anyLeaf(shape)
   local k = R(22)
   if r == 4 and chance(0.25) then k = 6 end
   if r == 3 and chance(0.2) then k = 19 end
-  if r == 2 and chance(0.2) then k = 8 end
+  if r <= 2 and chance(0.2) then k = 8 end
   if k <= 5 then return keepLeaf(shape) end
   if k == 6 and r == 4 then
     local s = maybeShare(shape)
@@ -322,14 +322,18 @@ local function anyLeaf(shape)
     local p = R(0, kk // 2)
     return N(pick{'SpatialMaxPooling', 'SpatialAveragePooling'}, kk, kk, s, s, p, p)
   end
-  if k == 8 and r == 2 then
+  if k == 8 and r <= 2 then
     local s = maybeShare(shape)
     if s and G.byId[s.ref].node.t == 'Linear' then return s end
-    return newId(N('Linear', shape[2], R(1, 12), chance(0.85) and nil or false), shape)
+    return newId(N('Linear', shape[r], R(1, 12), chance(0.85) and nil or false), shape)
   end
   if k == 9 and r >= 3 then
     local rest = numel(shape) // shape[1]
-    return pick{N('View', -1, rest), N('Reshape', rest, true), N('View', rest)}
+    return pick{N('View', -1, rest), N('Reshape', rest, true), N('View', rest), N('View', -1)}
+  end
+  if k == 9 and r <= 2 then return N('View', -1) end
+  if r == 1 and chance(0.5) then
+    return pick{N('Replicate', R(2, 3), 1, 1), N('Replicate', R(2, 3)), N('View', 1, -1)}
   end
   if k == 10 and r == 2 then
     local f = shape[2]
@@ -516,7 +520,7 @@ function genSeq(shape, depth, len, keep, mode)
     if node then
       local out = probe(node, cur, mode)
       -- keep the total size bounded and the rank usable
-      if out and not out.table and #out >= 2 and #out <= 4 and numel(out) <= 2^18
+      if out and not out.table and #out >= 1 and #out <= 4 and numel(out) <= 2^18
          and (not keep or sameShape(out, cur)) then
         c[#c + 1] = node
         cur = out
@@ -571,15 +575,17 @@ function gen.generate(seed)
   torch.manualSeed(seed)
   G = {nid = 0, byId = {}}
   local b = pick{1, 2, 2, 3, 4}
-  local kind = R(10)
+  local kind = R(20)
   local input
-  if kind <= 6 then
+  if kind <= 11 then
     local hw = pick{1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 12, 16}
     if chance(0.15) then hw = R(32, 64) end
     if chance(0.02) then hw = R(80, 128) end
     local w = chance(0.7) and hw or math.max(1, hw + R(-2, 3))
     input = {b, R(1, 6), hw, w}
-  elseif kind <= 7 then
+  elseif kind <= 13 then
+    input = {R(1, 12)}
+  elseif kind <= 16 then
     input = {b, R(1, 16)}
   else
     input = {b, R(1, 5), R(1, 8)}
