@@ -32,6 +32,7 @@ describe('optnet differential fuzzer', function()
   local function run()
     if ran then return end
     ran = true
+    os.execute('mkdir -p ' .. dir)
     os.execute(string.format('OMP_NUM_THREADS=1 fuzz/optnet/driver.sh %d %d 2 %d %s > %s/summary.txt 2>&1',
                              FIRST, LAST, TIMEOUT, dir, dir))
   end
