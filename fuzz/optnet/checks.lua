@@ -253,6 +253,9 @@ end
 
 -- clone, save/load, removeOptimization (on each), :float()
 local function lifecycle(A, R, x, go, training)
+  -- the plain net must survive serialization itself (else not optnet's)
+  local okPlain, why = pcall(function() return torch.deserialize(torch.serialize(R:clone())) end)
+  if not okPlain then error(setmetatable({invalid = 'plain net does not serialize: ' .. tostring(why)}, Wrong), 0) end
   stage('clone')
   local C = A:clone()
   samePass(pass(C, x, go, training), refPass(R, x, go, training))

@@ -81,6 +81,45 @@ for _, k in ipairs(famOrder) do
   local d = (f.detail or ''):gsub('|', '/'):gsub('stack traceback:.*', ''):sub(1, 110)
   print(string.format('| %s | %s | %s | %d | %s | %s |', f.cat, f.check, f.stage, #f.seeds, table.concat(list, ' '), d))
 end
+-- coarser: the same outcome, stage and message (numbers and paths
+-- blanked) across checks: one row per likely root cause
+local coarse, corder = {}, {}
+for _, k in ipairs(famOrder) do
+  local f = fam[k]
+  local msg = (f.detail or ''):gsub('stack traceback:.*', ''):gsub('/[%w_./-]+/', ''):gsub('%-?%d+%.?%d*e?%-?%d*', '#')
+  msg = msg:gsub('In # module of [%w.]+: ', ''):sub(1, 70)
+  local key = f.cat .. '|' .. f.stage:gsub('%d+', '#') .. '|' .. msg
+  if not coarse[key] then
+    coarse[key] = {cat = f.cat, stage = f.stage:gsub('%d+', '#'), msg = msg, checks = {}, seeds = {}, nseed = 0}
+    corder[#corder + 1] = key
+  end
+  local c = coarse[key]
+  if not c.checks[f.check] then c.checks[f.check] = true; c.checks[#c.checks + 1] = f.check end
+  for _, sd in ipairs(f.seeds) do
+    if not c.seeds[sd] then c.seeds[sd] = true; c.nseed = c.nseed + 1 end
+  end
+end
+table.sort(corder, function(x, y)
+  local cx, cy = coarse[x], coarse[y]
+  if RANK[cx.cat] ~= RANK[cy.cat] then return RANK[cx.cat] > RANK[cy.cat] end
+  if cx.nseed ~= cy.nseed then return cx.nseed > cy.nseed end
+  return x < y
+end)
+print()
+print('Families (same outcome, stage and message across checks):')
+print()
+print('| outcome | stage | message | seeds | first seed | checks |')
+print('|---|---|---|---|---|---|')
+for _, k in ipairs(corder) do
+  local c = coarse[k]
+  local list = {}
+  for sd in pairs(c.seeds) do list[#list + 1] = sd end
+  table.sort(list)
+  table.sort(c.checks)
+  local ch = table.concat(c.checks, ' ')
+  if #ch > 80 then ch = ch:sub(1, 77) .. '...' end
+  print(string.format('| %s | %s | %s | %d | %d | %s |', c.cat, c.stage, c.msg:gsub('|', '/'), c.nseed, list[1], ch))
+end
 local bad = 0
 for s = first, last do if RANK[seeds[s]] > RANK.refused then bad = bad + 1 end end
 os.exit(bad == 0 and 0 or 1)
