@@ -61,13 +61,26 @@ do
   print(string.format('shrink: target %s / %s / %s: %s', target[1], target[2], target[3], target[4]:sub(1, 200)))
 end
 
+-- the kind of a failure's message: for numbers, what differed (output,
+-- gradInput, ...) and whether NaN; for errors, the message without
+-- numbers, paths and container prefixes
+local function kind(cat, detail)
+  detail = detail or ''
+  if cat == 'wrong' then
+    return (detail:match('^([%a ]+)') or '') .. (detail:find('NaN') and ' NaN' or '')
+  end
+  if cat == 'crash' or cat == 'hang' then return detail end
+  local m = detail:gsub('stack traceback:.*', ''):gsub('/[%w_./-]+/', ''):gsub('In %d+ module of [%w.]+: ', '')
+  return (m:gsub('%d+', '#'):sub(1, 60))
+end
+
 local tries = 0
 local function fails(d)
   if not gen.fixShares(d.net) then return false end
   if not pcall(gen.source, d) then return false end
   tries = tries + 1
   local r = runChild(d, {target[1]})[1]
-  return r and r[2] == target[2] and r[3] == target[3]
+  return r and r[2] == target[2] and r[3] == target[3] and kind(r[2], r[4]) == kind(target[2], target[4])
 end
 
 -- every node of the tree with a setter replacing it

@@ -95,6 +95,7 @@ for _, k in ipairs(famOrder) do
   end
   local c = coarse[key]
   if not c.checks[f.check] then c.checks[f.check] = true; c.checks[#c.checks + 1] = f.check end
+  c.ex = c.ex or (f.seeds[1] .. ' ' .. f.check)
   for _, sd in ipairs(f.seeds) do
     if not c.seeds[sd] then c.seeds[sd] = true; c.nseed = c.nseed + 1 end
   end
@@ -108,7 +109,7 @@ end)
 print()
 print('Families (same outcome, stage and message across checks):')
 print()
-print('| outcome | stage | message | seeds | first seed | checks |')
+print('| outcome | stage | message | seeds | example (seed check) | checks |')
 print('|---|---|---|---|---|---|')
 for _, k in ipairs(corder) do
   local c = coarse[k]
@@ -118,7 +119,7 @@ for _, k in ipairs(corder) do
   table.sort(c.checks)
   local ch = table.concat(c.checks, ' ')
   if #ch > 80 then ch = ch:sub(1, 77) .. '...' end
-  print(string.format('| %s | %s | %s | %d | %d | %s |', c.cat, c.stage, c.msg:gsub('|', '/'), c.nseed, list[1], ch))
+  print(string.format('| %s | %s | %s | %d | %s | %s |', c.cat, c.stage, (c.msg:gsub('|', '/')), c.nseed, c.ex, ch))
 end
 local bad = 0
 for s = first, last do if RANK[seeds[s]] > RANK.refused then bad = bad + 1 end end
