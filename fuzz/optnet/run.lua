@@ -3,7 +3,7 @@
 --   bin/th fuzz/optnet/run.lua --desc FILE [CHECK ...]
 --   bin/th fuzz/optnet/run.lua --source SEED       prints the net's Lua source
 -- Prints, flushed line by line (so the driver knows where a crash happened):
---   BEGIN <check> / STAGE <stage> / RESULT <check> <category> <stage> <detail>
+--   BEGIN <check> / STAGE <stage> / RESULT <check> <category> <stage> <detail> <seconds>
 -- tab-separated; DONE at the end. Exit status 0 whatever the results.
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 local gen = dofile(here .. 'gen.lua')
@@ -35,8 +35,11 @@ end
 
 for _, name in ipairs(list) do
   line('BEGIN', name)
+  local t0 = os.time()
   checks.run(desc, name, function(kind, ...)
-    if kind == 'stage' then line('STAGE', ...) else line('RESULT', name, ...) end
+    if kind == 'stage' then return line('STAGE', ...) end
+    local cat, stage, detail = ...
+    line('RESULT', name, cat, stage, detail, os.time() - t0)
   end)
   collectgarbage()
 end
