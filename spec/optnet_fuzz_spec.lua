@@ -7,7 +7,7 @@
 -- or hang is that seed's failure, with its signal), two at a time.
 -- The range is set here only; `make fuzz-optnet SEEDS=a-b` runs more and
 -- `make fuzz-optnet SEED=n SHRINK=1` shrinks a failure (docs/reliability.md).
-local FIRST, LAST = 1, 16
+local FIRST, LAST = 1, 20
 local TIMEOUT = 170 -- seconds per seed
 
 local function lines(path)

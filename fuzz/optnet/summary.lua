@@ -33,7 +33,7 @@ for s = first, last do
     if t[1] == 'BEGIN' then open, stage = t[2], '-'
     elseif t[1] == 'STAGE' then stage = t[2]
     elseif t[1] == 'RESULT' then
-      open = nil
+      open, stage = nil, 'after ' .. t[2] .. ' (collectgarbage)'
       local cat = t[3]
       if RANK[cat] > RANK[worst] then worst = cat end
       if cat ~= 'pass' then add(s, cat, t[2], t[4], t[5]) end
@@ -51,7 +51,7 @@ for s = first, last do
       if e then e:close() end
     end
     if cat == 'crash' and rc and rc > 128 then why = why end
-    add(s, cat, open or '(generate)', stage, why)
+    add(s, cat, open or (stage == '-' and '(generate)' or '-'), stage, why)
     if RANK[cat] > RANK[worst] then worst = cat end
   end
   seeds[s] = worst
