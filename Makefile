@@ -262,13 +262,13 @@ VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-le
 # --- optnet's differential fuzzer (fuzz/optnet/, docs/reliability.md "optnet
 # differential fuzzing"): random valid nets, every optnet entry point against
 # the unoptimized net, exactly; one process per seed under timeout.
-#   make fuzz-optnet [SEEDS=1-200] [JOBS=2] [FUZZ_TIMEOUT=300]   summary table
+#   make fuzz-optnet [SEEDS=1-200] [JOBS=2] [FUZZ_TIMEOUT=600]   summary table
 #   make fuzz-optnet SEED=17 [CHECK=train]                       one seed
 #   make fuzz-optnet SEED=17 SHRINK=1 [CHECK=train]              its minimal net
 .PHONY: fuzz-optnet
 SEEDS        ?= 1-200
 JOBS         ?= 2
-FUZZ_TIMEOUT ?= 300
+FUZZ_TIMEOUT ?= 600
 fuzz-optnet: build
 ifdef SEED
 ifdef SHRINK
