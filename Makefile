@@ -70,7 +70,8 @@ test: build
 # planning over the same kernels). This keeps CI's two runs within time.
 ASAN_SKIP := spec/optnet_lifecycle_spec.lua spec/optnet_inplace_traits_spec.lua spec/demo_spec.lua \
              spec/optnet_spec.lua spec/models_spec.lua spec/optnet_recompute_spec.lua \
-             spec/optnet_verify_spec.lua spec/optnet_neverworse_spec.lua spec/optnet_smalltrace_spec.lua
+             spec/optnet_verify_spec.lua spec/optnet_neverworse_spec.lua spec/optnet_smalltrace_spec.lua \
+             spec/optnet_fuzz_spec.lua
 ASAN_SPEC ?= $(filter-out $(ASAN_SKIP),$(sort $(wildcard spec/*_spec.lua)))
 test-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" EXTRA_LDFLAGS="-fsanitize=address,undefined" build-asan/torch/core.so $(if $(MPI_LIBS),build-asan/mpi/core.so)
@@ -258,6 +259,28 @@ VG_SPEC ?= $(filter-out $(VG_SLOW),$(sort $(wildcard spec/*_spec.lua)))
 VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-leak-kinds=definite,indirect \
   --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=30 \
   --suppressions=$(CURDIR)/tools/valgrind.supp
+# --- optnet's differential fuzzer (fuzz/optnet/, docs/reliability.md "optnet
+# differential fuzzing"): random valid nets, every optnet entry point against
+# the unoptimized net, exactly; one process per seed under timeout.
+#   make fuzz-optnet [SEEDS=1-200] [JOBS=2] [FUZZ_TIMEOUT=600]   summary table
+#   make fuzz-optnet SEED=17 [CHECK=train]                       one seed
+#   make fuzz-optnet SEED=17 SHRINK=1 [CHECK=train]              its minimal net
+.PHONY: fuzz-optnet
+SEEDS        ?= 1-200
+JOBS         ?= 2
+FUZZ_TIMEOUT ?= 600
+fuzz-optnet: build
+ifdef SEED
+ifdef SHRINK
+	@FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) OMP_NUM_THREADS=1 TH_BUILD=$(BUILD) bin/th fuzz/optnet/shrink.lua $(SEED) $(CHECK)
+else
+	@OMP_NUM_THREADS=1 TH_BUILD=$(BUILD) bin/th fuzz/optnet/run.lua $(SEED) $(CHECK) | grep -v '^STAGE'
+endif
+else
+	@TH_BUILD=$(BUILD) fuzz/optnet/driver.sh $(firstword $(subst -, ,$(SEEDS))) $(lastword $(subst -, ,$(SEEDS))) \
+	  $(JOBS) $(FUZZ_TIMEOUT) $(CURDIR)/$(BUILD)/fuzz-optnet
+endif
+
 test-valgrind: deps
 	@tools/deps.sh valgrind
 	@$(MAKE) --no-print-directory BUILD=build-vg OPT="-O1 -g" build-vg/torch/core.so

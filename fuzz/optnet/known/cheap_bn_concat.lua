@@ -1,0 +1,3 @@
+-- recompute = 'cheap' re-making batch norm in a Concat: gradInput differs
+-- bin/th fuzz/optnet/run.lua --desc fuzz/optnet/known/cheap_bn_concat.lua train_cheap
+return {input = {2, 1, 1, 1}, net = {c = {{a = {1, 1.0000000000000001e-05, 0.10000000000000001, true, n = 4}, init = "bn", t = "SpatialBatchNormalization"}, {a = {2, n = 1}, c = {{a = {true, n = 1}, t = "ReLU6"}, {a = {1, 1.0000000000000001e-05, 0.10000000000000001, true, n = 4}, init = "bn", t = "SpatialBatchNormalization"}}, t = "Concat"}}, t = "Sequential"}, seed = 22, warm = false}

@@ -1,0 +1,3 @@
+-- recompute = 'sqrt' with an LSTM inside: recompute.lua 'holder' nil
+-- bin/th fuzz/optnet/run.lua --desc fuzz/optnet/known/sqrt_lstm_holder.lua step_sqrt
+return {input = {1, 2, 1, 6}, net = {c = {{a = {2, 1, 2, 2, 2, 2, 2, 2, n = 8}, id = 5, t = "SpatialConvolution"}, {a = {2, 2, n = 2}, c = {{a = {n = 0}, t = "Identity"}, {a = {n = 0}, t = "Identity"}, {a = {n = 0}, t = "Identity"}, {a = {n = 0}, t = "Identity"}, {a = {n = 0}, t = "Identity"}}, t = "Parallel"}, {c = {{a = {5, 1, 2, n = 3}, t = "LSTM"}, {a = {n = 0}, t = "Identity"}, {a = {n = 0}, t = "Identity"}}, t = "Sequential"}, {a = {n = 0}, t = "Identity"}}, t = "Sequential"}, seed = 32, warm = false}
