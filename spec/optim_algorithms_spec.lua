@@ -269,3 +269,18 @@ describe('optim.Logger', function()
     for _, p in ipairs{base, svg, base .. 'k'} do os.remove(p) end
   end)
 end)
+
+describe('optim methods on a net without parameters', function()
+  -- getParameters of a net of activations and Dropouts gives empty tensors
+  -- (the optnet fuzzer's nets); adamax indexed a number there
+  for _, m in ipairs{'sgd', 'adam', 'adamax', 'adagrad', 'rmsprop', 'adadelta', 'nag', 'rprop', 'asgd'} do
+    it(m .. ' leaves empty parameters empty', function()
+      require 'optim'
+      local p, g = torch.DoubleTensor(), torch.DoubleTensor()
+      local x, fs = optim[m](function() return 0.5, g end, p, {}, {})
+      assert.are.equal(p, x)
+      assert.are.equal(0, x:nElement())
+      assert.are.equal(0.5, fs[1])
+    end)
+  end
+end)

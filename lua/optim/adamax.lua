@@ -22,6 +22,11 @@ function optim.adamax(opfunc, x, config, state)
   if wd ~= 0 then dfdx:add(wd, x) end
 
   state.t = (state.t or 0) + 1
+  -- no parameter (a net of Dropouts and activations): nothing to move
+  if dfdx:nElement() == 0 then
+    optim._keepState(state)
+    return x, {fx}
+  end
   state.m = state.m or x.new(dfdx:size()):zero()
   state.u = state.u or x.new(dfdx:size()):zero()
   local sizes = dfdx:size():totable()
