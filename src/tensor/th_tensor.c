@@ -64,6 +64,17 @@ int64_t th_tensor_extent(const th_tensor *t) {
   return t->offset + last + 1;
 }
 
+int th_tensor_check_extent(const th_tensor *t, const char *what) {
+  int64_t have, need;
+  char buf[128];
+  if (th_tensor_numel(t) == 0) return TH_OK;
+  have = t->storage != NULL ? t->storage->size : 0;
+  need = th_tensor_extent(t);  /* set() bounded it by 2^63 */
+  if (need <= have) return TH_OK;
+  return th_error_set("%s of size %s extends past its storage (needs %lld elements, storage has %lld)",
+                      what, th_tensor_sizestr(t, buf, sizeof buf), (long long)need, (long long)have);
+}
+
 char *th_tensor_sizestr(const th_tensor *t, char *buf, size_t len) {
   return th_error_sizes(buf, len, t->ndim, t->size);
 }
