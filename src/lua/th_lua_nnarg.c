@@ -26,7 +26,7 @@ static int own_result(const char *fn, const char *what) {
 
 th_tensor *th_lua_nn_checkextent(lua_State *L, th_tensor *t, const char *fn, const char *what) {
   /* an own result is checked by its resize instead, which grows the storage */
-  if (!own_result(fn, what) && th_tensor_check_extent(t, what) != TH_OK) th_lua_error(L, fn);
+  if (th_tensor_check_extent(t, what) != TH_OK && !own_result(fn, what)) th_lua_error(L, fn);
   return t;
 }
 

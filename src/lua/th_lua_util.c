@@ -119,9 +119,14 @@ th_tensor *th_lua_checkdata(lua_State *L, int idx, const char *fname, const char
 }
 
 th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
-  char what[40];
-  snprintf(what, sizeof what, "tensor argument #%d", idx);
-  return th_lua_checkdata(L, idx, fname, what);
+  th_tensor *t = th_lua_checkview(L, idx, fname);
+  if (th_tensor_check_extent(t, "tensor") != TH_OK) {
+    char what[40];  /* formatted on failure only: a snprintf costs more than the check */
+    snprintf(what, sizeof what, "tensor argument #%d", idx);
+    th_tensor_check_extent(t, what);
+    th_lua_error(L, fname);
+  }
+  return t;
 }
 
 th_tensor *th_lua_checktensortype(lua_State *L, int idx, th_dtype dt, const char *fname) {
