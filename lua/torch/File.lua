@@ -320,6 +320,8 @@ local function writeTorch(self, obj, tname)
       error(sformat('%s: cannot save a freed %s (at %s): it was used after :free()/:dispose()', self._name, tname,
                     path(self)), 0)
     end
+    local bad = obj:_extentError()  -- its storage shrank under it: the file would not load
+    if bad then error(sformat('%s: cannot save a %s (at %s): %s', self._name, tname, path(self), bad), 0) end
     local nd = obj:dim()
     self:writeInt(nd)
     writeLongs(self, obj:size(), nd)

@@ -23,8 +23,23 @@ typedef struct th_lua_storage {
 
 /* --- tensors --- */
 th_tensor *th_lua_totensor(lua_State *L, int idx);  /* NULL if not a tensor */
-/* a live (not freed) tensor of any type, or a Lua error naming 'fname' */
+/* A live (not freed) tensor of any type whose elements all lie inside its
+   storage (th_tensor_check_extent), or a Lua error naming 'fname': the
+   getter of every binding that reads or writes elements, so that a view
+   whose storage shrank under it is an error at use, never a wild access.
+   Checked once per call, before the core runs. */
 th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname);
+/* the same, the message naming the argument 'what' ("input of size 2x3
+   extends past its storage (needs 7 elements, storage has 0)") */
+th_tensor *th_lua_checkdata(lua_State *L, int idx, const char *fname, const char *what);
+/* a live tensor whose elements are not touched: sizes, strides, views,
+   resize and set (which regrow the storage), identity queries */
+th_tensor *th_lua_checkview(lua_State *L, int idx, const char *fname);
+/* a result the core resizes before it writes (th_tensor_resize grows the
+   storage to fit the view, so the extent holds after the resize): live and
+   of type dt; its extent is not checked here. An input that is also the
+   result (x:add(y)) is checked as an input. */
+th_tensor *th_lua_checkresult(lua_State *L, int idx, th_dtype dt, const char *fname);
 /* the same, restricted to one dtype */
 th_tensor *th_lua_checktensortype(lua_State *L, int idx, th_dtype dt, const char *fname);
 /* a Float or Double tensor */

@@ -9,6 +9,7 @@
 ** Index tensors stay 1-based: the core checks and converts their entries.
 */
 #include "th_lua.h"
+#include "../tensor/th_error.h"
 #include "../tensor/th_index.h"
 
 static th_tensor *checklong(lua_State *L, int arg, const char *fname) {
@@ -192,6 +193,11 @@ static int l_cat(lua_State *L) {
     if (t == NULL || (t->flags & TH_TENSOR_FREED))
       return th_lua_argerror(L, targ, "cat", "tensor expected at position %d of the table, got %s",
                              i + 1, t ? "a freed tensor" : th_lua_typename(L, -1));
+    {
+      char what[64];
+      snprintf(what, sizeof what, "tensor at position %d of the table", i + 1);
+      if (th_tensor_check_extent(t, what) != TH_OK) return th_lua_error(L, "cat");
+    }
     ts[i] = t;  /* the table keeps it alive */
     lua_pop(L, 1);
   }

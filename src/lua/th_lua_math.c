@@ -107,9 +107,12 @@ static call resolve(lua_State *L, const char *sig, int inplace) {
   return c;
 }
 
-/* the result: the tensor at c->res, which must be of type dt, or a new one (pushed) */
+/* the result: the tensor at c->res, which must be of type dt, or a new one
+   (pushed). Its extent is not checked here: every kernel taking one resizes
+   it first (th_math_out_begin), which grows the storage to fit; when it is
+   also an input (x:add(y)), tensor() checks it as one */
 static th_tensor *result(lua_State *L, const call *c, th_dtype dt) {
-  if (c->res) return th_lua_checktensortype(L, c->res, dt, fname_of(L));
+  if (c->res) return th_lua_checkresult(L, c->res, dt, fname_of(L));
   return th_lua_newtensor(L, dt);
 }
 
@@ -450,7 +453,9 @@ static int m_addmm(lua_State *L) {
   }
   a = tensor(L, top - 1);
   b = tensor(L, top);
-  r = res ? th_lua_checktensortype(L, res, a->dtype, fname) : th_lua_newtensor(L, a->dtype);
+  /* see result(); without M the result is also M, an input */
+  r = !res ? th_lua_newtensor(L, a->dtype)
+      : midx ? th_lua_checkresult(L, res, a->dtype, fname) : th_lua_checktensortype(L, res, a->dtype, fname);
   check(L, blas(op_of(L), r, beta, midx ? tensor(L, midx) : NULL, alpha, a, b));
   if (res) lua_pushvalue(L, res);
   return 1;

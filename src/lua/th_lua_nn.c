@@ -29,7 +29,8 @@ static th_tensor *tensor_arg(lua_State *L, int idx, const char *fn, const char *
   th_tensor *t = th_lua_totensor(L, idx);
   if (t == NULL)
     luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
-  return th_lua_checktensor(L, idx, fn);  /* the one place freed tensors are refused */
+  /* the one place freed tensors and views past their storage are refused */
+  return th_lua_nn_checkextent(L, th_lua_checkview(L, idx, fn), fn, what);
 }
 
 static th_tensor *opt_tensor_arg(lua_State *L, int idx, const char *fn, const char *what) {

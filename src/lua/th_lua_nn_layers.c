@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "th_lua.h"
+#include "th_lua_nnarg.h"
 #include "../nn/th_nn_layers.h"
 #include "../tensor/th_error.h"
 
@@ -32,7 +33,7 @@ static th_tensor *tensor_arg(lua_State *L, int idx, const char *fn, const char *
     luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
   if (t->flags & TH_TENSOR_FREED)
     luaL_error(L, "%s: %s was freed (used after :free()/:dispose())", fn, what);
-  return t;
+  return th_lua_nn_checkextent(L, t, fn, what);
 }
 
 static th_tensor *opt_tensor_arg(lua_State *L, int idx, const char *fn, const char *what) {
@@ -112,6 +113,10 @@ static int act_update_output(lua_State *L) {
 /* addReLU(a, b) -> true when a = max(a + b, 0) was done (th_nn_add_relu) */
 static int add_relu(lua_State *L) {
   th_tensor *a = th_lua_totensor(L, 1), *b = th_lua_totensor(L, 2);
+  if (a != NULL && b != NULL) {
+    a = th_lua_checkdata(L, 1, "addReLU", "tensor a");
+    b = th_lua_checkdata(L, 2, "addReLU", "tensor b");
+  }
   lua_pushboolean(L, a != NULL && b != NULL && th_nn_add_relu(a, b));
   return 1;
 }

@@ -4,7 +4,9 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "th_lua_nnarg.h"
+#include "../tensor/th_error.h"
 
 const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method) {
   const char *cls = lua_istable(L, 1) ? th_lua_typename(L, 1) : "nn.?";
@@ -12,10 +14,26 @@ const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method) {
   return f->s;
 }
 
+/* whether 'what' is the call's own result, which its kernel sizes before
+   writing (THNN's convention, kept by every src/nn kernel): the output of
+   updateOutput, the gradInput of updateGradInput */
+static int own_result(const char *fn, const char *what) {
+  size_t n = strlen(fn);
+  if (strcmp(what, "output") == 0) return n >= 13 && strcmp(fn + n - 13, ":updateOutput") == 0;
+  if (strcmp(what, "gradInput") == 0) return n >= 16 && strcmp(fn + n - 16, ":updateGradInput") == 0;
+  return 0;
+}
+
+th_tensor *th_lua_nn_checkextent(lua_State *L, th_tensor *t, const char *fn, const char *what) {
+  /* an own result is checked by its resize instead, which grows the storage */
+  if (th_tensor_check_extent(t, what) != TH_OK && !own_result(fn, what)) th_lua_error(L, fn);
+  return t;
+}
+
 th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what) {
   if (th_lua_totensor(L, idx) == NULL)
     luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
-  return th_lua_checktensor(L, idx, fn);  /* refuses freed tensors */
+  return th_lua_nn_checkextent(L, th_lua_checkview(L, idx, fn), fn, what);  /* refuses freed tensors */
 }
 
 th_tensor *th_lua_nn_opttensor(lua_State *L, int idx, const char *fn, const char *what) {

@@ -15,8 +15,16 @@ typedef struct th_lua_nn_fname {
 
 /* "<class of arg 1>:<method>" into f; returns f->s */
 const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method);
-/* the tensor at idx (not freed), else an error naming fn and 'what' */
+/* the tensor at idx (not freed, inside its storage: th_lua_nn_checkextent),
+   else an error naming fn and 'what' */
 th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what);
+/* t, after checking that its elements lie inside its storage (a view whose
+   storage shrank under it, th_tensor_check_extent), else an error naming
+   fn and 'what': "nn.ReLU:updateOutput: input of size 4x5 extends past
+   its storage (needs 20 elements, storage has 0)". The call's own result
+   (the output of updateOutput, the gradInput of updateGradInput) is not
+   checked: its kernel resizes it first, which grows the storage to fit. */
+th_tensor *th_lua_nn_checkextent(lua_State *L, th_tensor *t, const char *fn, const char *what);
 /* as th_lua_nn_tensor; NULL when the argument is nil or absent */
 th_tensor *th_lua_nn_opttensor(lua_State *L, int idx, const char *fn, const char *what);
 /* a number at idx; 'def' when nil or absent */

@@ -438,7 +438,7 @@ static int sc_gc(lua_State *L) {
 static void check_tensors(lua_State *L, int first, const char *fname) {
   int i, top = lua_gettop(L);
   luaL_checkstack(L, 12, "dispose scope");
-  for (i = first; i <= top; i++) th_lua_checktensor(L, i, fname);
+  for (i = first; i <= top; i++) th_lua_checkview(L, i, fname);
 }
 
 /* s:moveToOuter(t...) -> t...: members of s go to the next outer scope
@@ -566,14 +566,14 @@ static int sc_current(lua_State *L) {
 
 /* t:disposeScope() -> the scope t is registered with, or nil */
 static int t_scope(lua_State *L) {
-  th_lua_checktensor(L, 1, "disposeScope");
+  th_lua_checkview(L, 1, "disposeScope");
   push_owner(L, 1);
   return 1;
 }
 
 /* t:moveToOuterDisposeScope() -> t */
 static int t_movetoouter(lua_State *L) {
-  th_lua_checktensor(L, 1, "moveToOuterDisposeScope");
+  th_lua_checkview(L, 1, "moveToOuterDisposeScope");
   lua_settop(L, 1);
   if (push_owner(L, 1)) move_out(L, 2, 1, 1);
   lua_settop(L, 1);
@@ -582,7 +582,7 @@ static int t_movetoouter(lua_State *L) {
 
 /* t:detachFromDisposeScope() -> t */
 static int t_detach(lua_State *L) {
-  th_lua_checktensor(L, 1, "detachFromDisposeScope");
+  th_lua_checkview(L, 1, "detachFromDisposeScope");
   lua_settop(L, 1);
   if (push_owner(L, 1)) move_out(L, 2, 1, 0);
   lua_settop(L, 1);
@@ -600,7 +600,7 @@ static th_storage *category_storage(lua_State *L, int idx, const char *fname) {
   if (b != NULL) return th_lua_checkstorage(L, idx, fname);
   if (th_lua_totensor(L, idx) == NULL)
     th_lua_argerror(L, idx, fname, "tensor or storage expected, got %s", th_lua_typename(L, idx));
-  t = th_lua_checktensor(L, idx, fname);
+  t = th_lua_checkview(L, idx, fname);
   if (t->storage == NULL) {
     th_storage *s = th_storage_new(t->dtype, 0);
     if (s == NULL) th_lua_error(L, fname);
@@ -664,7 +664,7 @@ static int sc_getcategory(lua_State *L) {
   const char *fname = "_memoryCategory";
   th_storage *s;
   if (th_lua_tostoragebox(L, 1) != NULL) s = th_lua_checkstorage(L, 1, fname);
-  else if (th_lua_totensor(L, 1) != NULL) s = th_lua_checktensor(L, 1, fname)->storage;
+  else if (th_lua_totensor(L, 1) != NULL) s = th_lua_checkview(L, 1, fname)->storage;
   else return th_lua_argerror(L, 1, fname, "tensor or storage expected, got %s", th_lua_typename(L, 1));
   if (s == NULL) lua_pushnil(L);
   else lua_pushstring(L, th_memcat_name[s->cat]);
@@ -681,7 +681,7 @@ static int sc_detachmodule(lua_State *L) {
   lua_settop(L, 1);
   t = th_lua_totensor(L, 1);
   if (t != NULL) {
-    if (t->flags & TH_TENSOR_FREED) th_lua_checktensor(L, 1, fname);  /* raises */
+    if (t->flags & TH_TENSOR_FREED) th_lua_checkview(L, 1, fname);  /* raises */
     if (push_owner(L, 1)) move_out(L, 2, 1, 0);
     lua_settop(L, 1);
     /* nn walks its modules after every forward/backward in a scope: a tensor

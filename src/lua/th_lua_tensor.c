@@ -133,7 +133,7 @@ static void set_from_args(lua_State *L, th_tensor *t, int a, const char *fname) 
     return;
   }
   if ((src = th_lua_totensor(L, a)) != NULL) {
-    src = th_lua_checktensor(L, a, fname);  /* a freed source is an error, not an empty tensor */
+    src = th_lua_checkview(L, a, fname);  /* a freed source is an error, not an empty tensor */
     if (src->dtype != t->dtype)
       th_lua_argerror(L, a, fname, "%s expected, got %s", th_lua_tensor_mt[t->dtype], th_lua_tensor_mt[src->dtype]);
     th_tensor_set_tensor(t, src);
@@ -211,7 +211,7 @@ static int t_new(lua_State *L) {
 /* --- shape queries ------------------------------------------------------ */
 
 static int t_size(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "size");
+  th_tensor *t = th_lua_checkview(L, 1, "size");
   if (!lua_isnoneornil(L, 2)) {
     int d = th_lua_checkdim(L, 2, t->ndim, 0, "size");
     lua_pushinteger(L, t->size[d]);
@@ -222,7 +222,7 @@ static int t_size(lua_State *L) {
 }
 
 static int t_stride(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "stride");
+  th_tensor *t = th_lua_checkview(L, 1, "stride");
   if (!lua_isnoneornil(L, 2)) {
     int d = th_lua_checkdim(L, 2, t->ndim, 0, "stride");
     lua_pushinteger(L, t->stride[d]);
@@ -233,42 +233,42 @@ static int t_stride(lua_State *L) {
 }
 
 static int t_dim(lua_State *L) {
-  lua_pushinteger(L, th_lua_checktensor(L, 1, "dim")->ndim);
+  lua_pushinteger(L, th_lua_checkview(L, 1, "dim")->ndim);
   return 1;
 }
 
 static int t_numel(lua_State *L) {
-  lua_pushinteger(L, th_tensor_numel(th_lua_checktensor(L, 1, "nElement")));
+  lua_pushinteger(L, th_tensor_numel(th_lua_checkview(L, 1, "nElement")));
   return 1;
 }
 
 static int t_storage(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "storage");
+  th_tensor *t = th_lua_checkview(L, 1, "storage");
   if (t->storage == NULL) lua_pushnil(L);
   else th_lua_pushstorage(L, t->storage);
   return 1;
 }
 
 static int t_storageoffset(lua_State *L) {
-  lua_pushinteger(L, th_lua_checktensor(L, 1, "storageOffset")->offset + 1);
+  lua_pushinteger(L, th_lua_checkview(L, 1, "storageOffset")->offset + 1);
   return 1;
 }
 
 static int t_iscontiguous(lua_State *L) {
-  lua_pushboolean(L, th_tensor_is_contiguous(th_lua_checktensor(L, 1, "isContiguous")));
+  lua_pushboolean(L, th_tensor_is_contiguous(th_lua_checkview(L, 1, "isContiguous")));
   return 1;
 }
 
 static int t_issamesizeas(lua_State *L) {
-  th_tensor *a = th_lua_checktensor(L, 1, "isSameSizeAs");
-  th_tensor *b = th_lua_checktensor(L, 2, "isSameSizeAs");
+  th_tensor *a = th_lua_checkview(L, 1, "isSameSizeAs");
+  th_tensor *b = th_lua_checkview(L, 2, "isSameSizeAs");
   lua_pushboolean(L, th_tensor_same_size(a, b));
   return 1;
 }
 
 static int t_issetto(lua_State *L) {
-  th_tensor *a = th_lua_checktensor(L, 1, "isSetTo");
-  th_tensor *b = th_lua_checktensor(L, 2, "isSetTo");
+  th_tensor *a = th_lua_checkview(L, 1, "isSetTo");
+  th_tensor *b = th_lua_checkview(L, 2, "isSetTo");
   int same = a->storage != NULL && a->storage == b->storage && a->offset == b->offset &&
              th_tensor_same_size(a, b) && a->dtype == b->dtype &&
              memcmp(a->stride, b->stride, sizeof(int64_t) * (size_t)a->ndim) == 0;
@@ -279,21 +279,21 @@ static int t_issetto(lua_State *L) {
 /* identity and byte size of the storage without creating its Lua object
    (a Lua handle would keep the storage alive until the next GC cycle) */
 static int t_storageid(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "_storageId");
+  th_tensor *t = th_lua_checkview(L, 1, "_storageId");
   if (t->storage == NULL) lua_pushnil(L);
   else lua_pushinteger(L, (lua_Integer)(intptr_t)t->storage);
   return 1;
 }
 
 static int t_storagebytes(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "_storageBytes");
+  th_tensor *t = th_lua_checkview(L, 1, "_storageBytes");
   lua_pushinteger(L, t->storage ? (lua_Integer)th_storage_bytes(t->storage) : 0);
   return 1;
 }
 
 /* bytes from the storage start to the end of the view: what the view needs */
 static int t_extentbytes(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "_extentBytes");
+  th_tensor *t = th_lua_checkview(L, 1, "_extentBytes");
   lua_pushinteger(L, t->storage ? (lua_Integer)(th_tensor_extent(t) * (int64_t)th_dtype_size[t->dtype]) : 0);
   return 1;
 }
@@ -301,7 +301,7 @@ static int t_extentbytes(lua_State *L) {
 /* t:_setLimit(n): the view may not grow past storage element n (1-based
    exclusive end as an element count from the storage start); 0 clears */
 static int t_setlimit(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "_setLimit");
+  th_tensor *t = th_lua_checkview(L, 1, "_setLimit");
   int64_t n = th_lua_checkint(L, 2, "_setLimit", "limit");
   if (n < 0) return th_lua_argerror(L, 2, "_setLimit", "limit must be non-negative, got %I", (lua_Integer)n);
   t->limit = n;
@@ -311,12 +311,22 @@ static int t_setlimit(lua_State *L) {
 
 /* t:_limit(): the limit _setLimit put on the view (0: none) */
 static int t_limit(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)th_lua_checktensor(L, 1, "_limit")->limit);
+  lua_pushinteger(L, (lua_Integer)th_lua_checkview(L, 1, "_limit")->limit);
+  return 1;
+}
+
+/* t:_extentError() -> nil, or the message saying that the view reaches past
+   its storage (th_tensor_check_extent): for Lua code that hands a tensor's
+   elements on without a kernel (the serializer) */
+static int t_extenterror(lua_State *L) {
+  th_tensor *t = th_lua_checkview(L, 1, "_extentError");
+  if (th_tensor_check_extent(t, "tensor") == TH_OK) lua_pushnil(L);
+  else lua_pushstring(L, th_error_msg());
   return 1;
 }
 
 static int t_cdata(lua_State *L) {
-  lua_pushlightuserdata(L, th_lua_checktensor(L, 1, "cdata"));
+  lua_pushlightuserdata(L, th_lua_checkview(L, 1, "cdata"));
   return 1;
 }
 
@@ -346,7 +356,7 @@ static int t_zero(lua_State *L) {
 
 static int t_resize(lua_State *L) {
   int64_t size[TH_MAXDIM];
-  th_tensor *t = th_lua_checktensor(L, 1, "resize");
+  th_tensor *t = th_lua_checkview(L, 1, "resize");
   int n = checksizes_only(L, 2, size, "resize");
   th_lua_check(L, th_tensor_resize(t, n, size), "resize");
   lua_settop(L, 1);
@@ -354,15 +364,15 @@ static int t_resize(lua_State *L) {
 }
 
 static int t_resizeas(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "resizeAs");
-  th_tensor *s = th_lua_checktensor(L, 2, "resizeAs");
+  th_tensor *t = th_lua_checkview(L, 1, "resizeAs");
+  th_tensor *s = th_lua_checkview(L, 2, "resizeAs");
   th_lua_check(L, th_tensor_resize_as(t, s), "resizeAs");
   lua_settop(L, 1);
   return 1;
 }
 
 static int t_set(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "set");
+  th_tensor *t = th_lua_checkview(L, 1, "set");
   set_from_args(L, t, 2, "set");
   lua_settop(L, 1);
   return 1;
@@ -396,7 +406,7 @@ static th_tensor *newview(lua_State *L, th_tensor *src) {
 }
 
 static int t_narrow(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "narrow");
+  th_tensor *t = th_lua_checkview(L, 1, "narrow");
   int d = th_lua_checkdim(L, 2, t->ndim, 0, "narrow");
   int64_t first = th_lua_checkint(L, 3, "narrow", "index");
   int64_t len = th_lua_checkint(L, 4, "narrow", "size");
@@ -415,7 +425,7 @@ static int t_narrow(lua_State *L) {
 }
 
 static int t_select(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "select");
+  th_tensor *t = th_lua_checkview(L, 1, "select");
   /* a 1D tensor gives its element whatever the dimension, as Torch7
      (whose select never read it there; its own tests rely on that) */
   int d = t->ndim == 1 ? (th_lua_checkint(L, 2, "select", "dimension"), 0)
@@ -423,6 +433,7 @@ static int t_select(lua_State *L) {
   int64_t i = th_lua_checkindex(L, 3, t->size[d], "select", "index");
   th_tensor *r;
   if (t->ndim == 1) {  /* Torch7 returns the number */
+    if (th_tensor_check_extent(t, "tensor") != TH_OK) return th_lua_error(L, "select");
     th_lua_pushelement(L, t->dtype, th_tensor_data(t), i * t->stride[0]);
     return 1;
   }
@@ -433,7 +444,7 @@ static int t_select(lua_State *L) {
 
 /* t:sub(d1s, d1e [, d2s, d2e ...]): inclusive ranges, negatives count from the end */
 static int t_sub(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "sub");
+  th_tensor *t = th_lua_checkview(L, 1, "sub");
   th_tensor *r = newview(L, t);
   int nargs = lua_gettop(L) - 2, d;
   if (nargs % 2 != 0 || nargs / 2 > t->ndim)
@@ -455,7 +466,7 @@ static int t_sub(lua_State *L) {
 }
 
 static int t_transpose(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "transpose");
+  th_tensor *t = th_lua_checkview(L, 1, "transpose");
   int d1 = th_lua_checkdim(L, 2, t->ndim, 0, "transpose");
   int d2 = th_lua_checkdim(L, 3, t->ndim, 0, "transpose");
   th_tensor *r = newview(L, t);
@@ -464,7 +475,7 @@ static int t_transpose(lua_State *L) {
 }
 
 static int t_t(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "t");
+  th_tensor *t = th_lua_checkview(L, 1, "t");
   th_tensor *r;
   if (t->ndim != 2) {
     char b[128];
@@ -476,7 +487,7 @@ static int t_t(lua_State *L) {
 }
 
 static int t_permute(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "permute");
+  th_tensor *t = th_lua_checkview(L, 1, "permute");
   int perm[TH_MAXDIM], d;
   th_tensor *r;
   if (lua_gettop(L) - 1 != t->ndim)
@@ -488,7 +499,7 @@ static int t_permute(lua_State *L) {
 }
 
 static int t_unfold(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "unfold");
+  th_tensor *t = th_lua_checkview(L, 1, "unfold");
   int d = th_lua_checkdim(L, 2, t->ndim, 0, "unfold");
   int64_t size = th_lua_checkint(L, 3, "unfold", "size");
   int64_t step = th_lua_checkint(L, 4, "unfold", "step");
@@ -498,7 +509,7 @@ static int t_unfold(lua_State *L) {
 }
 
 static int t_squeeze(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "squeeze");
+  th_tensor *t = th_lua_checkview(L, 1, "squeeze");
   th_tensor *r;
   if (!lua_isnoneornil(L, 2)) {
     int d = th_lua_checkdim(L, 2, t->ndim, 0, "squeeze");
@@ -512,7 +523,7 @@ static int t_squeeze(lua_State *L) {
 }
 
 static int t_unsqueeze(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "unsqueeze");
+  th_tensor *t = th_lua_checkview(L, 1, "unsqueeze");
   int d = th_lua_checkdim(L, 2, t->ndim, 1, "unsqueeze");
   th_tensor *r = newview(L, t);
   th_lua_check(L, th_tensor_unsqueeze(r, t, d), "unsqueeze");
@@ -520,13 +531,15 @@ static int t_unsqueeze(lua_State *L) {
 }
 
 static int t_expand(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "expand");
+  th_tensor *t = th_lua_checkview(L, 1, "expand");
   int64_t size[TH_MAXDIM];
   int a = 2, n;
   th_tensor *r, *res = NULL;
   if (th_lua_totensor(L, 2) != NULL) {  /* res:expand(src, sizes) */
     res = t;
-    t = th_lua_checktensortype(L, 2, res->dtype, "expand");
+    t = th_lua_checkview(L, 2, "expand");
+    if (t->dtype != res->dtype)
+      return th_lua_argerror(L, 2, "expand", "%s expected, got %s", th_lua_tensor_mt[res->dtype], th_lua_tensor_mt[t->dtype]);
     a = 3;
   }
   n = checksizes_only(L, a, size, "expand");
@@ -538,11 +551,11 @@ static int t_expand(lua_State *L) {
 
 /* t:expandAs(o) -> new view; res:expandAs(src, o) -> res */
 static int t_expandas(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "expandAs");
-  th_tensor *o = th_lua_checktensor(L, 2, "expandAs");
+  th_tensor *t = th_lua_checkview(L, 1, "expandAs");
+  th_tensor *o = th_lua_checkview(L, 2, "expandAs");
   th_tensor *r;
   if (lua_gettop(L) >= 3) {
-    th_tensor *u = th_lua_checktensor(L, 3, "expandAs");
+    th_tensor *u = th_lua_checkview(L, 3, "expandAs");
     if (o->dtype != t->dtype) return th_lua_argerror(L, 2, "expandAs", "%s expected", th_lua_tensor_mt[t->dtype]);
     th_lua_check(L, th_tensor_expand(t, o, u->ndim, u->size), "expandAs");
     lua_settop(L, 1);
@@ -555,7 +568,7 @@ static int t_expandas(lua_State *L) {
 
 /* t:view(sizes) -> new view; res:view(src, sizes) -> res */
 static int t_view(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "view");
+  th_tensor *t = th_lua_checkview(L, 1, "view");
   th_tensor *src = th_lua_totensor(L, 2), *r;
   int64_t size[TH_MAXDIM];
   int n;
@@ -574,11 +587,11 @@ static int t_view(lua_State *L) {
 
 /* t:viewAs(o) -> new view; res:viewAs(src, o) -> res */
 static int t_viewas(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "viewAs");
-  th_tensor *o = th_lua_checktensor(L, 2, "viewAs");
+  th_tensor *t = th_lua_checkview(L, 1, "viewAs");
+  th_tensor *o = th_lua_checkview(L, 2, "viewAs");
   th_tensor *r;
   if (lua_gettop(L) >= 3) {
-    th_tensor *u = th_lua_checktensor(L, 3, "viewAs");
+    th_tensor *u = th_lua_checkview(L, 3, "viewAs");
     if (o->dtype != t->dtype) return th_lua_argerror(L, 2, "viewAs", "%s expected", th_lua_tensor_mt[t->dtype]);
     th_lua_check(L, th_tensor_view(t, o, u->ndim, u->size), "viewAs");
     lua_settop(L, 1);
@@ -704,6 +717,8 @@ static int t_index(lua_State *L) {
     return 1;
   }
   if (t->flags & TH_TENSOR_FREED) return luaL_error(L, "tensor index: tensor was freed (used after :free()/:dispose())");
+  /* element reads below go straight to the storage */
+  if (th_tensor_check_extent(t, "tensor") != TH_OK) return th_lua_error(L, "tensor index");
   if (kt == LUA_TNUMBER) {
     int64_t i = th_lua_checkindex(L, 2, t->ndim ? t->size[0] : 0, "__index", "index");
     th_tensor *r;
@@ -754,7 +769,7 @@ static int t_index(lua_State *L) {
 
 /* writes value at stack index 3 into the view r: number -> fill, tensor -> copy */
 static void assign(lua_State *L, th_tensor *r, const char *fname) {
-  th_tensor *v = th_lua_totensor(L, 3);
+  th_tensor *v = th_lua_totensor(L, 3) != NULL ? th_lua_checkdata(L, 3, fname, "value") : NULL;
   if (v != NULL) th_lua_check(L, th_tensor_copy(r, v), fname);
   else if (lua_isnumber(L, 3)) th_lua_check(L, th_tensor_fill(r, lua_tonumber(L, 3)), fname);
   else luaL_error(L, "%s: a number or a tensor expected as value, got %s", fname, th_lua_typename(L, 3));
@@ -764,6 +779,8 @@ static int t_newindex(lua_State *L) {
   th_tensor *t = lua_touserdata(L, 1);
   int kt = lua_type(L, 2);
   if (t->flags & TH_TENSOR_FREED) return luaL_error(L, "tensor index: tensor was freed (used after :free()/:dispose())");
+  /* element writes below go straight to the storage */
+  if (th_tensor_check_extent(t, "tensor") != TH_OK) return th_lua_error(L, "tensor index");
   if (kt == LUA_TNUMBER) {
     int64_t i = th_lua_checkindex(L, 2, t->ndim ? t->size[0] : 0, "__newindex", "index");
     th_tensor r;
@@ -821,7 +838,7 @@ static int t_newindex(lua_State *L) {
 }
 
 static int t_len(lua_State *L) {
-  th_tensor *t = th_lua_checktensor(L, 1, "__len");
+  th_tensor *t = th_lua_checkview(L, 1, "__len");
   th_lua_pushsizes(L, t->ndim, t->size);
   return 1;
 }
@@ -831,7 +848,7 @@ static const luaL_Reg tensor_methods[] = {
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
     {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata},
-    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_storageBytes", t_storagebytes},
+    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},
     {"narrow", t_narrow}, {"select", t_select}, {"sub", t_sub}, {"transpose", t_transpose},

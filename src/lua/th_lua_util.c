@@ -100,7 +100,7 @@ th_tensor *th_lua_totensor(lua_State *L, int idx) {
   return NULL;
 }
 
-th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
+th_tensor *th_lua_checkview(lua_State *L, int idx, const char *fname) {
   th_tensor *t = th_lua_totensor(L, idx);
   if (t == NULL)
     th_lua_argerror(L, idx, fname, "tensor expected, got %s", th_lua_typename(L, idx));
@@ -109,6 +109,23 @@ th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
                     ":moveToOuterDisposeScope() or :detachFromDisposeScope())");
   if (t->flags & TH_TENSOR_FREED)
     th_lua_argerror(L, idx, fname, "tensor was freed (used after :free()/:dispose())");
+  return t;
+}
+
+th_tensor *th_lua_checkdata(lua_State *L, int idx, const char *fname, const char *what) {
+  th_tensor *t = th_lua_checkview(L, idx, fname);
+  if (th_tensor_check_extent(t, what) != TH_OK) th_lua_error(L, fname);
+  return t;
+}
+
+th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname) {
+  th_tensor *t = th_lua_checkview(L, idx, fname);
+  if (th_tensor_check_extent(t, "tensor") != TH_OK) {
+    char what[40];  /* formatted on failure only: a snprintf costs more than the check */
+    snprintf(what, sizeof what, "tensor argument #%d", idx);
+    th_tensor_check_extent(t, what);
+    th_lua_error(L, fname);
+  }
   return t;
 }
 
@@ -124,6 +141,14 @@ th_tensor *th_lua_checkfloating(lua_State *L, int idx, const char *fname) {
   th_tensor *t = th_lua_checktensor(L, idx, fname);
   if (!TH_IS_FLOATING(t->dtype))
     th_lua_argerror(L, idx, fname, "torch.FloatTensor or torch.DoubleTensor expected, got %s",
+                    th_lua_tensor_mt[t->dtype]);
+  return t;
+}
+
+th_tensor *th_lua_checkresult(lua_State *L, int idx, th_dtype dt, const char *fname) {
+  th_tensor *t = th_lua_checkview(L, idx, fname);
+  if (t->dtype != dt)
+    th_lua_argerror(L, idx, fname, "%s expected, got %s", th_lua_tensor_mt[dt],
                     th_lua_tensor_mt[t->dtype]);
   return t;
 }

@@ -64,6 +64,23 @@ int64_t th_tensor_extent(const th_tensor *t) {
   return t->offset + last + 1;
 }
 
+int th_tensor_check_extent(const th_tensor *t, const char *what) {
+  /* one pass, in unsigned arithmetic: an empty view's other sizes may be
+     anything (set() bounded only the non-empty dimensions), and its sum is
+     then not used. Called for every tensor argument: kept to a loop */
+  uint64_t last = (uint64_t)t->offset;
+  int d, empty = t->ndim == 0;
+  char buf[128];
+  for (d = 0; d < t->ndim; d++) {
+    empty |= t->size[d] == 0;
+    last += (uint64_t)(t->size[d] - 1) * (uint64_t)t->stride[d];
+  }
+  if (empty || (t->storage != NULL && last < (uint64_t)t->storage->size)) return TH_OK;
+  return th_error_set("%s of size %s extends past its storage (needs %lld elements, storage has %lld)",
+                      what, th_tensor_sizestr(t, buf, sizeof buf), (long long)th_tensor_extent(t),
+                      (long long)(t->storage != NULL ? t->storage->size : 0));
+}
+
 char *th_tensor_sizestr(const th_tensor *t, char *buf, size_t len) {
   return th_error_sizes(buf, len, t->ndim, t->size);
 }

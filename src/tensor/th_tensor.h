@@ -40,6 +40,14 @@ int th_tensor_same_size(const th_tensor *a, const th_tensor *b);
 void *th_tensor_data(const th_tensor *t);
 /* smallest storage size (in elements) the view needs, from offset 0 */
 int64_t th_tensor_extent(const th_tensor *t);
+/* TH_OK when every element of the view lies inside its storage: offset +
+   sum((size-1)*stride) < storage size, or no element at all. A view can
+   outlive a shrink of its storage (storage:resize(0) while it still views
+   it), so whatever dereferences a view checks this at use, once per call:
+   the bindings' tensor getters (th_lua_checktensor) do. 'what' starts the
+   message ("input of size 2x3 extends past its storage (needs 7 elements,
+   storage has 0)"). */
+int th_tensor_check_extent(const th_tensor *t, const char *what);
 /* "2x3x4" into buf */
 char *th_tensor_sizestr(const th_tensor *t, char *buf, size_t len);
 
