@@ -228,7 +228,7 @@ local function optimizeCheck(desc, opts, after, early)
   local ref = refPass(R, x, go, training)
   local before = mem(R)
   stage('optimize')
-  if type(opts.recompute) == 'function' then opts.recompute = opts.recompute(R) end
+  if type(opts.recompute) == 'function' then opts.recompute = opts.recompute(R, x) end
   optnet.optimizeMemory(A, x:clone(), opts)
   stage('traced')
   local noState = opts.foldBatchNorm
@@ -300,9 +300,17 @@ local function foldThenTraining(A, R, x, go)
   samePass(pass(A, x, go, false), refPass(R, x, go, false))
 end
 
-local function budget(R)
-  local c = optnet.countUsedMemory(R)
-  return math.max(1, (c.outputs + c.gradInputs) // 3)
+-- four fifths of the activation bytes the plan without recompute needs
+-- (planned on a copy): a budget some segmentation may meet, so the
+-- budget's own plans run (a third of the unplanned bytes, tried first, was
+-- below every plan of the small nets: every seed was refused)
+local function budget(R, x)
+  local T = R:clone()
+  optnet.optimizeMemory(T, x:clone(), {mode = 'training'})
+  local r = rawget(T, '_optnet')
+  local bytes = 0
+  for _, n in pairs(r.arena) do bytes = bytes + n * 8 end
+  return math.max(1, bytes * 4 // 5)
 end
 
 local OPT = {
