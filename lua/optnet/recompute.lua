@@ -203,12 +203,25 @@ local function reapplySet(seg, input, keep)
   return set
 end
 
+-- the modules below the re-run children, as they are now: a module may
+-- make children during its forward (nn.Recurrence a step clone per time
+-- step, at its first forward and at a longer sequence), after install.
+-- Those are re-run with their parent and get shadows like the others.
+local function segModules(seg)
+  local list = {}
+  for k = seg.from, lastOf(seg) do
+    for _, m in ipairs(seg.seq.modules[k]:listModules()) do list[#list + 1] = m end
+  end
+  seg.modules = list
+  return list
+end
+
 -- moves the re-run modules' tensors onto their shadow storages
 local function swapIn(seg, input)
   local keep = {}
   seg.reapply = reapplySet(seg, input, keep)
   local items = swapSet(seg, keep)
-  for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', rawget(m, '_optnetShadow') or {}) end
+  for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', rawget(m, '_optnetShadow') or {}) end
   for _, it in ipairs(items) do
     local holder = it.module._optnetShadow
     holder[it.role] = holder[it.role] or {}
@@ -748,7 +761,7 @@ function recompute.unsafe(undo, rec, chosen)
   end
   local segOf = {}
   for _, seg in ipairs(undo.segments) do
-    for _, m in ipairs(seg.modules) do segOf[m] = seg end
+    for _, m in ipairs(segModules(seg)) do segOf[m] = seg end
   end
   local fwdStep, writes, written = {}, {}, {}
   for s = 1, rec.nForward do
@@ -862,10 +875,7 @@ function recompute.install(net, how, verbose)
     local S = seg.seq
     if not bySeq[S] then bySeq[S] = {}; order[#order + 1] = S end
     seg.shadow, seg.home = {}, {}
-    seg.modules = {}
-    for k = seg.from, lastOf(seg) do
-      for _, m in ipairs(S.modules[k]:listModules()) do seg.modules[#seg.modules + 1] = m end
-    end
+    segModules(seg)
     seg.stochastic = false
     for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
     table.insert(bySeq[S], seg)
@@ -970,7 +980,7 @@ function recompute.uninstall(undo)
   end
   for _, seg in ipairs(undo.segments) do
     swapOut(seg)
-    for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', nil) end
+    for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', nil) end
     seg.shadow, seg.home = {}, {}
   end
   for _, m in ipairs(undo.created or {}) do rawset(m, '_gradStats', nil) end
