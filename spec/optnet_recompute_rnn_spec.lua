@@ -62,6 +62,14 @@ local NETS = {
     return nn.Sequential():add(nn.SpatialConvolution(2, 1, 2, 2, 2, 2, 2, 2)):add(par)
       :add(nn.Sequential():add(nn.LSTM(5, 1, 2)):add(nn.Identity()):add(nn.Identity())):add(nn.Identity()), {1, 2, 1, 6}
   end,
+  -- View and Contiguous copy the stride-0 Replicate into a buffer their
+  -- output views; 'sqrt' re-runs the Tanh from it in backward (segment 3..4)
+  viewBuffer = function()
+    return nn.Sequential():add(nn.Replicate(2)):add(nn.View(1, -1)):add(nn.Tanh()):add(nn.Identity()), {1, 1}
+  end,
+  contiguousBuffer = function()
+    return nn.Sequential():add(nn.Replicate(2)):add(nn.Contiguous()):add(nn.Tanh()):add(nn.Identity()), {2, 1}
+  end,
   -- an RReLU re-run by 'sqrt' (segment 1..3)
   rrelu = function()
     return nn.Sequential():add(nn.Linear(4, 6)):add(nn.RReLU()):add(nn.Linear(6, 6)):add(nn.Tanh()):add(nn.Linear(6, 2)),
@@ -222,6 +230,16 @@ describe('optnet recompute with recurrent layers', function()
 
   it("re-runs an RReLU with the slopes of its forward ('sqrt')", function()
     compare('rrelu', {mode = 'training', recompute = 'sqrt'}, 'nn.RReLU')
+  end)
+
+  -- (the trace released such a buffer after the module's forward step: its
+  -- interval ended there, and the re-run read a slot given to another storage)
+  it('re-runs a module reading an output that views its module\'s buffer (View, Contiguous)', function()
+    for _, inplace in ipairs{true, false} do
+      compare('viewBuffer', {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'nn.Tanh', {{0, 0}})
+      compare('contiguousBuffer', {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'nn.Tanh', {{0, 1}, {0, 0}})
+      compare('contiguousBuffer', {mode = 'training', recompute = 'sqrt', inplace = inplace, verify = true}, 'nn.Tanh')
+    end
   end)
 
   it('optnet.trainStep with sgd (momentum) and adam equals the plain optim loop', function()

@@ -278,11 +278,21 @@ local function release(t)
   end
 end
 
+-- A buffer that the module's output (gradInput) views is that output, not
+-- scratch (nn.View and nn.Contiguous copy a non-contiguous input into one):
+-- it is not released, so the steps that read the output keep it alive
+-- (released, the next module's read found no bytes and its interval ended
+-- at the forward step; a recompute re-run reading it in backward read a
+-- slot given to another storage).
 releaseBuffers = function(rec, m, kind)
   local which = RELEASE[kind]
   if not which then return end
+  local viewed
   for name, w in pairs(rec.traits[m].buffers) do
-    if which[w] and torch.isTensor(rawget(m, name)) and m[name]:nElement() > 0 then release(m[name]) end
+    if which[w] and torch.isTensor(rawget(m, name)) and m[name]:nElement() > 0 then
+      viewed = viewed or walk.storageIds(kind == 'forward' and m.output or m.gradInput)
+      if not viewed[m[name]:_storageId()] then release(m[name]) end
+    end
   end
 end
 
