@@ -799,6 +799,25 @@ function recompute.unsafe(undo, rec, chosen)
     return false
   end
   local bad, why = {}, {}
+  -- an in-place module that its backward puts back (AddConstant,
+  -- MulConstant), re-run: the put-back goes to the re-run's copy, and the
+  -- forward's copy stays written over. Unsafe when something reads that
+  -- copy after: a backward step, or the caller (the net's output: without
+  -- optnet it is put back after backward, and a trainStep's caller reads
+  -- it then)
+  local final = walk.storageIds(undo.net and undo.net.output)
+  for _, w in ipairs(writes) do
+    local seg = w.restore and segOf[w.module]
+    if seg and not bad[seg] then
+      for id in pairs(w.ids) do
+        if final[id] or readAfter(w.step, {[id] = true}) then
+          bad[seg] = true
+          why[#why + 1] = {seg = seg, module = w.module, writer = w.module, restores = true}
+          break
+        end
+      end
+    end
+  end
   for r = rec.nForward + 1, rec.nSteps do
     local st = rec.steps[r]
     local m = st.module
@@ -851,7 +870,9 @@ function recompute.tellUnsafe(net, why)
   for _, w in ipairs(why) do
     io.stderr:write(string.format('optnet: recompute: segment %d..%d of %s left out: %s writes in place %s\n',
       w.seg.from, w.seg.to, who(w.seg.seq), who(w.writer),
-      w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
+      w.restores and 'and its backward puts back what the re-run makes, while the forward\'s copy, read after, '
+        .. 'stays written over'
+        or w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
         or ('the output of ' .. who(w.module) .. ', which the re-run would make anew without that write')))
   end
 end
@@ -874,7 +895,7 @@ function recompute.install(net, how, verbose)
     segModules(seg)
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
+  local undo = {net = net, segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
