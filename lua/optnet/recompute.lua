@@ -21,8 +21,11 @@
 -- Numbers stay identical: the re-run sees the same input and the same
 -- parameters; module state (batch norm's running statistics) is saved
 -- before the re-run and restored after, so it is updated once per step; the
--- random generator is rewound for segments holding a stochastic module
--- (Dropout), so the same noise comes out. A segment never starts with a
+-- random generator is rewound to where the segment's forward began, so a
+-- module drawing numbers (Dropout, RReLU, WhiteNoise, fractional max
+-- pooling, a user's module: not told by name) draws the same ones. (Only
+-- Dropout was rewound: an RReLU re-run drew other slopes, trainStep's
+-- parameters off by 7.5e-6 after 3 adam steps.) A segment never starts with a
 -- module that runs in place on its input (the re-run needs that input).
 --
 -- Segmentations:
@@ -46,13 +49,6 @@ local CHEAP = {
   -- are the largest buffers of VGG and GoogLeNet
   ['nn.SpatialMaxPooling'] = true,
 }
-
-local function isStochastic(m)
-  for _, x in ipairs(m:listModules()) do
-    if torch.typename(x):find('Dropout', 1, true) then return true end
-  end
-  return false
-end
 
 local function leaves(m)
   if type(m.modules) ~= 'table' then return 1 end
@@ -203,12 +199,25 @@ local function reapplySet(seg, input, keep)
   return set
 end
 
+-- the modules below the re-run children, as they are now: a module may
+-- make children during its forward (nn.Recurrence a step clone per time
+-- step, at its first forward and at a longer sequence), after install.
+-- Those are re-run with their parent and get shadows like the others.
+local function segModules(seg)
+  local list = {}
+  for k = seg.from, lastOf(seg) do
+    for _, m in ipairs(seg.seq.modules[k]:listModules()) do list[#list + 1] = m end
+  end
+  seg.modules = list
+  return list
+end
+
 -- moves the re-run modules' tensors onto their shadow storages
 local function swapIn(seg, input)
   local keep = {}
   seg.reapply = reapplySet(seg, input, keep)
   local items = swapSet(seg, keep)
-  for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', rawget(m, '_optnetShadow') or {}) end
+  for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', rawget(m, '_optnetShadow') or {}) end
   for _, it in ipairs(items) do
     local holder = it.module._optnetShadow
     holder[it.role] = holder[it.role] or {}
@@ -748,7 +757,7 @@ function recompute.unsafe(undo, rec, chosen)
   end
   local segOf = {}
   for _, seg in ipairs(undo.segments) do
-    for _, m in ipairs(seg.modules) do segOf[m] = seg end
+    for _, m in ipairs(segModules(seg)) do segOf[m] = seg end
   end
   local fwdStep, writes, written = {}, {}, {}
   for s = 1, rec.nForward do
@@ -790,6 +799,25 @@ function recompute.unsafe(undo, rec, chosen)
     return false
   end
   local bad, why = {}, {}
+  -- an in-place module that its backward puts back (AddConstant,
+  -- MulConstant), re-run: the put-back goes to the re-run's copy, and the
+  -- forward's copy stays written over. Unsafe when something reads that
+  -- copy after: a backward step, or the caller (the net's output: without
+  -- optnet it is put back after backward, and a trainStep's caller reads
+  -- it then)
+  local final = walk.storageIds(undo.net and undo.net.output)
+  for _, w in ipairs(writes) do
+    local seg = w.restore and segOf[w.module]
+    if seg and not bad[seg] then
+      for id in pairs(w.ids) do
+        if final[id] or readAfter(w.step, {[id] = true}) then
+          bad[seg] = true
+          why[#why + 1] = {seg = seg, module = w.module, writer = w.module, restores = true}
+          break
+        end
+      end
+    end
+  end
   for r = rec.nForward + 1, rec.nSteps do
     local st = rec.steps[r]
     local m = st.module
@@ -842,7 +870,9 @@ function recompute.tellUnsafe(net, why)
   for _, w in ipairs(why) do
     io.stderr:write(string.format('optnet: recompute: segment %d..%d of %s left out: %s writes in place %s\n',
       w.seg.from, w.seg.to, who(w.seg.seq), who(w.writer),
-      w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
+      w.restores and 'and its backward puts back what the re-run makes, while the forward\'s copy, read after, '
+        .. 'stays written over'
+        or w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
         or ('the output of ' .. who(w.module) .. ', which the re-run would make anew without that write')))
   end
 end
@@ -862,15 +892,10 @@ function recompute.install(net, how, verbose)
     local S = seg.seq
     if not bySeq[S] then bySeq[S] = {}; order[#order + 1] = S end
     seg.shadow, seg.home = {}, {}
-    seg.modules = {}
-    for k = seg.from, lastOf(seg) do
-      for _, m in ipairs(S.modules[k]:listModules()) do seg.modules[#seg.modules + 1] = m end
-    end
-    seg.stochastic = false
-    for k = seg.from, lastOf(seg) do seg.stochastic = seg.stochastic or isStochastic(S.modules[k]) end
+    segModules(seg)
     table.insert(bySeq[S], seg)
   end
-  local undo = {segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
+  local undo = {net = net, segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
@@ -904,7 +929,7 @@ function recompute.install(net, how, verbose)
       local current = input
       for i = 1, #self.modules do
         local seg = startAt[i]
-        if seg and seg.stochastic then seg.rng = torch.getRNGState() end
+        if seg then seg.rng = torch.getRNGState() end
         current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
       end
       self.output = current
@@ -970,7 +995,7 @@ function recompute.uninstall(undo)
   end
   for _, seg in ipairs(undo.segments) do
     swapOut(seg)
-    for _, m in ipairs(seg.modules) do rawset(m, '_optnetShadow', nil) end
+    for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', nil) end
     seg.shadow, seg.home = {}, {}
   end
   for _, m in ipairs(undo.created or {}) do rawset(m, '_gradStats', nil) end

@@ -289,15 +289,25 @@ local function release(t)
   end
 end
 
+-- A buffer that the module's output (gradInput) views is that output, not
+-- scratch (nn.View and nn.Contiguous copy a non-contiguous input into one):
+-- it is not released, so the steps that read the output keep it alive
+-- (released, the next module's read found no bytes and its interval ended
+-- at the forward step; a recompute re-run reading it in backward read a
+-- slot given to another storage).
 releaseBuffers = function(rec, m, kind)
   local which = RELEASE[kind]
   if not which then return end
+  local viewed
   for name, w in pairs(rec.traits[m].buffers) do
     local t = rawget(m, name)
-    -- (the buffer tensor itself handed on as the output or gradInput is in use)
+    -- (the buffer tensor itself handed on as the output or gradInput is in
+    -- use, and so is one they view: release() also keeps any storage
+    -- another tensor views)
     if which[w] and torch.isTensor(t) and t:nElement() > 0 and t ~= rawget(m, 'output')
        and t ~= rawget(m, 'gradInput') then
-      release(t)
+      viewed = viewed or walk.storageIds(kind == 'forward' and m.output or m.gradInput)
+      if not viewed[t:_storageId()] then release(t) end
     end
   end
 end
