@@ -216,3 +216,23 @@ describe('optnet on gModules', function()
     end)
   end
 end)
+
+describe('a Sequential that starts with a gModule, saved before its first backward', function()
+  -- its gradInput is the gModule's, nil until backward (as in Torch7's
+  -- nngraph): the loader refused the saved plain net (found by the optnet
+  -- fuzzer's lifecycle checks)
+  it('loads and runs as the original', function()
+    require 'nngraph'
+    torch.setdefaulttensortype('torch.DoubleTensor')
+    torch.manualSeed(4)
+    local x = nn.Identity()()
+    local net = nn.Sequential():add(nn.gModule({x}, {nn.ReLU()(x)})):add(nn.Linear(3, 2))
+    assert.is_nil(net.gradInput)
+    for _, mode in ipairs{'binary', 'ascii'} do
+      local c = torch.deserialize(torch.serialize(net, mode), mode)
+      local i, go = torch.randn(4, 3), torch.randn(4, 2)
+      assert.are.equal(0, (c:forward(i) - net:forward(i)):abs():max())
+      assert.are.equal(0, (c:backward(i, go) - net:backward(i, go)):abs():max())
+    end
+  end)
+end)

@@ -129,7 +129,9 @@ V.classes = {
   ['nn.gModule'] = {optional = {'output', 'gradInput'}},
   -- a module whose output is a criterion's loss (a number)
   ['nn.CriterionTable'] = {kinds = {output = false}},
-  ['nn.Container'] = {need = {'modules'}},
+  -- a container's gradInput is a child's, nil when the first child is a
+  -- gModule before its first backward (Torch7 loads it; backward sets it)
+  ['nn.Container'] = {need = {'modules'}, optional = {'gradInput'}},
   ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
   ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
                      kinds = {inputDimension = 'count', outputDimension = 'count', output = 'tensor',
@@ -387,8 +389,8 @@ function V.check(m)
   if r.tensorIO then
     for _, f in ipairs({'output', 'gradInput'}) do
       local v = rawget(m, f)
-      if v == nil then fail(cname, f, 'is missing') end
-      if not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
+      if v == nil and r.need[f] then fail(cname, f, 'is missing') end
+      if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
     end
   end
   for f, kind in pairs(r.kinds) do
