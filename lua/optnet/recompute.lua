@@ -736,11 +736,23 @@ end
 function recompute.unsafe(undo, rec, chosen)
   local switched = {}
   for _, c in ipairs(chosen or {}) do switched[c.module] = true end
-  -- whether a step after r other than a forward reads one of ids
-  local function readAfter(r, ids)
+  -- whether a step after r reads one of ids, other than the re-run of
+  -- seg's own modules (they read the copies as their forward read the
+  -- originals, before the write). A forward step of another module is a
+  -- re-run too: of a segment nested in the child ending seg, which reads
+  -- the copy where its forward read what the write left (an in-place
+  -- AddConstant behind an nn.Copy in one branch of a ConcatTable, a
+  -- Transpose re-run in the other: gradInput off by 0.19)
+  local inSeg = {}
+  for _, seg in ipairs(undo.segments) do
+    inSeg[seg] = {}
+    for _, m in ipairs(seg.modules) do inSeg[seg][m] = true end
+  end
+  local function readAfter(r, ids, seg)
     for s = r + 1, rec.nSteps do
       local u = rec.uses[s]
-      if u and rec.steps[s].kind ~= 'forward' then
+      local st = rec.steps[s]
+      if u and not (st.kind == 'forward' and inSeg[seg][st.module]) then
         for id in pairs(ids) do if u[id] then return true end end
       end
     end
@@ -811,7 +823,7 @@ function recompute.unsafe(undo, rec, chosen)
                 -- the re-run's copies: its output storages that are not the forward's
                 local made = {}
                 for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
-                spoils = readAfter(r, made)
+                spoils = readAfter(r, made, seg)
               end
             end
             if spoils then
