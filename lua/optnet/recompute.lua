@@ -42,6 +42,8 @@ local CHEAP = {
   ['nn.Sigmoid'] = true, ['nn.Tanh'] = true, ['nn.SoftPlus'] = true,
   ['nn.BatchNormalization'] = true, ['nn.SpatialBatchNormalization'] = true,
   ['nn.MulConstant'] = true, ['nn.AddConstant'] = true, ['nn.Identity'] = true,
+  -- hand their input on (a view, or the tensor itself), or copy it once
+  ['nn.Copy'] = true, ['nn.View'] = true, ['nn.Reshape'] = true, ['nn.Contiguous'] = true,
   -- one pass over its input; its output and indices (8 bytes an element)
   -- are the largest buffers of VGG and GoogLeNet
   ['nn.SpatialMaxPooling'] = true,
@@ -62,6 +64,31 @@ local function leaves(m)
 end
 
 local function isSequential(m) return torch.typename(m) == 'nn.Sequential' end
+
+-- modules whose output may be their input or a view of it: an in-place
+-- module after them writes what the module before them made
+local PASS_THROUGH = {
+  ['nn.Identity'] = true, ['nn.Copy'] = true, ['nn.View'] = true, ['nn.Reshape'] = true,
+  ['nn.Contiguous'] = true,
+}
+
+local startsInplace
+
+-- whether child k of Sequential S is a pass-through that (through more of
+-- them) hands its input on to a child that writes it in place: for the
+-- segment bounds such a run is one with the writer (Tanh, Identity,
+-- LeakyReLU in place: a segment ending at the Identity would re-make the
+-- Tanh's output without the LeakyReLU's write, and recompute.unsafe would
+-- drop it; one starting at the Identity would re-run from an input the
+-- LeakyReLU wrote over)
+local function handsOn(S, k)
+  local j = k
+  while S.modules[j] and PASS_THROUGH[torch.typename(S.modules[j])] do j = j + 1 end
+  return j > k and S.modules[j] ~= nil and startsInplace(S.modules[j])
+end
+
+-- whether child k writes its input in place, itself or through pass-throughs
+local function writesInput(S, k) return startsInplace(S.modules[k]) or handsOn(S, k) end
 
 -- segments as {seq = S, from = i, to = j}
 local function cheapSegments(net)
@@ -102,9 +129,15 @@ local function sqrtSegments(net)
     if isChain(m) then
       local n = #m.modules
       local k = math.ceil(math.sqrt(n))
-      for from = 1, n, k do
+      local from = 1
+      while from <= n do
         local to = math.min(n, from + k - 1)
+        -- the last child, not re-run, may not write the re-run's output in
+        -- place, itself or through pass-throughs (the re-run would lack
+        -- the write): the writer goes into the segment
+        while to < n and writesInput(m, to) do to = to + 1 end
         if to > from then segs[#segs + 1] = {seq = m, from = from, to = to} end
+        from = to + 1
       end
     elseif type(m.modules) == 'table' then
       for _, c in ipairs(m.modules) do visit(c) end
@@ -291,10 +324,10 @@ end
 -- whether module m, given the segment's input, would overwrite it: a leaf
 -- running in place, or such a leaf where m's input goes first (the first
 -- child of a Sequential, every child of other containers)
-local function startsInplace(m)
+function startsInplace(m)
   if type(m.modules) == 'table' then
     if #m.modules == 0 then return false end
-    if isSequential(m) then return startsInplace(m.modules[1]) end
+    if isSequential(m) then return writesInput(m, 1) end
     for _, c in ipairs(m.modules) do if startsInplace(c) then return true end end
     return false
   end
@@ -325,7 +358,7 @@ end
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
-    while seg.from <= lastOf(seg) and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
+    while seg.from <= lastOf(seg) and writesInput(seg.seq, seg.from) do seg.from = seg.from + 1 end
     if seg.from <= lastOf(seg) then out[#out + 1] = seg end
   end
   return out
@@ -438,9 +471,9 @@ local function buildUnits(net, sub)
       local n, k = #S.modules, 1
       while k <= n do
         local j = k
-        while j < n and startsInplace(S.modules[j + 1]) do j = j + 1 end
+        while j < n and writesInput(S, j + 1) do j = j + 1 end
         -- a segment may not start with a module that overwrites its input
-        if not (k == 1 and startsInplace(S.modules[1])) then
+        if not (k == 1 and writesInput(S, 1)) then
           local u = {seq = S, from = k, to = j, bytes = 0, work = 0, pos = math.huge, index = #list + 1,
                      last = j == n, out = math.min(sub[S.modules[j]][5], sub[S.modules[j]][1])}
           for i = k, j do
