@@ -31,7 +31,9 @@
 --     the cheap ones are re-run.
 --   'sqrt': Chen et al. 2016: in each chain (a Sequential of >= 3 children
 --     of comparable size, the outermost such), segments of ceil(sqrt(n))
---     children; all but the last child of a segment are re-run.
+--     children; all but the last child of a segment are re-run (a last
+--     child that writes its input in place, itself or behind pass-throughs,
+--     is re-run too, and the segment ends after it: handsOn).
 --   a segment list, from recompute.budget (a byte budget: below).
 local walk = require 'optnet.walk'
 
