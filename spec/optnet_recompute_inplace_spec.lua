@@ -92,8 +92,9 @@ describe('optnet recompute with in-place modules', function()
       end},
       -- through the Identity, MulConstant scales Tanh's output and puts back
       -- (y * c) / c, which Tanh's backward reads in the plain net; the
-      -- re-run's copy is y
-      {'sqrt', function()
+      -- re-run's copy is y ('cheap': the segment {Tanh | Sequential}; 'sqrt'
+      -- takes the writer into the segment: optnet_recompute_chain_spec)
+      {'cheap', function()
         return nn.Sequential():add(nn.Tanh()):add(nn.Sequential():add(nn.Identity()):add(nn.MulConstant(-1.3, true)))
           :add(nn.Tanh())
       end},

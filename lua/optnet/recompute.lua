@@ -34,7 +34,9 @@
 --     the cheap ones are re-run.
 --   'sqrt': Chen et al. 2016: in each chain (a Sequential of >= 3 children
 --     of comparable size, the outermost such), segments of ceil(sqrt(n))
---     children; all but the last child of a segment are re-run.
+--     children; all but the last child of a segment are re-run (a last
+--     child that writes its input in place, itself or behind pass-throughs,
+--     is re-run too, and the segment ends after it: handsOn).
 --   a segment list, from recompute.budget (a byte budget: below).
 local walk = require 'optnet.walk'
 
@@ -45,6 +47,8 @@ local CHEAP = {
   ['nn.Sigmoid'] = true, ['nn.Tanh'] = true, ['nn.SoftPlus'] = true,
   ['nn.BatchNormalization'] = true, ['nn.SpatialBatchNormalization'] = true,
   ['nn.MulConstant'] = true, ['nn.AddConstant'] = true, ['nn.Identity'] = true,
+  -- hand their input on (a view, or the tensor itself), or copy it once
+  ['nn.Copy'] = true, ['nn.View'] = true, ['nn.Reshape'] = true, ['nn.Contiguous'] = true,
   -- one pass over its input; its output and indices (8 bytes an element)
   -- are the largest buffers of VGG and GoogLeNet
   ['nn.SpatialMaxPooling'] = true,
@@ -58,6 +62,31 @@ local function leaves(m)
 end
 
 local function isSequential(m) return torch.typename(m) == 'nn.Sequential' end
+
+-- modules whose output may be their input or a view of it: an in-place
+-- module after them writes what the module before them made
+local PASS_THROUGH = {
+  ['nn.Identity'] = true, ['nn.Copy'] = true, ['nn.View'] = true, ['nn.Reshape'] = true,
+  ['nn.Contiguous'] = true,
+}
+
+local startsInplace
+
+-- whether child k of Sequential S is a pass-through that (through more of
+-- them) hands its input on to a child that writes it in place: for the
+-- segment bounds such a run is one with the writer (Tanh, Identity,
+-- LeakyReLU in place: a segment ending at the Identity would re-make the
+-- Tanh's output without the LeakyReLU's write, and recompute.unsafe would
+-- drop it; one starting at the Identity would re-run from an input the
+-- LeakyReLU wrote over)
+local function handsOn(S, k)
+  local j = k
+  while S.modules[j] and PASS_THROUGH[torch.typename(S.modules[j])] do j = j + 1 end
+  return j > k and S.modules[j] ~= nil and startsInplace(S.modules[j])
+end
+
+-- whether child k writes its input in place, itself or through pass-throughs
+local function writesInput(S, k) return startsInplace(S.modules[k]) or handsOn(S, k) end
 
 -- segments as {seq = S, from = i, to = j}
 local function cheapSegments(net)
@@ -98,9 +127,15 @@ local function sqrtSegments(net)
     if isChain(m) then
       local n = #m.modules
       local k = math.ceil(math.sqrt(n))
-      for from = 1, n, k do
+      local from = 1
+      while from <= n do
         local to = math.min(n, from + k - 1)
+        -- the last child, not re-run, may not write the re-run's output in
+        -- place, itself or through pass-throughs (the re-run would lack
+        -- the write): the writer goes into the segment
+        while to < n and writesInput(m, to) do to = to + 1 end
         if to > from then segs[#segs + 1] = {seq = m, from = from, to = to} end
+        from = to + 1
       end
     elseif type(m.modules) == 'table' then
       for _, c in ipairs(m.modules) do visit(c) end
@@ -300,10 +335,10 @@ end
 -- whether module m, given the segment's input, would overwrite it: a leaf
 -- running in place, or such a leaf where m's input goes first (the first
 -- child of a Sequential, every child of other containers)
-local function startsInplace(m)
+function startsInplace(m)
   if type(m.modules) == 'table' then
     if #m.modules == 0 then return false end
-    if isSequential(m) then return startsInplace(m.modules[1]) end
+    if isSequential(m) then return writesInput(m, 1) end
     for _, c in ipairs(m.modules) do if startsInplace(c) then return true end end
     return false
   end
@@ -334,7 +369,7 @@ end
 local function trimmed(segs)
   local out = {}
   for _, seg in ipairs(segs) do
-    while seg.from <= lastOf(seg) and startsInplace(seg.seq.modules[seg.from]) do seg.from = seg.from + 1 end
+    while seg.from <= lastOf(seg) and writesInput(seg.seq, seg.from) do seg.from = seg.from + 1 end
     if seg.from <= lastOf(seg) then out[#out + 1] = seg end
   end
   return out
@@ -447,9 +482,9 @@ local function buildUnits(net, sub)
       local n, k = #S.modules, 1
       while k <= n do
         local j = k
-        while j < n and startsInplace(S.modules[j + 1]) do j = j + 1 end
+        while j < n and writesInput(S, j + 1) do j = j + 1 end
         -- a segment may not start with a module that overwrites its input
-        if not (k == 1 and startsInplace(S.modules[1])) then
+        if not (k == 1 and writesInput(S, 1)) then
           local u = {seq = S, from = k, to = j, bytes = 0, work = 0, pos = math.huge, index = #list + 1,
                      last = j == n, out = math.min(sub[S.modules[j]][5], sub[S.modules[j]][1])}
           for i = k, j do
@@ -745,11 +780,23 @@ end
 function recompute.unsafe(undo, rec, chosen)
   local switched = {}
   for _, c in ipairs(chosen or {}) do switched[c.module] = true end
-  -- whether a step after r other than a forward reads one of ids
-  local function readAfter(r, ids)
+  -- whether a step after r reads one of ids, other than the re-run of
+  -- seg's own modules (they read the copies as their forward read the
+  -- originals, before the write). A forward step of another module is a
+  -- re-run too: of a segment nested in the child ending seg, which reads
+  -- the copy where its forward read what the write left (an in-place
+  -- AddConstant behind an nn.Copy in one branch of a ConcatTable, a
+  -- Transpose re-run in the other: gradInput off by 0.19)
+  local inSeg = {}
+  for _, seg in ipairs(undo.segments) do
+    inSeg[seg] = {}
+    for _, m in ipairs(seg.modules) do inSeg[seg][m] = true end
+  end
+  local function readAfter(r, ids, seg)
     for s = r + 1, rec.nSteps do
       local u = rec.uses[s]
-      if u and rec.steps[s].kind ~= 'forward' then
+      local st = rec.steps[s]
+      if u and not (st.kind == 'forward' and inSeg[seg][st.module]) then
         for id in pairs(ids) do if u[id] then return true end end
       end
     end
@@ -839,7 +886,7 @@ function recompute.unsafe(undo, rec, chosen)
                 -- the re-run's copies: its output storages that are not the forward's
                 local made = {}
                 for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
-                spoils = readAfter(r, made)
+                spoils = readAfter(r, made, seg)
               end
             end
             if spoils then
