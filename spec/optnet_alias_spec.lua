@@ -315,3 +315,32 @@ describe('optnet: views inside containers', function()
     end)
   end
 end)
+
+describe('optnet in place where the gradOutput has another size than the input', function()
+  -- a CAddTable of a 6x4 and a 4x6 tensor hands the second branch a 6x4
+  -- gradOutput; out of place ELU's gradInput takes its input's 4x6, in
+  -- place it would be the 6x4 gradOutput itself, and the Transpose before
+  -- it reorders the elements otherwise (gradInput off by 3.03)
+  it('stays out of place and the net is exact', function()
+    torch.setdefaulttensortype('torch.DoubleTensor')
+    torch.manualSeed(1)
+    local net = nn.Sequential():add(nn.Transpose({1, 2}))
+      :add(nn.ConcatTable():add(nn.Sequential():add(nn.Tanh()))
+        :add(nn.Sequential():add(nn.Transpose({1, 2})):add(nn.ELU())))
+      :add(nn.CAddTable(true)):add(nn.BatchNormalization(4))
+    local ref = net:clone()
+    local x, go = torch.randn(4, 6), torch.randn(6, 4)
+    require('optnet').optimizeMemory(net, x:clone(), {mode = 'training'})
+    assert.is_false(net:get(2):get(2):get(2).inplace)
+    local function run(m)
+      m:zeroGradParameters()
+      local y = m:forward(x:clone()):clone()
+      return y, m:backward(x:clone(), go:clone()):clone(), m:get(4).gradWeight:clone()
+    end
+    local y1, g1, w1 = run(net)
+    local y2, g2, w2 = run(ref)
+    assert.are.equal(0, (y1 - y2):abs():max())
+    assert.are.equal(0, (g1 - g2):abs():max())
+    assert.are.equal(0, (w1 - w2):abs():max())
+  end)
+end)

@@ -502,6 +502,10 @@ local function chooseInplace(rec, p, verbose)
       if ok and bw and rec.steps[bw.step].gradOutputOverlaps then
         ok, why = false, 'backward: its gradOutput is a view whose elements overlap (a stride-0 expansion or overlapping strides)'
       end
+      -- in place its gradInput is its gradOutput, of the gradOutput's size
+      if ok and bw and rec.steps[bw.step].gradOutputMisshaped then
+        ok, why = false, "backward: its gradOutput's size is not its input's (in place the gradInput would take it)"
+      end
       if ok then ok, why = safe(fw) end
       local reruns = fw and rerunsOf(m) or {}
       for _, r in ipairs(reruns) do

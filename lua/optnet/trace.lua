@@ -126,6 +126,14 @@ local function record(rec, m, kind, input, gradOutput)
   if kind == 'forward' then rec.steps[step].inputOverlaps = walk.overlaps(input) end
   if kind == 'derivative' then
     rec.steps[step].gradOutputOverlaps = walk.overlaps(gradOutput)
+    -- (a table input summed into one gradOutput, CAddTable's: each of its
+    -- tensors against it)
+    local shaped = walk.sameShapes(gradOutput, input)
+    if not shaped and torch.isTensor(gradOutput) and type(input) == 'table' then
+      shaped = true
+      walk.tensors(input, function(t) shaped = shaped and t:isSameSizeAs(gradOutput) end)
+    end
+    rec.steps[step].gradOutputMisshaped = not shaped
     -- which storage the gradient came in and went out in: an in-place
     -- module's backward writes its gradInput over its gradOutput
     -- (optnet's chooseInplace)
@@ -328,7 +336,8 @@ end
 
 -- runs the pass; returns the record:
 --   steps[i] = {module=, kind=, inputIds and inputOverlaps (forward),
---   gradOutputIds, gradInputIds and gradOutputOverlaps (derivative)},
+--   gradOutputIds, gradInputIds, gradOutputOverlaps and gradOutputMisshaped
+--   (derivative)},
 --   storages[id] = {id, bytes, dtype, first, last},
 --   order = storages in first-use order, nForward = steps of the forward pass,
 --   heldEarly = storage ids a module may read from the last pass (not planned)

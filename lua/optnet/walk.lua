@@ -227,6 +227,24 @@ function walk.overlaps(v)
   return found
 end
 
+-- whether a and b are tensors of one size, or tables of them with the
+-- same keys: in place, a module's backward hands its gradOutput on as its
+-- gradInput, which out of place has the input's size (a CAddTable of a
+-- 6x4 and a 4x6 tensor gives the second branch a 6x4 gradOutput)
+function walk.sameShapes(a, b)
+  if torch.isTensor(a) or torch.isTensor(b) then
+    return torch.isTensor(a) and torch.isTensor(b) and a:isSameSizeAs(b)
+  end
+  if type(a) ~= 'table' or type(b) ~= 'table' then return a == b end
+  for k, v in pairs(a) do
+    if not walk.sameShapes(v, b[k]) then return false end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
 -- storage ids of every tensor in v
 function walk.storageIds(v, set)
   set = set or {}
