@@ -857,7 +857,7 @@ function recompute.unsafe(undo, rec, chosen)
     local seg = w.restore and segOf[w.module]
     if seg and not bad[seg] then
       for id in pairs(w.ids) do
-        if final[id] or readAfter(w.step, {[id] = true}) then
+        if final[id] or readAfter(w.step, {[id] = true}, seg) then
           bad[seg] = true
           why[#why + 1] = {seg = seg, module = w.module, writer = w.module, restores = true}
           break
