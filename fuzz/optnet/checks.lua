@@ -256,10 +256,22 @@ local function optimizeCheck(desc, opts, after, early)
   samePass(pass(A, x, go, training), refPass(R, x, go, training), noState)
   checkMemory(A, before)
   for _, v in ipairs(variants(desc, x)) do
+    -- a size the net does not take may fail half-way through the
+    -- reference's pass, after a batch norm moved its statistics: they are
+    -- put back, as the optimized net never ran it
+    local saved = bnState(R)
     local okRef, rv = pcall(function()
       local g = probeLike(desc, v[2], desc.seed + 8)
       return {pass(R, v[2], g, training), g}
     end)
+    if not okRef then
+      local i = 0
+      for _, m in ipairs(R:listModules()) do
+        for _, f in ipairs{'running_mean', 'running_var'} do
+          if torch.isTensor(rawget(m, f)) then i = i + 1; m[f]:copy(saved[i]) end
+        end
+      end
+    end
     if okRef then
       stage(v[1])
       samePass(pass(A, v[2], rv[2], training), rv[1], noState)
