@@ -15,7 +15,7 @@ CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAG
 LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
 LDLIBS   := -lopenblas -lpng -ljpeg -lm
 
-SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/image/*.c src/lua/*.c)
+SRCS := $(wildcard src/tensor/*.c src/nn/*.c src/plan/*.c src/image/*.c src/lua/*.c src/threads/*.c src/tds/*.c)
 HDRS := $(wildcard src/*/*.h src/*/generic/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o)
 LIB  := $(BUILD)/torch/core.so
@@ -24,7 +24,7 @@ CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 BUSTED := $(RUNENV) $(LUA) /usr/bin/busted
 
-.PHONY: all deps build test test-asan test-run demo install clean bench-speed bench-gemm bench-winograd bench-layers bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run test-upstream demo install clean bench-speed bench-gemm bench-winograd bench-layers bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -81,6 +81,15 @@ test-asan: deps
 # runs the specs against an already built $(BUILD); PRELOAD carries sanitizer runtimes
 test-run:
 	$(PRELOAD) $(BUSTED) $(BUSTED_ARGS) $(or $(SPEC),spec)
+
+# Third-party and upstream suites run unchanged from checkouts outside the
+# tree (never vendored): UPSTREAM names the folder holding them, one folder per
+# repository (threads, tds, argcheck, torch-totem, lua---nnx, torch-rnn, ...).
+# Each tools/upstream/<name>.sh runs one suite from $$UPSTREAM/<name> and exits
+# non-zero on a failure; a suite whose checkout is absent is skipped.
+UPSTREAM ?= $(CURDIR)/../upstream
+test-upstream: build
+	@UPSTREAM="$(UPSTREAM)" RUNENV='$(RUNENV)' tools/upstream/run.sh $(SUITES)
 
 demo: build
 	$(RUNENV) $(LUA) examples/demo.lua
