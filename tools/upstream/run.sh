@@ -6,6 +6,7 @@
 # non-zero when a suite failed.
 cd "$(dirname "$0")/../.."
 : "${UPSTREAM:?UPSTREAM must name the folder of upstream checkouts}"
+export UPSTREAM
 names="$*"
 [ -n "$names" ] || names=$(ls tools/upstream/*.sh | xargs -n1 basename | sed 's/\.sh$//' | grep -v '^run$')
 status=0

@@ -1,0 +1,9 @@
+#!/bin/sh
+# jcjohnson/torch-rnn's test/*_test.lua, run from the checkout $1 as its README
+# says (th test/X_test.lua from the top folder).
+. "$(dirname "$0")/lib.sh"
+cd "$1" || exit 1
+for f in test/*_test.lua; do
+  LUA_PATH="./?.lua;${LUA_PATH:-;}" tester "torch-rnn $f" "$TH" "$f"
+done
+exit $SUITE_FAILED
