@@ -184,6 +184,7 @@ function Module:type(tname, tensorCache)
     error(string.format("%s:type: tensor type name expected (e.g. 'torch.FloatTensor'), got %s",
                         torch.type(self), tostring(tname)), 2)
   end
+  tname = utils.canonicalType(tname)
   -- the outermost call (no cache yet) sees the whole net converted
   local outermost = tensorCache == nil
   tensorCache = tensorCache or {}

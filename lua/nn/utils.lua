@@ -57,11 +57,19 @@ function utils.checkTable(x, who, what)
   return x
 end
 
+-- the CPU type another name stands for (cutorch's torch.CudaTensor is
+-- torch.FloatTensor: docs/cuda.md), else the name itself
+function utils.canonicalType(tname)
+  local aliases = torch._typeAliases
+  return aliases and aliases[tname] or tname
+end
+
 -- tensorCache keeps sharing: tensors are keyed by the tensor object and
 -- storages by the storage object (t:storage() returns the same box each time).
 -- Integer tensors (indices, masks) stay integer when the target is floating:
 -- they hold indices the kernels read as integers.
 function utils.recursiveType(param, tname, tensorCache)
+  tname = utils.canonicalType(tname)
   tensorCache = tensorCache or {}
   if torch.type(param) == 'table' then
     for k, v in pairs(param) do

@@ -764,7 +764,9 @@ local function readTorch(self, index, at)
   else
     cname, version = vstr, 0   -- files from before versions were written
   end
-  local info = builtin[cname]
+  -- cutorch's stand-in names the CUDA types whose payload is a CPU type's
+  -- (docs/cuda.md): Torch7's GPU checkpoints load as CPU tensors
+  local info = builtin[cname] or builtin[torch._loadAliases and torch._loadAliases[cname] or '']
   if info then
     local obj
     if info.kind == 'tensor' then
@@ -774,6 +776,11 @@ local function readTorch(self, index, at)
     end
     if not self._force then self._robj[index] = obj end
     return obj
+  end
+  if cname:match('^torch%.Cuda%w*Tensor$') or cname:match('^torch%.Cuda%w*Storage$') then
+    local why = torch._loadAliases and "it has no CPU type here (half precision): convert it with :float() before saving"
+      or "require 'cutorch' first (this engine's CPU stand-in loads it as the CPU type of its elements, docs/cuda.md)"
+    error(sformat('%s: %s (object #%d at byte %d) is a GPU type: %s', self._name, printable(cname), index, at, why), 0)
   end
   if cname:match('^torch%.%w*Tensor$') or cname:match('^torch%.%w*Storage$') then
     error(sformat('%s: %s (object #%d at byte %d) is not supported: only %s tensors and storages exist here; convert it (e.g. :double()) before saving',
