@@ -146,10 +146,33 @@ end
 
 -- the name a failed checker was called by, as Lua's debug info has it
 -- (level: the checker's stack level from the caller of this function)
+-- (level: the checker's stack level from the caller of this function);
+-- without one (a call from C: a class constructor runs __init so), the
+-- field of the first argument's class holding the checker
+local function classField(func, obj)
+  local mt = getmetatable(obj)
+  local hops = 0
+  while type(mt) == 'table' and hops < 64 do
+    local cls = rawget(mt, '__typename')
+    if type(cls) == 'string' then
+      for k, v in next, mt do
+        if v == func and type(k) == 'string' then return cls .. '.' .. k end
+      end
+    end
+    local up = getmetatable(mt)
+    if type(up) == 'table' and not rawget(up, '__typename') then up = rawget(up, '__index') end
+    mt, hops = up, hops + 1
+  end
+  return nil
+end
+
 local function callName(level, ...)
-  local info = debug.getinfo(level + 1, 'n')
-  local name = info and info.name
-  if not name then return nil end
+  local info = debug.getinfo(level + 1, 'nf')
+  if not info then return nil end
+  local name = info.name
+  if not name then
+    return select('#', ...) > 0 and classField(info.func, (...)) or nil
+  end
   if info.namewhat == 'method' and select('#', ...) > 0 then
     return env.type((...)) .. ':' .. name
   end
