@@ -182,7 +182,18 @@ end
 -- graph:failure(...) -> the error message of a call no path accepts:
 -- 'name: ' (when the call had one) then Torch7's text, ending with
 -- 'invalid arguments!'. Called by the checker itself, not as a tail call.
+-- A checker read back by torch.File:readObject has its tree without the
+-- nodes' metatable (plain tables are written without one): put it back.
+local function restore(node)
+  if getmetatable(node) ~= ACN then
+    setmetatable(node, ACN)
+    for _, child in ipairs(node.next or {}) do restore(child) end
+  end
+  return node
+end
+
 function ACN:failure(...)
+  restore(self)
   local name = callName(2, ...)
   local text = string.format('%s\ninvalid arguments!', usage.render(self:usage(...)))
   return name and (name .. ': ' .. text) or text
@@ -379,9 +390,9 @@ function ACN:generate()
     if node.rules and not node.rules.quiet then quiet = false end
   end)
   if quiet then
-    body:line(1, 'return false, graph:usagetext(...)')
+    body:line(1, 'return false, require("argcheck.graph").usagetext(graph, ...)')
   else
-    body:line(1, 'error(graph:failure(...), 2)')
+    body:line(1, 'error(require("argcheck.graph").failure(graph, ...), 2)')
   end
 
   local header = {'istype', 'graph', 'K'}
@@ -393,6 +404,7 @@ end
 
 -- the usage text a quiet checker returns
 function ACN:usagetext(...)
+  restore(self)
   return usage.render(self:usage(...))
 end
 

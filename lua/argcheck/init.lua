@@ -8,7 +8,7 @@
 -- argcheck(rules) builds the tree of every call the rules accept
 -- (argcheck.graph), generates the Lua source of a function testing exactly
 -- those calls, and loads it (load with a small environment: the checker
--- sees select, pairs and error, nothing of the caller's globals). See
+-- sees select, pairs, error and require, nothing of the caller's globals). See
 -- docs/argcheck.md.
 
 local env = require 'argcheck.env'
@@ -18,7 +18,7 @@ local usage = require 'argcheck.usage'
 local ACN = require 'argcheck.graph'
 
 -- the globals a generated checker uses
-local CHECKER_ENV = {select = select, pairs = pairs, error = error}
+local CHECKER_ENV = {select = select, pairs = pairs, error = error, require = require}
 
 -- the tree of every checker made here (the upvalue `graph` holds it too,
 -- as in Torch7, where overload= found it)
