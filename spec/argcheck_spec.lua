@@ -176,6 +176,18 @@ describe('argcheck overload', function()
     assert.are.equal('hello', g(5, 'hello'))
   end)
 
+  it('a refused overload leaves the tree the earlier checkers share as it was', function()
+    local f = argcheck{{name = 'x', type = 'number'}, call = function(x) return 'n' end}
+    -- its first variant (s passed as nil, then x) is new; the next one (x alone) is f's
+    assert.is_false(pcall(argcheck, {{name = 's', type = 'string', opt = true}, {name = 'x', type = 'number'},
+                                     overload = f}))
+    local g = argcheck{{name = 'b', type = 'boolean'}, overload = f, call = function() return 'b' end}
+    assert.are.same({'n', 'b'}, {g(1), g(true)})
+    assert.is_false(pcall(g, nil, 5))
+    local e = err(g, 'x')
+    assert.is_nil(e:find('s = string', 1, true), e)
+  end)
+
   it('chain (deprecated) overloads as overload does', function()
     local f = argcheck{{name = 'x', type = 'number'}, call = function() return 'n' end}
     f = argcheck{{name = 's', type = 'string'}, chain = f, call = function() return 's' end}

@@ -81,16 +81,20 @@ local function pathSteps(rules, mask, kind)
   return steps
 end
 
--- graph:addpath(rules, mask, kind): accept one more call
-function ACN:addpath(rules, mask, kind)
+-- graph:addpath(rules, mask, kind [, journal]): accept one more call.
+-- journal (a list) gets what to undo should a later path be refused
+function ACN:addpath(rules, mask, kind, journal)
+  journal = journal or {}
   local steps = pathSteps(rules, mask, kind)
   local head, matched = self:match(steps)
   if matched == #steps then
     if not rules.force and head.rules and head.rules ~= rules then
       error('argcheck rules led to ambiguous situations', 0)
     end
+    journal[#journal + 1] = {node = head, rules = head.rules, rulesmask = head.rulesmask, rulestype = head.rulestype}
     head.rules, head.rulesmask, head.rulestype = rules, mask, kind
   end
+  if matched < #steps then journal[#journal + 1] = {parent = head, n = #head.next} end
   for i = matched + 1, #steps do
     local step, last = steps[i], i == #steps
     local node = ACN.new(step.type, step.name, step.check, last and rules or nil,
@@ -100,7 +104,23 @@ function ACN:addpath(rules, mask, kind)
   end
   if kind == 'M' then
     local selfnode = self:match({steps[1]})
+    journal[#journal + 1] = {node = selfnode, isself = selfnode.isself, selfonly = true}
     selfnode.isself = true  -- a named method call may start here
+  end
+end
+
+-- graph:undo(journal): back to the tree before the journal's addpaths (a
+-- refused overload leaves the tree its earlier checkers share unchanged)
+function ACN:undo(journal)
+  for i = #journal, 1, -1 do
+    local j = journal[i]
+    if j.parent then
+      for k = #j.parent.next, j.n + 1, -1 do j.parent.next[k] = nil end
+    elseif j.selfonly then
+      j.node.isself = j.isself
+    else
+      j.node.rules, j.node.rulesmask, j.node.rulestype = j.rules, j.rulesmask, j.rulestype
+    end
   end
 end
 

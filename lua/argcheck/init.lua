@@ -111,13 +111,17 @@ local function argcheck(rules)
   end
 
   local isMethod = rules[1] ~= nil and rules[1].name == 'self'
+  local journal = {}
   local ok, err = pcall(function()
     for _, mask in ipairs(variants(rules)) do
-      if not rules.noordered then graph:addpath(rules, mask, 'O') end
-      if not rules.nonamed then graph:addpath(rules, mask, isMethod and 'M' or 'N') end
+      if not rules.noordered then graph:addpath(rules, mask, 'O', journal) end
+      if not rules.nonamed then graph:addpath(rules, mask, isMethod and 'M' or 'N', journal) end
     end
   end)
-  if not ok then fail(2, '%s', tostring(err)) end
+  if not ok then
+    graph:undo(journal)
+    fail(2, '%s', tostring(err))
+  end
 
   local code, values, overflow = graph:generate()
   if rules.debug then print(code) end
