@@ -59,6 +59,16 @@ describe('argcheck torch types', function()
     assert.are.equal(m, f{m = m})
   end)
 
+  it('a class constructor table (nn.Linear) is a table, as luaT_typename saw it, not an instance', function()
+    assert.is_true(env.istype(nn.Linear, 'table'))
+    assert.is_false(env.istype(nn.Linear, 'nn.Linear'))
+    assert.is_false(env.istype(nn.Linear, 'nn.Module'))
+    assert.are.equal('table', env.type(nn.Linear))
+    local f = argcheck{{name = 'pkg', type = 'table'}, {name = 'name', type = 'string'},
+                       call = function(pkg, name) return name end}
+    assert.are.equal('Linear', f(nn.Linear, 'Linear'))
+  end)
+
   it('method checkers of a torch class: named and ordered calls, errors naming Class.__init', function()
     local Thing = torch.class('argcheckspec.Thing')
     Thing.__init = argcheck{{name = 'self', type = 'argcheckspec.Thing'}, {name = 'n', type = 'number', default = 1},

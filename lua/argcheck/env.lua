@@ -54,17 +54,28 @@ local function parentClass(mt)
   return nil
 end
 
+-- The torch class name of obj as luaT_typename found it: from obj's own
+-- metatable, not the one a __metatable field shows. A class constructor
+-- table (nn.Linear) shows its class's metatable to getmetatable but is a
+-- plain 'table' to Torch7's argcheck (torchnet passes them as tables).
+local function rawTypename(obj)
+  local mt = debug.getmetatable(obj)
+  if type(mt) ~= 'table' then return nil, nil end
+  local name = rawget(mt, '__typename')
+  if type(name) ~= 'string' then return nil, nil end
+  return name, mt
+end
+
 -- With torch: a torch object (tensor, storage, class instance) fits its own
 -- class name and every parent's, never 'table' or 'userdata'; anything else
 -- fits the name type() gives it.
 local function torchIstype(obj, typename)
-  local name = torch.typename(obj)
+  local name, mt = rawTypename(obj)
   if not name then return type(obj) == typename end
   if nameFits(name, typename) then return true end
   if torch.isTypeOf(obj, typename) then return true end
-  local mt = torch.getmetatable(name) or getmetatable(obj)
   local seen = 0
-  mt = type(mt) == 'table' and parentClass(mt) or nil
+  mt = parentClass(torch.getmetatable(name) or mt)
   while mt and seen < 256 do
     local parent = rawget(mt, '__typename')
     if type(parent) == 'string' and nameFits(parent, typename) then return true end
@@ -74,8 +85,9 @@ local function torchIstype(obj, typename)
   return false
 end
 
+-- the name in usage texts: torch.type's, 'table' for a class constructor
 local function torchType(obj)
-  return torch.type(obj)
+  return rawTypename(obj) or type(obj)
 end
 
 if pcall(require, 'torch') and type(torch) == 'table' and torch.typename then
