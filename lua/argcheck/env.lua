@@ -58,12 +58,17 @@ end
 -- metatable, not the one a __metatable field shows. A class constructor
 -- table (nn.Linear) shows its class's metatable to getmetatable but is a
 -- plain 'table' to Torch7's argcheck (torchnet passes them as tables).
+-- (A userdata whose metatable hides behind __metatable keeps the name
+-- torch.typename gives it.)
 local function rawTypename(obj)
   local mt = debug.getmetatable(obj)
-  if type(mt) ~= 'table' then return nil, nil end
-  local name = rawget(mt, '__typename')
-  if type(name) ~= 'string' then return nil, nil end
-  return name, mt
+  local name = type(mt) == 'table' and rawget(mt, '__typename') or nil
+  if type(name) == 'string' then return name, mt end
+  if type(obj) == 'userdata' then
+    name = torch.typename(obj)
+    if name then return name, torch.getmetatable(name) or getmetatable(obj) end
+  end
+  return nil, nil
 end
 
 -- With torch: a torch object (tensor, storage, class instance) fits its own
@@ -75,7 +80,8 @@ local function torchIstype(obj, typename)
   if nameFits(name, typename) then return true end
   if torch.isTypeOf(obj, typename) then return true end
   local seen = 0
-  mt = parentClass(torch.getmetatable(name) or mt)
+  mt = torch.getmetatable(name) or mt
+  mt = type(mt) == 'table' and parentClass(mt) or nil
   while mt and seen < 256 do
     local parent = rawget(mt, '__typename')
     if type(parent) == 'string' and nameFits(parent, typename) then return true end
