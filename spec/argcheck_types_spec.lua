@@ -91,6 +91,36 @@ describe('argcheck torch types', function()
     assert.truthy(tostring(e2):find('argcheck_types_spec.lua:%d+: argcheckspec.Sub:add: '), e2)
   end)
 
+  it('torchnet-style constructors: __init overloaded by list type, named-only and table-argument methods', function()
+    local ns = {}
+    local List = torch.class('argcheckspec.List', ns)
+    List.__init = argcheck{{name = 'self', type = 'argcheckspec.List'}, {name = 'list', type = 'torch.LongTensor'},
+                           {name = 'load', type = 'function'}, {name = 'path', type = 'string', opt = true},
+                           call = function(self, list, load, path) self.kind, self.n = 'tensor', list:size(1) end}
+    List.__init = argcheck{{name = 'self', type = 'argcheckspec.List'}, {name = 'list', type = 'table'},
+                           {name = 'load', type = 'function'}, {name = 'path', type = 'string', opt = true},
+                           overload = List.__init,
+                           call = function(self, list, load, path) self.kind, self.n, self.path = 'table', #list, path end}
+    local id = function(...) return ... end
+    local t = ns.List(torch.LongTensor(4), id)
+    assert.are.same({'tensor', 4}, {t.kind, t.n})
+    local l = ns.List({1, 2, 3}, id, '/data')
+    assert.are.same({'table', 3, '/data'}, {l.kind, l.n, l.path})
+    local named = ns.List{list = {1}, load = id}
+    assert.are.same({'table', 1}, {named.kind, named.n})
+    local fromTensor = ns.List{list = torch.LongTensor(2), load = id}
+    assert.are.same({'tensor', 2}, {fromTensor.kind, fromTensor.n})
+    -- a named-only setter and a nonamed one taking a table of keys
+    List.configure = argcheck{noordered = true, {name = 'self', type = 'argcheckspec.List'},
+                              {name = 'keys', type = 'table'}, {name = 'onSet', type = 'table', opt = true},
+                              call = function(self, keys, onSet) return #keys, onSet == nil end}
+    List.set = argcheck{nonamed = true, {name = 'self', type = 'argcheckspec.List'}, {name = 'values', type = 'table'},
+                        call = function(self, values) return values.a end}
+    assert.are.same({2, true}, {l:configure{keys = {'a', 'b'}}})
+    assert.is_false(pcall(l.configure, l, {'a', 'b'}))
+    assert.are.equal(5, l:set{a = 5})
+  end)
+
   it("follows a luaT-style class chain (a metatable's metatable is its parent's) too", function()
     local base = {__typename = 'argcheckspec.LBase'}
     base.__index = base
