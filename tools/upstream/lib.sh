@@ -5,10 +5,22 @@ TH="$ROOT/bin/th"
 SUITE_FAILED=0
 
 # tree name=dir ...: a temporary folder laid out as luarocks installs packages
-# (name/ -> dir), printed; put "$t/?.lua;$t/?/init.lua" on LUA_PATH.
+# (name/ -> dir), printed; put "$t/?.lua;$t/?/init.lua" on LUA_PATH. A pair
+# name=dir:testflat installs as the packages whose CMakeLists add
+# test/test.lua to the package's own files (torchx, dpnn): name/test.lua.
 tree() {
   t=$(mktemp -d)
-  for pair in "$@"; do ln -s "${pair#*=}" "$t/${pair%%=*}"; done
+  for pair in "$@"; do
+    name=${pair%%=*} dir=${pair#*=}
+    case "$dir" in
+    *:testflat)
+      dir=${dir%:testflat}
+      mkdir "$t/$name"
+      for f in "$dir"/*; do ln -s "$f" "$t/$name/$(basename "$f")"; done
+      [ -f "$dir/test/test.lua" ] && ln -s "$dir/test/test.lua" "$t/$name/test.lua" ;;
+    *) ln -s "$dir" "$t/$name" ;;
+    esac
+  done
   echo "$t"
 }
 
