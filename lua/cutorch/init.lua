@@ -10,6 +10,11 @@ require 'torch'
 local cutorch = {}
 local device = 1
 
+-- said once, so that nobody believes a GPU is at work (TH_CUDA_QUIET=1 hushes it)
+if os.getenv('TH_CUDA_QUIET') ~= '1' then
+  io.stderr:write('cutorch: this engine has no GPU: CUDA tensors and modules run on the CPU here (docs/cuda.md)\n')
+end
+
 -- CUDA type name -> CPU element type; torch.CudaHalfTensor has no CPU half
 -- type here: it is a float tensor (twice the bytes, the same values or better)
 local aliases = {Cuda = 'Float', CudaDouble = 'Double', CudaHalf = 'Float', CudaLong = 'Long',
