@@ -127,6 +127,8 @@ tds.atomic = tds.AtomicCounter
 tds._adopt = C._adopt
 -- bytes held outside the Lua heap and live containers (for tests and leak hunting)
 tds._memory = C._memory
+-- N OS threads incrementing one counter (the spec's check that it is atomic)
+tds._testThreads = C._testThreads
 
 -- --- Vec methods written in Lua ---------------------------------------
 

@@ -70,6 +70,10 @@ tds_atomic *tds_atomic_new(void);
 int64_t tds_atomic_inc(tds_atomic *a);
 int64_t tds_atomic_get(tds_atomic *a);
 void tds_atomic_set(tds_atomic *a, int64_t value);
+/* starts 'nthreads' (1..64) threads that each call tds_atomic_inc 'n' times
+   and waits for them: the spec's check of atomicity; -1 if a thread could
+   not start (the others still ran) */
+int tds_atomic_selftest(tds_atomic *a, int nthreads, int64_t n);
 
 /* --- for tds_elem.c: frees a dead container's contents, queuing the
    containers that die with it on *dead instead of recursing --- */

@@ -22,6 +22,7 @@ int luaopen_tds_core(lua_State *L);
 #define ATOMIC_MT "tds.AtomicCounter"
 #define CACHE_KEY "tds.boxes"
 #define GC_MIN_BYTES ((int64_t)256 << 10)
+#define GC_MAJOR_BYTES ((int64_t)64 << 20)
 
 typedef struct box {
   tds_obj *o;  /* NULL once collected */
@@ -29,12 +30,35 @@ typedef struct box {
 
 static const char *const kind_mt[] = {NULL, HASH_MT, VEC_MT, ATOMIC_MT};
 
-/* bytes tds allocated since the last hint, as GC debt: the collector then
-   runs as if the Lua heap had grown by them (incremental steps only) */
+/* Tells the collector about memory outside the Lua heap, so that boxes
+   holding megabytes are collected as if they were that large: the bytes
+   tds allocated become GC debt, paid as incremental steps. Lua's
+   generational mode (the default of this build) neither ends a cycle on
+   a step nor counts debt as heap growth, so its minor collections never
+   free boxes that aged while in use: there, as in th_lua_gcstep for
+   storages, once tds allocated more than it holds (64 MB at least) since
+   the last finished cycle, one collection runs. Amortised: at most one
+   per that many bytes allocated. */
+static atomic_llong since_cycle, live_after_cycle;
+
 static void gc_hint(lua_State *L) {
-  int64_t bytes = tds_mem_take_pending(GC_MIN_BYTES);
-  if (bytes > 0 && lua_gc(L, LUA_GCISRUNNING))
-    lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024));
+  int64_t bytes = tds_mem_take_pending(GC_MIN_BYTES), total, floor;
+  if (bytes <= 0 || !lua_gc(L, LUA_GCISRUNNING)) return;
+  total = atomic_fetch_add(&since_cycle, bytes) + bytes;
+  if (lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024)) == 1) {
+    atomic_store(&since_cycle, 0);  /* a cycle ended: the garbage boxes were freed */
+    atomic_store(&live_after_cycle, tds_mem_live_bytes());
+    return;
+  }
+  floor = atomic_load(&live_after_cycle);
+  if (floor < GC_MAJOR_BYTES) floor = GC_MAJOR_BYTES;
+  if (total < floor) return;
+  atomic_store(&since_cycle, 0);
+  lua_gc(L, LUA_GCCOLLECT);
+  /* generational mode calls the finalizers of a full collection at its
+     next step: a minor step now frees the dead boxes' memory */
+  lua_gc(L, LUA_GCSTEP, 0);
+  atomic_store(&live_after_cycle, tds_mem_live_bytes());
 }
 
 static int oom(lua_State *L, const char *fname) {
@@ -474,8 +498,8 @@ static int vec_sort(lua_State *L) {
     tmp = src; src = dst; dst = tmp;
   }
   if (v->size != n)
-    return luaL_error(L, "tds.Vec.sort: the comparator resized the vector (from %lld to %lld elements)",
-                      (long long)n, (long long)v->size);
+    return luaL_error(L, "tds.Vec.sort: the comparator resized the vector (from %I to %I elements)",
+                      (lua_Integer)n, (lua_Integer)v->size);
   if (tds_vec_permute(v, src) != 0) return oom(L, "tds.Vec.sort");
   return 0;
 }
@@ -515,6 +539,15 @@ static int atomic_tostring(lua_State *L) {
   return 1;
 }
 
+/* tds._testThreads(counter, nthreads, n): see tds_atomic_selftest */
+static int atomic_selftest(lua_State *L) {
+  tds_atomic *a = check_atomic(L, 1, "tds._testThreads");
+  lua_Integer nt = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+  if (nt < 1 || nt > 64) return th_lua_argerror(L, 2, "tds._testThreads", "1 to 64 threads expected, got %lld", (long long)nt);
+  if (tds_atomic_selftest(a, (int)nt, n) != 0) return luaL_error(L, "tds._testThreads: a thread could not start");
+  return 0;
+}
+
 /* --- module --- */
 
 /* tds._memory() -> bytes held by tds outside the Lua heap, live containers */
@@ -547,7 +580,7 @@ int luaopen_tds_core(lua_State *L) {
       {"inc", atomic_inc}, {"get", atomic_get}, {"set", atomic_set}, {NULL, NULL}};
   static const luaL_Reg funcs[] = {
       {"Hash", hash_new}, {"Vec", vec_new}, {"AtomicCounter", atomic_new}, {"_adopt", tds_adopt},
-      {"_memory", tds_memory}, {NULL, NULL}};
+      {"_memory", tds_memory}, {"_testThreads", atomic_selftest}, {NULL, NULL}};
 
   /* the per-state box cache: weak values, keyed by object address */
   lua_newtable(L);
