@@ -462,6 +462,10 @@ describe('tds errors', function()
     assert.is_truthy(msg(function() v.insert(h, 1) end):find("bad argument #1 to 'tds.Vec.insert' (tds.Vec expected, got tds.Hash)", 1, true))
     assert.is_truthy(msg(function() tds.Hash(5) end):find('tds.Hash: a Lua table or nothing expected, got number', 1, true))
     assert.is_truthy(msg(function() tds.Vec({a = 1}) end):find('tds.Vec: a Lua table with positive integer keys expected, got key a', 1, true))
+    assert.is_truthy(msg(function() h.me = h end):find('tds.Hash: value is the container itself (a reference loop is never freed)', 1, true))
+    assert.is_truthy(msg(function() h[h] = 1 end):find('tds.Hash: key is the container itself', 1, true))
+    assert.is_truthy(msg(function() v[1] = v end):find('tds.Vec: value is the container itself', 1, true))
+    assert.is_truthy(msg(function() v:insert(v) end):find('tds.Vec.insert: value is the container itself', 1, true))
     local loop = {}
     loop.self = loop
     assert.is_truthy(msg(function() tds.Hash(loop) end):find('tds.Hash: the table contains itself', 1, true))

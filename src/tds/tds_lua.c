@@ -202,11 +202,22 @@ static void to_elem(lua_State *L, int idx, tds_elem *e, int iskey, const char *f
   luaL_error(L, "%s: %s must be %s, got %s", fname, what, supported, th_lua_typename(L, idx));
 }
 
-/* an owned copy of the value at idx (nil allowed when 'nilok') */
-static void own_elem(lua_State *L, int idx, tds_elem *e, int nilok, const char *fname, const char *what) {
+/* a container holding itself would never be freed: the one loop that
+   costs nothing to see (deeper ones would need a walk over containers
+   other threads may be writing) */
+static void check_not_self(lua_State *L, const tds_elem *e, const tds_obj *self, const char *fname, const char *what) {
+  if (e->type == TDS_OBJ && e->v.obj == self)
+    luaL_error(L, "%s: %s is the container itself (a reference loop is never freed)", fname, what);
+}
+
+/* an owned copy of the value at idx (nil allowed when 'nilok') for the
+   container 'self' */
+static void own_elem(lua_State *L, int idx, tds_elem *e, int nilok, const tds_obj *self, const char *fname,
+                     const char *what) {
   tds_elem b;
   if (nilok && lua_isnoneornil(L, idx)) { tds_elem_set_nil(e); return; }
   to_elem(L, idx, &b, 0, fname, what);
+  check_not_self(L, &b, self, fname, what);
   if (tds_elem_copy(e, &b) != 0) oom(L, fname);
 }
 
@@ -256,7 +267,8 @@ static int hash_newindex(lua_State *L) {
     tds_hash_remove(h, &key);
     return 0;
   }
-  own_elem(L, 3, &val, 0, "tds.Hash", "value");
+  check_not_self(L, &key, &h->hdr, "tds.Hash", "key");
+  own_elem(L, 3, &val, 0, &h->hdr, "tds.Hash", "value");
   if (tds_hash_set(h, &key, &val) != 0) {
     tds_elem_clear(&val);
     return oom(L, "tds.Hash");
@@ -340,7 +352,7 @@ static int vec_newindex(lua_State *L) {
   tds_vec *v = check_vec(L, 1, "tds.Vec");
   size_t i = check_vindex(L, 2, "tds.Vec");
   tds_elem val;
-  own_elem(L, 3, &val, 1, "tds.Vec", "value");
+  own_elem(L, 3, &val, 1, &v->hdr, "tds.Vec", "value");
   if (tds_vec_set(v, i, &val) != 0) {
     tds_elem_clear(&val);
     return oom(L, "tds.Vec");
@@ -379,10 +391,10 @@ static int vec_insert(lua_State *L) {
   tds_elem val;
   if (n == 2) {
     i = v->size;
-    own_elem(L, 2, &val, 0, "tds.Vec.insert", "value");
+    own_elem(L, 2, &val, 0, &v->hdr, "tds.Vec.insert", "value");
   } else if (n == 3) {
     i = check_vindex(L, 2, "tds.Vec.insert");
-    own_elem(L, 3, &val, 1, "tds.Vec.insert", "value");
+    own_elem(L, 3, &val, 1, &v->hdr, "tds.Vec.insert", "value");
   } else {
     return luaL_error(L, "tds.Vec.insert: ([index,] value) expected, got %d arguments", n - 1);
   }
