@@ -433,6 +433,8 @@ describe('tds.AtomicCounter', function()
     a:set(-(2^62) // 1)
     assert.are.equal(-(2^62) // 1, a:get())
     assert.are.equal('tds.AtomicCounter', torch.type(tds.atomic()))
+    assert.are.equal(0, tds.AtomicCounter(0):get())   -- torchnet's tests pass a start value
+    assert.are.equal(7, tds.AtomicCounter(7.0):get())
   end)
 
   it('counts every increment of 4 threads hammering it', function()
@@ -473,7 +475,8 @@ describe('tds errors', function()
     t:free()
     assert.is_truthy(msg(function() v[1] = t end):find('tds.Vec: value is a freed tensor', 1, true))
     assert.is_truthy(msg(function() tds.AtomicCounter():set('x') end):find("bad argument #2 to 'tds.AtomicCounter.set' (integer expected, got string)", 1, true))
-    assert.is_truthy(msg(function() tds.AtomicCounter(1) end):find('tds.AtomicCounter: no arguments expected, got 1', 1, true))
+    assert.is_truthy(msg(function() tds.AtomicCounter(1.5) end):find('tds.AtomicCounter: an optional integer start value expected, got number 1.5', 1, true))
+    assert.is_truthy(msg(function() tds.AtomicCounter(1, 2) end):find('tds.AtomicCounter: an optional integer start value expected, got 2 arguments', 1, true))
     assert.are.equal(0, #h)    -- nothing half-stored
     assert.are.equal(0, #v)
   end)

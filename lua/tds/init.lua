@@ -102,11 +102,17 @@ local function newVec(_, ...)
   return r
 end
 
+-- tds.AtomicCounter([value]): torchnet's tests pass 0; Torch7 ignored it
 local function newAtomic(_, ...)
-  if select('#', ...) > 0 then
-    callerror('tds.AtomicCounter', 'no arguments expected, got ' .. select('#', ...))
+  local n = select('#', ...)
+  local value = ...
+  if n > 1 or (value ~= nil and math.type(value) ~= 'integer' and math.tointeger(value) == nil) then
+    callerror('tds.AtomicCounter', 'an optional integer start value expected, got ' ..
+              (n > 1 and n .. ' arguments' or torch.type(value) .. ' ' .. tostring(value)))
   end
-  return C.AtomicCounter()
+  local c = C.AtomicCounter()
+  if value ~= nil then c:set(math.tointeger(value)) end
+  return c
 end
 
 -- the constructor tables: tds.Hash(...) calls, tds.Hash.__write reads the metatable
