@@ -388,6 +388,16 @@ describe('tds serialization', function()
   end)
 end)
 
+describe('tds legacy files', function()
+  it("loads the 'tds_hash' records of tds's first versions (fields as a table)", function()
+    local s = '4\n1\n3\nV 0\n8\ntds_hash\n3\n2\n1\n2\n1\na\n1\n1\n'
+    local h = torch.deserialize(s, 'ascii')
+    assert.are.equal('tds.Hash', torch.type(h))
+    assert.are.equal(1, #h)
+    assert.are.equal(1, h.a)
+  end)
+end)
+
 describe('tds sharing between Lua states (__share / tds._adopt)', function()
   it('hands over one reference that _adopt takes over', function()
     local _, objs0 = live()

@@ -273,6 +273,10 @@ if not torch.getmetatable('tds.Hash') then
   torch._registerBuiltin('tds.Hash', hashMeta, C.Hash)
   torch._registerBuiltin('tds.Vec', vecMeta, C.Vec)
   torch._registerBuiltin('tds.AtomicCounter', atomicMeta, C.AtomicCounter)
+  -- files of tds's first versions name the class 'tds_hash' and store the
+  -- entries as a plain table of fields: with no read hook, torch.load
+  -- assigns them into the new hash one by one (as Torch7's tds did)
+  torch._registerBuiltin('tds_hash', {}, C.Hash)
 end
 
 return tds
