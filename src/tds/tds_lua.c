@@ -42,7 +42,7 @@ static const char *const kind_mt[] = {NULL, HASH_MT, VEC_MT, ATOMIC_MT};
 static atomic_llong since_cycle, live_after_cycle;
 
 static void gc_hint(lua_State *L) {
-  int64_t bytes = tds_mem_take_pending(GC_MIN_BYTES), total, floor;
+  int64_t bytes = tds_mem_take_pending(GC_MIN_BYTES), total, limit;
   if (bytes <= 0 || !lua_gc(L, LUA_GCISRUNNING)) return;
   total = atomic_fetch_add(&since_cycle, bytes) + bytes;
   if (lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 > 1 << 30 ? 1 << 30 : bytes / 1024)) == 1) {
@@ -50,9 +50,9 @@ static void gc_hint(lua_State *L) {
     atomic_store(&live_after_cycle, tds_mem_live_bytes());
     return;
   }
-  floor = atomic_load(&live_after_cycle);
-  if (floor < GC_MAJOR_BYTES) floor = GC_MAJOR_BYTES;
-  if (total < floor) return;
+  limit = atomic_load(&live_after_cycle);
+  if (limit < GC_MAJOR_BYTES) limit = GC_MAJOR_BYTES;
+  if (total < limit) return;
   atomic_store(&since_cycle, 0);
   lua_gc(L, LUA_GCCOLLECT);
   /* generational mode calls the finalizers of a full collection at its
