@@ -419,12 +419,13 @@ describe('serialization errors', function()
 
   it('rejects tensor and storage types this build does not have', function()
     local s = torch.serialize(torch.FloatTensor({1}))
-    local cuda = s:gsub(string.pack('<i4', 17) .. 'torch%.FloatTensor', string.pack('<i4', 16) .. 'torch.CudaTensor')
-    assert.matches('torch.CudaTensor (object #1 at byte 0) is not supported: only Byte, Char, Short, Int, Long, Float, Double and Half',
-                   errmsg(torch.deserialize, cuda), 1, true)
-    local cuda2 = torch.serialize(torch.LongStorage({1})):gsub(string.pack('<i4', 17) .. 'torch%.LongStorage',
-                                                            string.pack('<i4', 17) .. 'torch.CudaStorage')
-    assert.matches('torch.CudaStorage (object #1 at byte 0) is not supported', errmsg(torch.deserialize, cuda2), 1, true)
+    -- (CUDA types are cutorch's: spec/cuda_standin_spec.lua)
+    local quad = s:gsub(string.pack('<i4', 17) .. 'torch%.FloatTensor', string.pack('<i4', 16) .. 'torch.QuadTensor')
+    assert.matches('torch.QuadTensor (object #1 at byte 0) is not supported: only Byte, Char, Short, Int, Long, Float, Double and Half',
+                   errmsg(torch.deserialize, quad), 1, true)
+    local quad2 = torch.serialize(torch.LongStorage({1})):gsub(string.pack('<i4', 17) .. 'torch%.LongStorage',
+                                                            string.pack('<i4', 17) .. 'torch.QuadStorage')
+    assert.matches('torch.QuadStorage (object #1 at byte 0) is not supported', errmsg(torch.deserialize, quad2), 1, true)
   end)
 
   it('says when a binary load meets an ascii file', function()
