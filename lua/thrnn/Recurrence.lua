@@ -1,5 +1,5 @@
--- nn.Recurrence(step, nState, stateSize): runs a one-step module over a
--- sequence, the base of nn.LSTM and nn.GRU. step maps {x_t, s_1, ..., s_n}
+-- thrnn.Recurrence(step, nState, stateSize): runs a one-step module over a
+-- sequence, the base of thrnn.LSTM and thrnn.GRU. step maps {x_t, s_1, ..., s_n}
 -- (n state tensors of batch x stateSize) to {s'_1, ..., s'_n}; the last
 -- state is the output at each time step.
 --   input  batch x T x inputSize      output  batch x T x stateSize
@@ -9,7 +9,7 @@
 -- updateParameters see each weight once and every time step's gradient
 -- adds into it. Clones are made as longer sequences come. Backward is
 -- back-propagation through the whole sequence.
-local Recurrence, parent = torch.class('nn.Recurrence', 'nn.Container')
+local Recurrence, parent = torch.class('thrnn.Recurrence', 'nn.Container')
 
 local PARAMS = {'weight', 'bias', 'gradWeight', 'gradBias'}
 
@@ -28,7 +28,12 @@ end
 function Recurrence:__init(step, nState, stateSize)
   parent.__init(self)
   if not torch.isTypeOf(step, 'nn.Module') then
-    error('nn.Recurrence: a step module expected, got ' .. torch.type(step), 2)
+    error('thrnn.Recurrence: a step module expected, got ' .. torch.type(step), 2)
+  end
+  for _, kv in ipairs{{'nState', nState}, {'stateSize', stateSize}} do
+    if math.type(kv[2]) ~= 'integer' or kv[2] < 1 then
+      error(string.format('thrnn.Recurrence: %s must be a positive integer, got %s', kv[1], tostring(kv[2])), 2)
+    end
   end
   self.nState, self.stateSize = nState, stateSize
   self.modules = {step}
