@@ -13,16 +13,27 @@ local Recurrence, parent = torch.class('thrnn.Recurrence', 'nn.Container')
 
 local PARAMS = {'weight', 'bias', 'gradWeight', 'gradBias'}
 
--- the step of models/<name>.lua (an nngraph graph), built without leaving
--- nngraph's node syntax on for a script that had not loaded nngraph
-function Recurrence.buildStep(name, opts)
+-- f(...) with nngraph loaded, for a script that has not loaded it as if
+-- it had not: its node syntax off again (calling a module runs forward)
+-- and its require 'nngraph' still to come (it turns the syntax on then)
+local function withNngraph(f, ...)
+  if package.loaded.nngraph then return f(...) end
   local M, C = torch.getmetatable('nn.Module'), torch.getmetatable('nn.Criterion')
-  local loaded = package.loaded.nngraph ~= nil
   local before = {M.__call__, M.__unm__, M.__sub__, C.__call__}
   require 'nngraph'
-  local step = nngraph.build(require('models.' .. name), opts)
-  if not loaded then M.__call__, M.__unm__, M.__sub__, C.__call__ = table.unpack(before, 1, 4) end
-  return step
+  local r = table.pack(pcall(f, ...))
+  M.__call__, M.__unm__, M.__sub__, C.__call__ = table.unpack(before, 1, 4)
+  package.loaded.nngraph = nil
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- the steps are nn.gModule graphs: a file holding one needs the class
+withNngraph(function() end)
+
+-- the step of models/<name>.lua (an nngraph graph)
+function Recurrence.buildStep(name, opts)
+  return withNngraph(function() return nngraph.build(require('models.' .. name), opts) end)
 end
 
 function Recurrence:__init(step, nState, stateSize)

@@ -33,8 +33,9 @@ local MAXDIM = 16
 
 -- the classes written and read by this file itself
 local builtin = {}
--- a class's old name -> function(fields): the class to read it as, or nil
--- and why not (readTorch asks when no class has the name; nn's renamed
+-- a class's old name -> function(): the class to read it as (its package
+-- loaded) and check(fields), nil when they are that class's layout, else
+-- why not; readTorch asks when no class has the name (nn's renamed
 -- recurrent layers: lua/thrnn/legacy.lua)
 torch._legacyClass = torch._legacyClass or {}
 local elemsize = C.dtypeSizes   -- Byte = 1, ..., Double = 8
@@ -799,6 +800,8 @@ local function readTorch(self, index, at)
   -- a class renamed since (torch._legacyClass, docs/compat.md): its fields decide
   local legacy = not factory and torch._legacyClass[cname]
   if not factory and not legacy then unknownClass(self, cname, index, at) end
+  local to, check
+  if legacy then to, check = legacy() end
   local obj = factory and factory() or {}
   if not self._force then self._robj[index] = obj end
   local mt = torch.getmetatable(cname)
@@ -820,8 +823,8 @@ local function readTorch(self, index, at)
     end
     for k, v in pairs(var) do obj[k] = v end
     if legacy then
-      local to, why = legacy(obj)
-      if not to then unknownClass(self, cname, index, at, why) end
+      local why = check(obj)
+      if why then unknownClass(self, cname, index, at, why) end
       torch.setmetatable(obj, to)
     end
   end
