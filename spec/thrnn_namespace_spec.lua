@@ -84,6 +84,22 @@ print(torch.type(L()), torch.type(G()), torch.type(R()), torch.type(thrnn.LSTM(2
       'nn.LSTM\tnn.GRU\tnn.Recurrence\tthrnn.LSTM', ''}, '\n'), out)
   end)
 
+  it("leaves module calls running forward, until the script requires nngraph", function()
+    local out, status = th([[
+require 'nn'
+require 'thrnn'
+local m = thrnn.LSTM(2, 3)
+print(torch.type(nn.gModule), torch.type(nn.Tanh()(torch.zeros(2))), torch.type(m.modules[1]))
+require 'nngraph'
+print(torch.type(nn.Identity()()))
+local g = thrnn.GRU(2, 3)             -- building one leaves the syntax on now
+print(torch.type(nn.Identity()()), torch.type(g:forward(torch.zeros(1, 2, 2))))
+print((require('torch.help').text(thrnn.GRU)):match('thrnn.GRU') ~= nil)
+]])
+    assert.are.equal(0, status, out)
+    assert.are.equal('nn.gModule\ttorch.DoubleTensor\tnn.gModule\nnngraph.Node\nnngraph.Node\ttorch.DoubleTensor\ntrue\n', out)
+  end)
+
   it("lets torch-rnn's nn.LSTM and thrnn.LSTM work in one script", function()
     local dir = upstream('torch-rnn')
     if not dir then pending('no torch-rnn checkout in ' .. UPSTREAM) return end
