@@ -1,9 +1,10 @@
 -- make bench-rnn: optnet on an unrolled char-rnn style LSTM in training
--- mode (nn.LSTM over T = 50 steps, batch 50, 2 layers, 65 symbols in and
+-- mode (thrnn.LSTM over T = 50 steps, batch 50, 2 layers, 65 symbols in and
 -- out, rnn size 128 and 512, float): memory before and after against the
 -- lower bound, and the training step's time before and after (median of 5).
 -- Written to docs/benchmarks.md, section "Unrolled LSTM (char-rnn)".
 require 'nn'
+require 'thrnn'
 local optnet = require 'optnet'
 
 local here = debug.getinfo(1, 'S').source:sub(2):match('^(.*)/bench/[^/]*$') or '.'
@@ -23,7 +24,7 @@ end
 local rows = {}
 for _, R in ipairs{128, 512} do
   torch.manualSeed(1)
-  local net = nn.Sequential():add(nn.LSTM(V, R, 2)):add(nn.Bottle(nn.Linear(R, V))):float()
+  local net = nn.Sequential():add(thrnn.LSTM(V, R, 2)):add(nn.Bottle(nn.Linear(R, V))):float()
   local x = torch.randn(B, T, V):float()
   local go = torch.randn(B, T, V):float()
   local function step() net:forward(x); net:backward(x, go) end
@@ -40,7 +41,7 @@ for _, R in ipairs{128, 512} do
 end
 
 local text = '## Unrolled LSTM (char-rnn)\n\n'
-  .. 'nn.LSTM, 2 layers, T = 50, batch 50, 65 symbols, float, training mode (`make bench-rnn`).\n'
+  .. 'thrnn.LSTM, 2 layers, T = 50, batch 50, 65 symbols, float, training mode (`make bench-rnn`).\n'
   .. 'Memory counted by optnet.countUsedMemory (parameters, gradients, activations, buffers);\n'
   .. 'the bound is the least the activations need at one step plus parameters and state.\n\n'
   .. '| rnn size | before (MiB) | after (MiB) | lower bound (MiB) | step before (s) | step after (s) |\n'

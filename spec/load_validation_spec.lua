@@ -92,8 +92,8 @@ describe('load validation', function()
      "nn.Tanh: field 'updateOutput' is the number 5 and hides the method of that name"},
     {'nn.Linear', function() return nn.Linear(2, 2) end, function(m) m.__validate = true end,
      "nn.Linear: field '__validate' is boolean and hides the method of that name"},
-    {'nn.LSTM', function() return nn.LSTM(3, 4) end, function(m) m.hiddenSize = 0 end,
-     "nn.LSTM: field 'hiddenSize' is the number 0, expected a positive integer"},
+    {'thrnn.LSTM', function() return require('thrnn').LSTM(3, 4) end, function(m) m.hiddenSize = 0 end,
+     "thrnn.LSTM: field 'hiddenSize' is the number 0, expected a positive integer"},
   }
   for i, c in ipairs(cases) do
     it(string.format('%d: %s, damaged: %s', i, c[1], c[4]), function()
@@ -157,7 +157,7 @@ describe('load validation', function()
       {nn.ParallelTable():add(nn.Linear(3, 2)):add(nn.Identity()), {torch.randn(3), torch.randn(2)}},
       {nn.Parallel(1, 1):add(nn.Linear(3, 2)):add(nn.Linear(3, 1)), torch.randn(2, 3)},
       {nn.MapTable(nn.Linear(2, 2)), {torch.randn(2), torch.randn(2)}},
-      {nn.LSTM(3, 4), torch.randn(5, 2, 3)}, {nn.GRU(3, 4), torch.randn(5, 2, 3)},
+      {require('thrnn').LSTM(3, 4), torch.randn(5, 2, 3)}, {thrnn.GRU(3, 4), torch.randn(5, 2, 3)},
     }
     for _, mode in ipairs({'binary', 'ascii'}) do
       for _, p in ipairs(mods) do

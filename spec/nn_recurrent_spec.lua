@@ -1,4 +1,4 @@
--- nn.LSTM and nn.GRU over sequences (nn.Recurrence over models/lstm.lua
+-- thrnn.LSTM and thrnn.GRU over sequences (thrnn.Recurrence over models/lstm.lua
 -- and models/gru.lua steps): the module checks of spec/support/modcheck.lua
 -- (finite differences, types, clone, save/load, optnet in both modes at
 -- another batch and length), the numbers of the step run by hand over
@@ -6,26 +6,27 @@
 -- running forward.
 require 'torch'
 require 'nn'
+require 'thrnn'
 local mc = require 'spec.support.modcheck'
 local H = require 'spec.support.helpers'
 
-describe('nn.LSTM and nn.GRU', function()
-  mc.module(it, {name = 'nn.LSTM', make = function() return nn.LSTM(3, 4) end,
+describe('thrnn.LSTM and thrnn.GRU', function()
+  mc.module(it, {name = 'thrnn.LSTM', make = function() return thrnn.LSTM(3, 4) end,
                  input = function() return torch.randn(2, 5, 3) end,
-                 input2 = function() return torch.randn(3, 7, 3) end, tostring = 'nn.LSTM(3 -> 4)',
+                 input2 = function() return torch.randn(3, 7, 3) end, tostring = 'thrnn.LSTM(3 -> 4)',
                  accUpdate = false})
-  mc.module(it, {name = 'nn.LSTM (2 layers)', make = function() return nn.LSTM(3, 4, 2) end,
+  mc.module(it, {name = 'thrnn.LSTM (2 layers)', make = function() return thrnn.LSTM(3, 4, 2) end,
                  input = function() return torch.randn(2, 4, 3) end,
-                 input2 = function() return torch.randn(1, 6, 3) end, tostring = 'nn.LSTM(3 -> 4, 2 layers)',
+                 input2 = function() return torch.randn(1, 6, 3) end, tostring = 'thrnn.LSTM(3 -> 4, 2 layers)',
                  accUpdate = false})
-  mc.module(it, {name = 'nn.GRU', make = function() return nn.GRU(3, 4) end,
+  mc.module(it, {name = 'thrnn.GRU', make = function() return thrnn.GRU(3, 4) end,
                  input = function() return torch.randn(2, 5, 3) end,
-                 input2 = function() return torch.randn(3, 2, 3) end, tostring = 'nn.GRU(3 -> 4)',
+                 input2 = function() return torch.randn(3, 2, 3) end, tostring = 'thrnn.GRU(3 -> 4)',
                  accUpdate = false})
 
   it('gives what its step gives run by hand over the sequence', function()
     torch.manualSeed(7)
-    local m = nn.LSTM(3, 4):double()
+    local m = thrnn.LSTM(3, 4):double()
     local x = torch.randn(2, 6, 3)
     local y = m:forward(x)
     local step = m.modules[1]:clone()
@@ -38,7 +39,7 @@ describe('nn.LSTM and nn.GRU', function()
   end)
 
   it('lists each parameter once, and all time steps use it', function()
-    local m = nn.LSTM(3, 4):double()
+    local m = thrnn.LSTM(3, 4):double()
     local p, g = m:getParameters()
     assert.are.equal((3 * 16 + 16) + (4 * 16 + 16), p:nElement())   -- i2h and h2h, each once
     m:forward(torch.randn(2, 5, 3))
@@ -56,7 +57,7 @@ describe('nn.LSTM and nn.GRU', function()
   it('learns a sequence task (the sum so far) with optim', function()
     torch.manualSeed(8)
     require 'optim'
-    local net = nn.Sequential():add(nn.LSTM(1, 8)):add(nn.Bottle(nn.Linear(8, 1)))
+    local net = nn.Sequential():add(thrnn.LSTM(1, 8)):add(nn.Bottle(nn.Linear(8, 1)))
     net:double()
     local p, g = net:getParameters()
     local crit = nn.MSECriterion()
@@ -79,20 +80,23 @@ describe('nn.LSTM and nn.GRU', function()
   end)
 
   it('leaves module calls running forward, and refuses bad input', function()
-    local m = nn.GRU(2, 3)
+    local m = thrnn.GRU(2, 3)
     local t = nn.Tanh()
     assert.is_true(torch.isTensor(t(torch.zeros(2))))
-    assert.truthy(H.errmsg(m.forward, m, torch.randn(2, 3)):find('nn.GRU:updateOutput: input must be a 3D tensor', 1, true))
-    assert.truthy(H.errmsg(nn.LSTM, 0, 3):find('nn.LSTM: inputSize must be a positive integer', 1, true))
+    assert.truthy(H.errmsg(m.forward, m, torch.randn(2, 3)):find('thrnn.GRU:updateOutput: input must be a 3D tensor', 1, true))
+    assert.truthy(H.errmsg(thrnn.LSTM, 0, 3):find('thrnn.LSTM: inputSize must be a positive integer', 1, true))
+    H.has(H.errmsg(thrnn.Recurrence, 'step', 1, 4), 'thrnn.Recurrence: a step module expected, got string')
+    H.has(H.errmsg(thrnn.Recurrence, nn.Identity(), 0, 4), 'thrnn.Recurrence: nState must be a positive integer, got 0')
+    H.has(H.errmsg(thrnn.Recurrence, nn.Identity(), 1, 2.5), 'thrnn.Recurrence: stateSize must be a positive integer, got 2.5')
   end)
 end)
 
-describe('nn.LSTM under optnet recompute', function()
+describe('thrnn.LSTM under optnet recompute', function()
   it('re-computes across time steps and gives the unoptimized numbers, with less memory', function()
     local optnet = require 'optnet'
     local function build()
       torch.manualSeed(9)
-      return nn.Sequential():add(nn.LSTM(5, 8, 2)):add(nn.Bottle(nn.Linear(8, 5))):double()
+      return nn.Sequential():add(thrnn.LSTM(5, 8, 2)):add(nn.Bottle(nn.Linear(8, 5))):double()
     end
     local ref, net = build(), build()
     local x, go = torch.randn(4, 10, 5), torch.randn(4, 10, 5)

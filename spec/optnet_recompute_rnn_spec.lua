@@ -1,5 +1,5 @@
 -- optnet recompute ('sqrt', 'cheap', a byte budget) on nets holding
--- recurrent layers (nn.LSTM, nn.GRU, nn.Recurrence), which make their
+-- recurrent layers (thrnn.LSTM, thrnn.GRU, thrnn.Recurrence), which make their
 -- time-step clones during forward, after recompute is installed: a segment
 -- re-running such a layer gives its clones shadows like every other module
 -- (recompute.lua failed with "attempt to index a nil value (local
@@ -11,22 +11,23 @@
 -- it (an RReLU re-run drew other slopes).
 require 'torch'
 require 'nn'
+require 'thrnn'
 require 'optim'
 local optnet = require 'optnet'
 
--- s' = tanh(W [x, s]): an nn.Recurrence of one state
+-- s' = tanh(W [x, s]): a thrnn.Recurrence of one state
 local function recurrence(i, h)
   local step = nn.Sequential():add(nn.JoinTable(2)):add(nn.Linear(i + h, h)):add(nn.Tanh())
-  return nn.Recurrence(step, 1, h)
+  return thrnn.Recurrence(step, 1, h)
 end
 
 -- each: a net and its input size (batch first, time second for 3D)
 local NETS = {
   -- the issue's net
-  lstm = function() return nn.Sequential():add(nn.LSTM(3, 16)):add(nn.Select(2, -1)):add(nn.Linear(16, 20)), {2, 5, 3} end,
+  lstm = function() return nn.Sequential():add(thrnn.LSTM(3, 16)):add(nn.Select(2, -1)):add(nn.Linear(16, 20)), {2, 5, 3} end,
   -- a chain of recurrent layers: 'sqrt' re-runs two of them
   chain = function()
-    return nn.Sequential():add(nn.LSTM(3, 4)):add(nn.GRU(4, 4)):add(nn.LSTM(4, 4)):add(nn.Select(2, -1))
+    return nn.Sequential():add(thrnn.LSTM(3, 4)):add(thrnn.GRU(4, 4)):add(thrnn.LSTM(4, 4)):add(nn.Select(2, -1))
       :add(nn.Linear(4, 2)), {2, 4, 3}
   end,
   chainRecurrence = function()
@@ -34,33 +35,33 @@ local NETS = {
       :add(nn.Select(2, -1)):add(nn.Linear(4, 2)), {2, 4, 3}
   end,
   gru = function()
-    return nn.Sequential():add(nn.GRU(3, 8)):add(nn.Tanh()):add(nn.GRU(8, 6)):add(nn.Select(2, -1))
+    return nn.Sequential():add(thrnn.GRU(3, 8)):add(nn.Tanh()):add(thrnn.GRU(8, 6)):add(nn.Select(2, -1))
       :add(nn.Linear(6, 4)), {2, 5, 3}
   end,
   concat = function()
-    local c = nn.Concat(3):add(nn.LSTM(3, 4)):add(nn.Sequential():add(nn.GRU(3, 4)):add(nn.Tanh()))
+    local c = nn.Concat(3):add(thrnn.LSTM(3, 4)):add(nn.Sequential():add(thrnn.GRU(3, 4)):add(nn.Tanh()))
     return nn.Sequential():add(c):add(nn.ReLU()):add(nn.Select(2, -1)):add(nn.Linear(8, 3)), {2, 4, 3}
   end,
   concatTable = function()
-    local c = nn.ConcatTable():add(nn.Sequential():add(nn.LSTM(3, 4)):add(nn.Tanh()):add(nn.LSTM(4, 4)))
+    local c = nn.ConcatTable():add(nn.Sequential():add(thrnn.LSTM(3, 4)):add(nn.Tanh()):add(thrnn.LSTM(4, 4)))
       :add(recurrence(3, 4))
     return nn.Sequential():add(nn.MulConstant(0.5)):add(c):add(nn.CAddTable()):add(nn.Select(2, -1)):add(nn.Tanh())
       :add(nn.Linear(4, 3)), {2, 4, 3}
   end,
   temporalConv = function()
-    return nn.Sequential():add(nn.TemporalConvolution(3, 6, 2)):add(nn.ReLU()):add(nn.LSTM(6, 5)):add(nn.Tanh())
+    return nn.Sequential():add(nn.TemporalConvolution(3, 6, 2)):add(nn.ReLU()):add(thrnn.LSTM(6, 5)):add(nn.Tanh())
       :add(nn.Select(2, -1)):add(nn.Linear(5, 2)), {2, 5, 3}
   end,
   spatialConv = function()
     return nn.Sequential():add(nn.SpatialConvolution(1, 2, 3, 3, 1, 1, 1, 1)):add(nn.ReLU()):add(nn.Select(2, 1))
-      :add(nn.GRU(3, 5)):add(nn.Tanh()):add(nn.Select(2, -1)):add(nn.Linear(5, 2)), {2, 1, 4, 3}
+      :add(thrnn.GRU(3, 5)):add(nn.Tanh()):add(nn.Select(2, -1)):add(nn.Linear(5, 2)), {2, 1, 4, 3}
   end,
   -- the fuzzer's net (its time axis: the Parallel's 5 outputs)
   fuzz = function()
     local par = nn.Parallel(2, 2)
     for _ = 1, 5 do par:add(nn.Identity()) end
     return nn.Sequential():add(nn.SpatialConvolution(2, 1, 2, 2, 2, 2, 2, 2)):add(par)
-      :add(nn.Sequential():add(nn.LSTM(5, 1, 2)):add(nn.Identity()):add(nn.Identity())):add(nn.Identity()), {1, 2, 1, 6}
+      :add(nn.Sequential():add(thrnn.LSTM(5, 1, 2)):add(nn.Identity()):add(nn.Identity())):add(nn.Identity()), {1, 2, 1, 6}
   end,
   -- View and Contiguous copy the stride-0 Replicate into a buffer their
   -- output views; 'sqrt' re-runs the Tanh from it in backward (segment 3..4)
@@ -217,7 +218,7 @@ describe('optnet recompute with recurrent layers', function()
     local tag = inplace and '' or ' (inplace off)'
     it("'sqrt' re-runs LSTM, GRU and Recurrence layers exactly" .. tag, function()
       for _, name in ipairs{'chain', 'chainRecurrence', 'gru'} do
-        compare(name, {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'nn.Recurrence')
+        compare(name, {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'thrnn.Recurrence')
       end
     end)
 
@@ -226,16 +227,16 @@ describe('optnet recompute with recurrent layers', function()
       for _, name in ipairs{'concat', 'concatTable', 'temporalConv', 'spatialConv', 'fuzz'} do
         for _, how in ipairs{'sqrt', 'cheap'} do compare(name, {mode = 'training', recompute = how, inplace = inplace}) end
       end
-      compare('fuzz', {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'nn.LSTM')
+      compare('fuzz', {mode = 'training', recompute = 'sqrt', inplace = inplace}, 'thrnn.LSTM')
     end)
 
     -- (a budget fitting the traced input does not fit a longer sequence:
     -- shorter ones and another batch then)
     it('a byte budget re-runs recurrent layers exactly' .. tag, function()
       local sizes = {{-1, 0}, {0, -1}, {-2, 1}, {0, 0}}
-      compare('chain', {mode = 'training', recompute = budget('chain', 0.85, inplace), inplace = inplace}, 'nn.Recurrence',
+      compare('chain', {mode = 'training', recompute = budget('chain', 0.85, inplace), inplace = inplace}, 'thrnn.Recurrence',
               sizes)
-      compare('concat', {mode = 'training', recompute = budget('concat', 0.97, inplace), inplace = inplace}, 'nn.GRU',
+      compare('concat', {mode = 'training', recompute = budget('concat', 0.97, inplace), inplace = inplace}, 'thrnn.GRU',
               sizes)
     end)
   end
@@ -256,11 +257,11 @@ describe('optnet recompute with recurrent layers', function()
 
   it('optnet.trainStep with sgd (momentum) and adam equals the plain optim loop', function()
     for _, m in ipairs{SGD, ADAM} do
-      compareStep('chain', {recompute = 'sqrt'}, m[1], m[2], 'nn.Recurrence')
-      compareStep('chainRecurrence', {recompute = 'sqrt', inplace = false}, m[1], m[2], 'nn.Recurrence')
+      compareStep('chain', {recompute = 'sqrt'}, m[1], m[2], 'thrnn.Recurrence')
+      compareStep('chainRecurrence', {recompute = 'sqrt', inplace = false}, m[1], m[2], 'thrnn.Recurrence')
       compareStep('concatTable', {recompute = 'cheap'}, m[1], m[2])
-      compareStep('fuzz', {recompute = 'sqrt'}, m[1], m[2], 'nn.LSTM')
-      compareStep('chain', {recompute = budget('chain', 0.85, true)}, m[1], m[2], 'nn.Recurrence')
+      compareStep('fuzz', {recompute = 'sqrt'}, m[1], m[2], 'thrnn.LSTM')
+      compareStep('chain', {recompute = budget('chain', 0.85, true)}, m[1], m[2], 'thrnn.Recurrence')
       compareStep('rrelu', {recompute = 'sqrt'}, m[1], m[2], 'nn.RReLU')
       compareStep('addConstantOutput', {recompute = 'sqrt'}, m[1], m[2])
     end

@@ -10,6 +10,7 @@
 -- and its net savable.
 require 'torch'
 require 'nn'
+require 'thrnn'
 require 'optim'
 local optnet = require 'optnet'
 local walk = require 'optnet.walk'
@@ -42,12 +43,12 @@ local function rnn(layer)
     return net:double(), nn.MSECriterion():double()
   end
 end
-local LSTM = rnn(function() return nn.LSTM(3, 4) end)
-local GRU = rnn(function() return nn.GRU(3, 4) end)
--- nn.Recurrence over a step of one state: s' = tanh(W [x, s])
+local LSTM = rnn(function() return thrnn.LSTM(3, 4) end)
+local GRU = rnn(function() return thrnn.GRU(3, 4) end)
+-- thrnn.Recurrence over a step of one state: s' = tanh(W [x, s])
 local RECURRENCE = rnn(function()
   local step = nn.Sequential():add(nn.JoinTable(2)):add(nn.Linear(7, 4)):add(nn.Tanh())
-  return nn.Recurrence(step, 1, 4)
+  return thrnn.Recurrence(step, 1, 4)
 end)
 
 local function seqData(T, B)
@@ -146,7 +147,7 @@ describe('optnet.trainStep equals the plain loop bitwise', function()
 end)
 
 describe('optnet.trainStep on recurrent nets', function()
-  local RNNS = {{'nn.LSTM', LSTM}, {'nn.GRU', GRU}, {'nn.Recurrence', RECURRENCE}}
+  local RNNS = {{'thrnn.LSTM', LSTM}, {'thrnn.GRU', GRU}, {'thrnn.Recurrence', RECURRENCE}}
   local cfg = {learningRate = 0.1, momentum = 0.9}
   for _, r in ipairs(RNNS) do
     it(r[1] .. ': made before the first forward (time-step clones made while it plans)', function()
@@ -434,7 +435,7 @@ describe('optnet.trainStep with blockBytes', function()
 
   it('leaves the weights of time-step clones whole (made in forward, after the step object)', function()
     local function make()
-      return nn.Sequential():add(nn.LSTM(3, 16)):add(nn.Select(2, -1)):add(nn.Linear(16, 20)):double()
+      return nn.Sequential():add(thrnn.LSTM(3, 16)):add(nn.Select(2, -1)):add(nn.Linear(16, 20)):double()
     end
     local crit = nn.MSECriterion():double()
     torch.manualSeed(2)
@@ -453,7 +454,7 @@ describe('optnet.trainStep with blockBytes', function()
   it('with time-step clones and weights shared without their gradients: tied, then untied', function()
     local function make()
       local lin = nn.Linear(4, 4)
-      return nn.Sequential():add(nn.LSTM(3, 4)):add(nn.Select(2, -1))
+      return nn.Sequential():add(thrnn.LSTM(3, 4)):add(nn.Select(2, -1))
         :add(nn.ConcatTable():add(lin):add(lin:clone('weight', 'bias'))):add(nn.CAddTable())
         :add(nn.Linear(4, 20)):double()
     end

@@ -5,6 +5,7 @@
 -- snippet a report prints), then the net (gen.build loads the source).
 --   desc = {seed =, input = {dims}, warm = bool, net = node}
 --   node = {t = 'Linear', a = {n = 2, 4, 5}}          a module: nn[t](a...)
+--                                                     (thrnn[t] for LSTM, GRU)
 --        | {..., id = k}                              registered for sharing
 --        | {..., init = 'bn'}                         random running statistics
 --        | {t = 'Sequential' | 'Concat' | ..., a = {...}, c = {child nodes}}
@@ -20,6 +21,7 @@
 require 'torch'
 require 'nn'
 require 'nngraph'
+require 'thrnn'
 
 local gen = {}
 
@@ -46,6 +48,10 @@ local function args(a)
   return table.concat(p, ', ')
 end
 
+-- the package of a module that is not nn's (a description names every
+-- module by its short name: t = 'LSTM' is thrnn.LSTM)
+local PACKAGE = {LSTM = 'thrnn', GRU = 'thrnn', Recurrence = 'thrnn'}
+
 -- emits statements building node into M[k]; returns k
 local function emit(node, out, ctx)
   ctx.k = ctx.k + 1
@@ -70,7 +76,7 @@ local function emit(node, out, ctx)
     out[#out + 1] = string.format('  %s = nn.gModule({x[0]}, {x[%d]})', v, #node.g)
     out[#out + 1] = 'end'
   else
-    out[#out + 1] = string.format('%s = nn.%s(%s)', v, node.t, args(node.a))
+    out[#out + 1] = string.format('%s = %s.%s(%s)', v, PACKAGE[node.t] or 'nn', node.t, args(node.a))
     if node.init == 'bn' then
       out[#out + 1] = string.format('%s.running_mean:uniform(-0.5, 0.5); %s.running_var:uniform(0.5, 1.5)', v, v)
     end
@@ -92,7 +98,7 @@ function gen.source(desc)
   local dims = {}
   for i, d in ipairs(desc.input) do dims[i] = tostring(d) end
   return table.concat({
-    "require 'nn'; require 'nngraph'",
+    "require 'nn'; require 'nngraph'; require 'thrnn'",
     "torch.setdefaulttensortype('torch.DoubleTensor')",
     string.format('torch.manualSeed(%d)', desc.seed),
     'local M = {}',

@@ -93,10 +93,11 @@ local volumetric = {
 }
 for _, f in ipairs(volumetric) do load(f) end
 
--- recurrent modules over sequences (their steps are models/lstm.lua and
--- models/gru.lua, built with nngraph when first made)
-local recurrent = {'Recurrence', 'LSTM', 'GRU'}
-for _, f in ipairs(recurrent) do load(f) end
+-- the recurrent layers over sequences are package thrnn's (require
+-- 'thrnn'): Torch7's nn had none, and nn.LSTM, nn.GRU, nn.Recurrence are
+-- the names of torch-rnn's and Element-Research/rnn's. Files saved when
+-- they were nn's still load (thrnn.legacy defines no class)
+require 'thrnn.legacy'
 
 -- criterions and training helpers
 local criterions = {

@@ -235,8 +235,8 @@ V.classes = {
   ['nn.RReLU'] = {need = {'lower', 'upper', 'noise'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
   ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
   ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
-  ['nn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
-  ['nn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
+  ['thrnn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
+  ['thrnn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
     shapes = {{'v', '*', '*'}, {'weight', 'v:1', 'v:2'}, {'g', 'v:1', 1}, {'bias', 'v:1'}}},
 }

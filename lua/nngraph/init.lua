@@ -60,7 +60,7 @@ install{syntax.call, syntax.unm, syntax.sub, syntax.criterionCall}
 
 -- nngraph.build(f, ...): runs f with the node syntax on and puts back what
 -- calling a module did before (for libraries that build graphs, like
--- nn.LSTM, without changing module calls for the script)
+-- thrnn.LSTM, without changing module calls for the script)
 function nngraph.build(f, ...)
   local before = current()
   install{syntax.call, syntax.unm, syntax.sub, syntax.criterionCall}

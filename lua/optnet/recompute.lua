@@ -235,7 +235,7 @@ local function reapplySet(seg, input, keep)
 end
 
 -- the modules below the re-run children, as they are now: a module may
--- make children during its forward (nn.Recurrence a step clone per time
+-- make children during its forward (thrnn.Recurrence a step clone per time
 -- step, at its first forward and at a longer sequence), after install.
 -- Those are re-run with their parent and get shadows like the others.
 local function segModules(seg)

@@ -405,7 +405,7 @@ function step.attach(net, state, rec)
   end
   local T = torch._transient
   -- the groups again from the modules the plan covers: a module made
-  -- during the trace (nn.Recurrence's clone for a longer sequence, made
+  -- during the trace (thrnn.Recurrence's clone for a longer sequence, made
   -- after the step object) holds a parameter too, and accumulates into its
   -- gradient; left out, the first module wrapped would zero what it added
   local blocked = {}

@@ -344,7 +344,7 @@ end
 local runOnce
 
 -- A module may make children during its forward (nn.Convert its converter,
--- nn.Recurrence a step clone per time step of a longer sequence): those
+-- thrnn.Recurrence a step clone per time step of a longer sequence): those
 -- were not wrapped, so the pass did not see them. The pass runs again once
 -- they exist, until it sees every module.
 -- grads: the parameter gradients are recorded too (optnet.trainStep)

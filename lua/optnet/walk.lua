@@ -50,7 +50,7 @@ function walk.traits(m)
   local isContainer = type(m.modules) == 'table'
   -- a container that says nothing of its own (it inherits nn.Container's
   -- traits) may write its output or gradInput before its children are done
-  -- (nn.Recurrence did, copying each time step's state as it came): those
+  -- (thrnn.Recurrence did, copying each time step's state as it came): those
   -- are planned from where its method began
   local container = rawget(_G, 'nn') and nn.Container
   local silent = isContainer and container and m.memoryTraits == container.memoryTraits

@@ -33,6 +33,11 @@ local MAXDIM = 16
 
 -- the classes written and read by this file itself
 local builtin = {}
+-- a class's old name -> function(): the class to read it as (its package
+-- loaded) and check(fields), nil when they are that class's layout, else
+-- why not; readTorch asks when no class has the name (nn's renamed
+-- recurrent layers: lua/thrnn/legacy.lua)
+torch._legacyClass = torch._legacyClass or {}
 local elemsize = C.dtypeSizes   -- Byte = 1, ..., Double = 8
 for _, n in ipairs(torch._typenames) do
   -- 'raw': one-byte integers (Byte, Char) are raw bytes in ascii files too, as in Torch7
@@ -755,6 +760,11 @@ local function finishObject(self, obj, at)
   if post then post(obj) end
 end
 
+local function unknownClass(self, cname, index, at, why)
+  error(sformat("%s: unknown Torch class '%s' (object #%d at byte %d); load the package that defines it first (e.g. require 'nn')%s",
+                self._name, printable(cname), index, at, why and ('; ' .. why) or ''), 0)
+end
+
 local function readTorch(self, index, at)
   local vstr = readString(self, 'a class version')
   local version = tonumber(vstr:match('^V (.*)$') or '')
@@ -787,11 +797,12 @@ local function readTorch(self, index, at)
                   self._name, printable(cname), index, at, typelist), 0)
   end
   local factory = torch.factory(cname)
-  if not factory then
-    error(sformat("%s: unknown Torch class '%s' (object #%d at byte %d); load the package that defines it first (e.g. require 'nn')",
-                  self._name, printable(cname), index, at), 0)
-  end
-  local obj = factory()
+  -- a class renamed since (torch._legacyClass, docs/compat.md): its fields decide
+  local legacy = not factory and torch._legacyClass[cname]
+  if not factory and not legacy then unknownClass(self, cname, index, at) end
+  local to, check
+  if legacy then to, check = legacy() end
+  local obj = factory and factory() or {}
   if not self._force then self._robj[index] = obj end
   local mt = torch.getmetatable(cname)
   local hook = mt and (mt.__read or mt.read)
@@ -811,6 +822,11 @@ local function readTorch(self, index, at)
       corrupt(self, fat, 'the fields of %s must be a table, got %s', printable(cname), torch.type(var))
     end
     for k, v in pairs(var) do obj[k] = v end
+    if legacy then
+      local why = check(obj)
+      if why then unknownClass(self, cname, index, at, why) end
+      torch.setmetatable(obj, to)
+    end
   end
   if self._deferred then
     table.insert(self._deferred, {obj, at})

@@ -126,7 +126,7 @@ function help.index()
 end
 
 -- the qualified name of a value found in the libraries' tables
-local libs = {'torch', 'nn', 'optim', 'optnet', 'nngraph', 'image', 'paths', 'sys', 'xlua', 'dataset'}
+local libs = {'torch', 'nn', 'optim', 'optnet', 'nngraph', 'thrnn', 'image', 'paths', 'sys', 'xlua', 'dataset'}
 local function nameof(v)
   for _, lib in ipairs(libs) do
     local t = package.loaded[lib]

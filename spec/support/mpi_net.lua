@@ -2,6 +2,7 @@
 -- (spec/support/mpi_job.lua): both build them the same way.
 require 'torch'
 require 'nn'
+require 'thrnn'
 local M = {}
 
 -- a 10-16-16-3 MLP with ReLU and Tanh, initialised from seed; kind 'lstm':
@@ -10,7 +11,7 @@ local M = {}
 function M.net(tname, seed, kind)
   torch.manualSeed(seed)
   if kind == 'lstm' then
-    return nn.Sequential():add(nn.LSTM(10, 8)):add(nn.Select(2, -1)):add(nn.Linear(8, 3)):add(nn.LogSoftMax())
+    return nn.Sequential():add(thrnn.LSTM(10, 8)):add(nn.Select(2, -1)):add(nn.Linear(8, 3)):add(nn.LogSoftMax())
       :type(tname)
   end
   return nn.Sequential()

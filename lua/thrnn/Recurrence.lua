@@ -1,5 +1,5 @@
--- nn.Recurrence(step, nState, stateSize): runs a one-step module over a
--- sequence, the base of nn.LSTM and nn.GRU. step maps {x_t, s_1, ..., s_n}
+-- thrnn.Recurrence(step, nState, stateSize): runs a one-step module over a
+-- sequence, the base of thrnn.LSTM and thrnn.GRU. step maps {x_t, s_1, ..., s_n}
 -- (n state tensors of batch x stateSize) to {s'_1, ..., s'_n}; the last
 -- state is the output at each time step.
 --   input  batch x T x inputSize      output  batch x T x stateSize
@@ -9,26 +9,42 @@
 -- updateParameters see each weight once and every time step's gradient
 -- adds into it. Clones are made as longer sequences come. Backward is
 -- back-propagation through the whole sequence.
-local Recurrence, parent = torch.class('nn.Recurrence', 'nn.Container')
+local Recurrence, parent = torch.class('thrnn.Recurrence', 'nn.Container')
 
 local PARAMS = {'weight', 'bias', 'gradWeight', 'gradBias'}
 
--- the step of models/<name>.lua (an nngraph graph), built without leaving
--- nngraph's node syntax on for a script that had not loaded nngraph
-function Recurrence.buildStep(name, opts)
+-- f(...) with nngraph loaded, for a script that has not loaded it as if
+-- it had not: its node syntax off again (calling a module runs forward)
+-- and its require 'nngraph' still to come (it turns the syntax on then)
+local function withNngraph(f, ...)
+  if package.loaded.nngraph then return f(...) end
   local M, C = torch.getmetatable('nn.Module'), torch.getmetatable('nn.Criterion')
-  local loaded = package.loaded.nngraph ~= nil
   local before = {M.__call__, M.__unm__, M.__sub__, C.__call__}
   require 'nngraph'
-  local step = nngraph.build(require('models.' .. name), opts)
-  if not loaded then M.__call__, M.__unm__, M.__sub__, C.__call__ = table.unpack(before, 1, 4) end
-  return step
+  local r = table.pack(pcall(f, ...))
+  M.__call__, M.__unm__, M.__sub__, C.__call__ = table.unpack(before, 1, 4)
+  package.loaded.nngraph = nil
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- the steps are nn.gModule graphs: a file holding one needs the class
+withNngraph(function() end)
+
+-- the step of models/<name>.lua (an nngraph graph)
+function Recurrence.buildStep(name, opts)
+  return withNngraph(function() return nngraph.build(require('models.' .. name), opts) end)
 end
 
 function Recurrence:__init(step, nState, stateSize)
   parent.__init(self)
   if not torch.isTypeOf(step, 'nn.Module') then
-    error('nn.Recurrence: a step module expected, got ' .. torch.type(step), 2)
+    error('thrnn.Recurrence: a step module expected, got ' .. torch.type(step), 2)
+  end
+  for _, kv in ipairs{{'nState', nState}, {'stateSize', stateSize}} do
+    if math.type(kv[2]) ~= 'integer' or kv[2] < 1 then
+      error(string.format('thrnn.Recurrence: %s must be a positive integer, got %s', kv[1], tostring(kv[2])), 2)
+    end
   end
   self.nState, self.stateSize = nState, stateSize
   self.modules = {step}
