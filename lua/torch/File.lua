@@ -239,7 +239,8 @@ local function wDouble(self, v)
 end
 
 local function wFloat(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.f, v)) else putAscii(self, sformat('%.9g', v)) end
+  if self._mode == 'binary' then put(self, spack(self._fmt.f, v))
+  else putAscii(self, sformat('%.9g', (sunpack('f', spack('f', v))))) end   -- the float's value, as C's cast
 end
 
 -- raw bytes (Byte and Char are raw in ascii files too), then (ascii,
@@ -939,6 +940,8 @@ readObject = function(self)
   end
 end
 
+-- quiet(): a file that cannot be read sets the error flag and gives nil
+-- (Torch7 read on with its primitives' zeros, and so made up an object)
 function File:readObject()
   checkread(self)
   -- a class's read hook reading its parts: same object graph, same depth
@@ -946,8 +949,27 @@ function File:readObject()
   self._reading, self._depth, self._deferred = true, 0, nil
   local ok, obj = pcall(readObject, self)
   self._reading = false
-  if not ok then error(obj, 0) end
+  if not ok then
+    self._err = true
+    if self._quiet then return nil end
+    error(obj, 0)
+  end
   return obj
+end
+
+-- the type tag an object would be written with (0 nil, 1 number, 2
+-- string, 3 table, 4 torch object, 5 boolean, 8 Lua function), nil for
+-- what cannot be written (C functions, coroutines, userdata of no class)
+function File:isWritableObject(object)
+  local t = type(object)
+  if object == nil then return TYPE_NIL end
+  if classOf(object) then return TYPE_TORCH end
+  if t == 'table' then return TYPE_TABLE end
+  if t == 'number' then return TYPE_NUMBER end
+  if t == 'string' then return TYPE_STRING end
+  if t == 'boolean' then return TYPE_BOOLEAN end
+  if dumpable(object) then return TYPE_RECUR_FUNCTION end
+  return nil
 end
 
 -- --- Torch7's File API ----------------------------------------------------
@@ -975,6 +997,8 @@ end
 local INT_RANGE = {Short = {-32768, 32767}, Int = {-2147483648, 2147483647},
                    Long = {math.mininteger, math.maxinteger}}
 
+local function article(name) return (name == 'Int' and 'an ' or 'a ') .. name:lower() end
+
 local function toElement(self, fname, name, v)
   if name == 'Float' or name == 'Double' then return v + 0.0 end
   if v ~= v or v == math.huge or v == -math.huge then
@@ -988,7 +1012,7 @@ local function toElement(self, fname, name, v)
   local r = INT_RANGE[name]
   if name == 'Long' and self._mode == 'binary' and self._longSize == 4 then r = INT_RANGE.Int end
   if i < r[1] or i > r[2] then
-    error(sformat('%s: %d is out of range for a %s', methodName(self, fname), i, name:lower()), 3)
+    error(sformat('%s: %d is out of range for %s', methodName(self, fname), i, article(name)), 3)
   end
   return i
 end
@@ -1007,8 +1031,13 @@ end
 -- file. nil and what was there instead when there is none.
 local function asciiValue(self, int)
   loadall(self)
-  local b, e, tok = self._buf:find('^%s*(%S+)', self._pos)
-  if not tok then return nil, 'the end of the file' end
+  local _, e, tok = self._buf:find('^%s*(%S+)', self._pos)
+  -- like fscanf, a failed read has still gone past the blanks
+  if not tok then
+    self._pos = #self._buf + 1
+    return nil, 'the end of the file'
+  end
+  self._pos = e - #tok + 1
   local v, len
   if int then
     local digits = tok:match('^[+-]?%d+')
@@ -1025,7 +1054,7 @@ local function asciiValue(self, int)
     end
   end
   if v == nil then return nil, sformat("'%s' at byte %d", printable(tok), self._base + e - #tok) end
-  self._pos = e - #tok + len + 1
+  self._pos = self._pos + len
   return v
 end
 
@@ -1098,8 +1127,7 @@ local function defineType(name)
     if arg == nil then
       local v, got = readScalar(self, name)
       if v == nil then
-        readError(self, sformat('%s: read error: %s expected, got %s', methodName(self, rname),
-                                (name == 'Int' and 'an ' or 'a ') .. name:lower(), got))
+        readError(self, sformat('%s: read error: %s expected, got %s', methodName(self, rname), article(name), got))
         return 0
       end
       return v
