@@ -217,8 +217,7 @@ end
 
 -- one ascii value: its text, then (autoSpacing) a newline
 local function putAscii(self, s)
-  put(self, s)
-  if self._autospace then put(self, '\n') end
+  put(self, self._autospace and s .. '\n' or s)
 end
 
 -- the serializer's scalars (Torch7's writeInt(n) and friends of one value)
@@ -1452,7 +1451,9 @@ function DiskFile:position()
   checkopen(self, 'position')
   if self._writable and not (self._rw and self._last == 'r') then
     flush(self)
-    return self._fh:seek('cur') + 1
+    local at, err = self._fh:seek('cur')
+    if not at then error(sformat('%s:position: %s', self._name, tostring(err)), 2) end   -- a pipe
+    return at + 1
   end
   return tell(self) + 1
 end
