@@ -1,6 +1,9 @@
 -- Serialization in Torch7's formats: torch.save/load, torch.serialize/
 -- deserialize, and the torch.File objects behind them (torch.DiskFile,
--- torch.MemoryFile) whose writeObject/readObject walk the object graph.
+-- torch.MemoryFile, torch.PipeFile) whose writeObject/readObject walk the
+-- object graph. The files have Torch7's whole API besides (readTYPE and
+-- writeTYPE in their scalar and storage forms, readString, ascii spacing,
+-- quiet mode and the error flag, byte orders: "Torch7's File API" below).
 --
 -- A value is a 4-byte type tag (0 nil, 1 number, 2 string, 3 table,
 -- 4 torch object, 5 boolean) and its payload; tables and torch objects
