@@ -1316,6 +1316,7 @@ function DiskFile:__init(path, mode, quiet)
     error(sformat("torch.DiskFile: mode 'r', 'w' or 'rw' expected, got %s", tostring(mode)), 2)
   end
   init(self, path)
+  self._quiet = quiet and true or false   -- Torch7: the flag's initial state
   self._closed = true
   local fh, err = io.open(path, DISK_MODES[mode])
   if not fh and mode == 'rw' then
@@ -1574,6 +1575,7 @@ function PipeFile:__init(command, mode, quiet)
     error(sformat("torch.PipeFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
   end
   init(self, command)
+  self._quiet = quiet and true or false
   local fh, err = io.popen(command, mode)
   if not fh then
     if quiet then self._closed, self._openFailed = true, true return end
