@@ -8,7 +8,8 @@
 --       positions (row = node id), each coordinate in [0, 1]
 --   graph.dot(g, title [, fname])            fname.dot (the DOT text) and
 --       fname.svg; without fname, in a temporary place whose name is
---       printed (there is no Qt window to show it in)
+--       printed (there is no Qt window to show it in); g may be DOT text
+--       (optnet.graphgen's); without graphviz only the .dot, said on stderr
 --   graph.hasGraphviz()                      whether the program is there
 
 local function shellQuote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
@@ -98,10 +99,41 @@ function graph.graphvizLayout(g, algorithm)
   return pos
 end
 
+-- DOT text with a title: graph.Graph:todot's title lines after the first '{'
+local function titled(text, title)
+  if not title then return text end
+  local at = text:find('{', 1, true)
+  return text:sub(1, at) .. '\nlabelloc="t";\nlabel="' .. title:gsub('"', '\\"') .. '";' .. text:sub(at + 1)
+end
+
+-- writes fname.dot and, with graphviz, fname.svg (fn: the caller's name
+-- for messages). Without graphviz the .dot is written and a line on
+-- stderr says the .svg was not (Torch7 raised "graphviz library could not
+-- be loaded" and wrote nothing). Without fname, a temporary name is used
+-- and printed (Torch7 showed the picture in a Qt window).
+function graph._writeDot(fn, text, fname)
+  local shown = fname == nil
+  fname = fname or os.tmpname()
+  local f, err = io.open(fname .. '.dot', 'w')
+  if not f then error(string.format('%s: cannot write %s.dot: %s', fn, fname, tostring(err)), 3) end
+  f:write(text)
+  f:close()
+  if graph.hasGraphviz() then
+    run(text, 'dot', '-Tsvg -o ' .. shellQuote(fname .. '.svg'), fn)
+    if shown then print(fn .. ': written to ' .. fname .. '.svg') end
+  else
+    io.stderr:write(string.format('%s: graphviz (the dot program) is not installed: wrote %s.dot, not %s.svg '
+                                  .. '(on Debian: apt-get install graphviz)\n', fn, fname, fname))
+  end
+end
+
+-- g: a graph.Graph, or DOT text (what optnet.graphgen returns, as OptNet's
+-- example.lua passes it)
 function graph.dot(g, title, fname)
   local fn = 'graph.dot'
-  if type(g) ~= 'table' or not g.todot then
-    error(string.format('%s: a graph.Graph expected as argument 1, got %s', fn, torch.type(g)), 2)
+  local isText = type(g) == 'string' and g:find('^%s*[%w%s]*graph[^{]*{') ~= nil
+  if not isText and (type(g) ~= 'table' or not g.todot) then
+    error(string.format('%s: a graph.Graph expected as argument 1 (or DOT text), got %s', fn, torch.type(g)), 2)
   end
   if title ~= nil and type(title) ~= 'string' then
     error(string.format('%s: a title (string) expected as argument 2, got %s', fn, torch.type(title)), 2)
@@ -109,17 +141,6 @@ function graph.dot(g, title, fname)
   if fname ~= nil and (type(fname) ~= 'string' or fname == '') then
     error(string.format('%s: a file name (without extension) expected as argument 3, got %s', fn, torch.type(fname)), 2)
   end
-  local shown = fname == nil
-  fname = fname or os.tmpname()
-  local text = g:todot(title)
-  local f, err = io.open(fname .. '.dot', 'w')
-  if not f then error(string.format('%s: cannot write %s.dot: %s', fn, fname, tostring(err)), 2) end
-  f:write(text)
-  f:close()
-  if graph.hasGraphviz() then
-    run(text, 'dot', '-Tsvg -o ' .. shellQuote(fname .. '.svg'), fn)
-    if shown then print('graph.dot: written to ' .. fname .. '.svg') end
-  elseif shown then
-    print('graph.dot: written to ' .. fname .. '.dot (install graphviz for the .svg)')
-  end
+  local text = isText and titled(g, title) or g:todot(title)
+  graph._writeDot(fn, text, fname)
 end

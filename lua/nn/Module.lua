@@ -169,10 +169,47 @@ function Module:share(mlp, ...)
   return self
 end
 
+-- whether an object of class metatable 'mt' saves itself through its own
+-- write/read (or __write/__read), found on its class or an ancestor
+local function customRW(mt)
+  return mt.__write ~= nil or mt.write ~= nil or mt.__read ~= nil or mt.read ~= nil
+end
+
+-- whether anything reachable from 'root' (through tables: keys, values,
+-- metatables of torch classes) is an object whose class has its own
+-- write/read. Tensors, storages and other C objects are not tables.
+local function reachesCustomRW(root)
+  local seen, stack = {[root] = true}, {root}
+  while #stack > 0 do
+    local t = stack[#stack]
+    stack[#stack] = nil
+    local mt = getmetatable(t)
+    if type(mt) == 'table' and rawget(mt, '__typename') ~= nil and customRW(mt) then return true end
+    for k, v in next, t do
+      if type(k) == 'table' and not seen[k] then seen[k] = true; stack[#stack + 1] = k end
+      if type(v) == 'table' and not seen[v] then seen[v] = true; stack[#stack + 1] = v end
+    end
+  end
+  return false
+end
+
 -- deep copy (internal sharing and cycles kept); with field names, the clone
--- shares those fields with the original
+-- shares those fields with the original. As Torch7's, a clone is what
+-- writeObject then readObject give: when some object below defines its
+-- own write/read (dpnn's nn.Serial, nn.WeightNorm), the copy goes through
+-- a MemoryFile so that they run; otherwise a direct copy gives the same
+-- result without the bytes.
 function Module:clone(...)
-  local c = utils.deepCopy(self)
+  local c
+  if reachesCustomRW(self) then
+    local f = torch.MemoryFile('rw'):binary()
+    f:writeObject(self)
+    f:seek(1)
+    c = f:readObject()
+    f:close()
+  else
+    c = utils.deepCopy(self)
+  end
   if select('#', ...) > 0 then c:share(self, ...) end
   utils.derived(c, 'clone', true)
   return utils.own(c)

@@ -16,6 +16,7 @@ require 'nngraph.JustTable'
 require 'nngraph.ModuleFromCriterion'
 require 'nngraph.gModule'
 require 'nngraph.graphinspecting'
+nngraph.simple_print = require 'nngraph.simple_print'
 local utils = require 'nngraph.utils'
 
 local Module = torch.getmetatable('nn.Module')

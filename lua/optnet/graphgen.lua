@@ -22,6 +22,9 @@
 -- (arena and offset). A block only one node uses stays white.
 local walk = require 'optnet.walk'
 local view = require 'optnet.view'
+-- OptNet's graphgen required Torch7's graph package, whose global 'graph'
+-- scripts then call: graph.dot(generateGraph(net, input), title, file)
+require 'graph'
 
 local graphgen = {}
 

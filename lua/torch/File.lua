@@ -1,6 +1,9 @@
 -- Serialization in Torch7's formats: torch.save/load, torch.serialize/
 -- deserialize, and the torch.File objects behind them (torch.DiskFile,
--- torch.MemoryFile) whose writeObject/readObject walk the object graph.
+-- torch.MemoryFile, torch.PipeFile) whose writeObject/readObject walk the
+-- object graph. The files have Torch7's whole API besides (readTYPE and
+-- writeTYPE in their scalar and storage forms, readString, ascii spacing,
+-- quiet mode and the error flag, byte orders: "Torch7's File API" below).
 --
 -- A value is a 4-byte type tag (0 nil, 1 number, 2 string, 3 table,
 -- 4 torch object, 5 boolean) and its payload; tables and torch objects
@@ -53,10 +56,23 @@ local File = torch.class('torch.File')
 
 -- --- state ---------------------------------------------------------------
 
+-- binary formats of the file's encoding: little-endian (Torch7's files on
+-- x86) or big-endian (DiskFile:bigEndianEncoding())
+local function formats(self)
+  local e = self._bigEndian and '>' or '<'
+  self._fmt = {i2 = e .. 'i2', i4 = e .. 'i4', i8 = e .. 'i8', f = e .. 'f', d = e .. 'd',
+               l = e .. (self._longSize == 4 and 'i4' or 'i8')}
+end
+
 local function init(self, name)
   self._name = name
-  self._mode = 'binary'
+  self._mode = 'ascii'     -- Torch7's default, for DiskFile, MemoryFile and PipeFile
   self._longSize = 8
+  self._autospace = true   -- ascii: a space between the elements of a write, a newline after it
+  self._quiet = false      -- quiet(): read errors set the error flag instead of raising
+  self._err = false        -- hasError()
+  self._bigEndian = false
+  formats(self)
   self._force = false      -- referenced(false): no object indices are reused
   self._wobj, self._nw = {}, 0
   self._robj = {}
@@ -88,9 +104,13 @@ end
 function File:isBinary() return self._mode == 'binary' end
 
 -- Torch7's File:longSize(n): 8 (default) or 4 bytes per 'long' in binary files
+-- (0: the machine's long, 8 bytes)
 function File:longSize(n)
-  if n ~= 4 and n ~= 8 then error(sformat('%s: longSize must be 4 or 8, got %s', self._name, tostring(n)), 0) end
-  self._longSize = n
+  if n ~= 0 and n ~= 4 and n ~= 8 then
+    error(sformat('%s: longSize must be 0, 4 or 8, got %s', self._name, tostring(n)), 0)
+  end
+  self._longSize = n == 0 and 8 or n
+  formats(self)
   return self
 end
 
@@ -162,6 +182,23 @@ local function flush(self)
   end
 end
 
+-- a DiskFile opened 'rw' reads and writes through one handle: a write
+-- after reads goes where the reads stopped (the read-ahead is dropped), a
+-- read after writes sees them (they are flushed first)
+local function switch(self, to)
+  if self._last == to then return end
+  if to == 'w' and self._last == 'r' then
+    local at = self._base + self._pos - 1
+    self._fh:seek('set', at)
+    self._buf, self._pos, self._base, self._all = '', 1, at, false
+  elseif to == 'r' and self._last == 'w' then
+    flush(self)
+    local at = self._fh:seek('cur')
+    self._buf, self._pos, self._base, self._all = '', 1, at, false
+  end
+  self._last = to
+end
+
 -- a MemoryFile write after a seek into its contents goes over the bytes
 -- there (Torch7 wrote at the position); past the end it appends again
 local function overwrite(self, s)
@@ -173,11 +210,12 @@ end
 
 local function put(self, s)
   if self._wat then return overwrite(self, s) end
+  if self._rw then switch(self, 'w') end
   local n = self._outn + 1
   self._out[n] = s
   self._outn = n
   self._outbytes = self._outbytes + #s
-  if self._fh and self._outbytes >= FLUSH then flush(self) end
+  if self._fh and (self._outbytes >= FLUSH or self._nobuf) then flush(self) end
 end
 
 local function checkwrite(self)
@@ -185,89 +223,101 @@ local function checkwrite(self)
   if not self._writable then error(sformat('%s: file is not open for writing', self._name), 0) end
 end
 
-function File:writeInt(v)
-  checkwrite(self)
-  if self._mode == 'binary' then put(self, spack('<i4', v)) else put(self, sformat('%d\n', v)) end
+-- one ascii value: its text, then (autoSpacing) a newline
+local function putAscii(self, s)
+  put(self, self._autospace and s .. '\n' or s)
 end
 
--- a 16-bit integer (Torch7's writeShort of a number)
-function File:writeShort(v)
-  checkwrite(self)
-  if self._mode == 'binary' then put(self, spack('<i2', v)) else put(self, sformat('%d\n', v)) end
+-- the serializer's scalars (Torch7's writeInt(n) and friends of one value)
+local function wInt(self, v)
+  if self._mode == 'binary' then put(self, spack(self._fmt.i4, v)) else putAscii(self, sformat('%d', v)) end
 end
 
-function File:writeLong(v)
-  checkwrite(self)
-  if self._mode == 'binary' then put(self, spack(self._longSize == 8 and '<i8' or '<i4', v))
-  else put(self, sformat('%d\n', v)) end
+local function wShort(self, v)
+  if self._mode == 'binary' then put(self, spack(self._fmt.i2, v)) else putAscii(self, sformat('%d', v)) end
 end
 
-function File:writeDouble(v)
-  checkwrite(self)
-  if self._mode == 'binary' then put(self, spack('<d', v)) else put(self, sformat('%.17g\n', v)) end
+local function wLong(self, v)
+  if self._mode == 'binary' then put(self, spack(self._fmt.l, v)) else putAscii(self, sformat('%d', v)) end
 end
 
-function File:writeFloat(v)
-  checkwrite(self)
-  if self._mode == 'binary' then put(self, spack('<f', v)) else put(self, sformat('%.9g\n', v)) end
+local function wDouble(self, v)
+  if self._mode == 'binary' then put(self, spack(self._fmt.d, v)) else putAscii(self, sformat('%.17g', v)) end
 end
 
-function File:writeByte(v)
-  checkwrite(self)
-  put(self, spack('B', v))
-  if self._mode == 'ascii' then put(self, '\n') end
+local function wFloat(self, v)
+  if self._mode == 'binary' then put(self, spack(self._fmt.f, v))
+  else putAscii(self, sformat('%.9g', (sunpack('f', spack('f', v))))) end   -- the float's value, as C's cast
 end
 
-function File:writeBool(v) self:writeInt(v and 1 or 0) end
-
--- raw characters (Torch7's writeChar of a CharStorage); here a Lua string
-function File:writeChar(s)
-  checkwrite(self)
-  if type(s) ~= 'string' then error(sformat('%s: writeChar: string expected, got %s', self._name, type(s)), 0) end
+-- raw bytes (Byte and Char are raw in ascii files too), then (ascii,
+-- autoSpacing) a newline
+local function wRaw(self, s)
   put(self, s)
-  if self._mode == 'ascii' and #s > 0 then put(self, '\n') end
+  if self._mode == 'ascii' and self._autospace and #s > 0 then put(self, '\n') end
 end
 
 local function writeString(self, s)
   if #s > 0x7fffffff then error(sformat('%s: string of %d bytes is too long for the format (at %s)', self._name, #s, path(self)), 0) end
-  self:writeInt(#s)
-  self:writeChar(s)
+  wInt(self, #s)
+  wRaw(self, s)
 end
 
 -- a tensor's sizes or strides: one line in ascii, nothing at all when empty
 local function writeLongs(self, st, n)
   if self._mode == 'binary' then
-    local fmt = self._longSize == 8 and '<i8' or '<i4'
+    local fmt = self._fmt.l
     for i = 1, n do put(self, spack(fmt, st[i])) end
   elseif n > 0 then
     local t = {}
     for i = 1, n do t[i] = sformat('%d', st[i]) end
-    put(self, table.concat(t, ' ') .. '\n')
+    putAscii(self, table.concat(t, self._autospace and ' ' or ''))
   end
 end
 
-local function writeStoragePayload(self, s, info)
+-- each element's bytes reversed (big-endian files)
+local function swapped(bytes, size)
+  if size == 1 then return bytes end
+  return (bytes:gsub(('.'):rep(size), string.reverse))
+end
+
+-- the elements of a storage of type 'name' (Byte, ..., Double), as
+-- Torch7's writeTYPE(storage) wrote them: binary, each in its size and the
+-- file's byte order (Long in longSize bytes); ascii, Byte and Char raw,
+-- numbers as text, with autoSpacing a space between them and a newline
+-- after the last. Returns the number of elements.
+local function wStorage(self, name, s)
   local n = #s
-  self:writeLong(n)
-  if n == 0 then return end
+  if n == 0 then return 0 end
   if self._mode == 'binary' then
-    if info.name == 'Long' and self._longSize == 4 then
+    if name == 'Long' and self._longSize == 4 then
       local str, bad = S.toint32(s)
       if not str then
         error(sformat('%s: LongStorage element %d does not fit in 4 bytes (longSize 4) at %s', self._name, bad, path(self)), 0)
       end
-      put(self, str)
-    elseif self._fh then
+      put(self, self._bigEndian and swapped(str, 4) or str)
+    elseif self._bigEndian then
+      put(self, swapped(s:_bytes(), elemsize[name]))
+    elseif self._fh and not self._rw then
       flush(self)
       local ok, err = S.write(self._fh, s)
       if not ok then error(sformat('%s: %s', self._name, err), 0) end
     else
       put(self, s:_bytes())
     end
+  elseif elemsize[name] == 1 and not C.dtypeFloating[name] then
+    wRaw(self, s:_bytes())
+  elseif self._autospace then
+    putAscii(self, S.asciiformat(s))
   else
-    put(self, info.raw and s:_bytes() or S.asciiformat(s))
-    put(self, '\n')
+    put(self, (S.asciiformat(s):gsub(' ', '')))
   end
+  return n
+end
+
+local function writeStoragePayload(self, s, info)
+  wLong(self, #s)
+  wStorage(self, info.name, s)
 end
 
 -- --- writing: objects ----------------------------------------------------
@@ -328,10 +378,10 @@ local function writeTorch(self, obj, tname)
     local bad = obj:_extentError()  -- its storage shrank under it: the file would not load
     if bad then error(sformat('%s: cannot save a %s (at %s): %s', self._name, tname, path(self), bad), 0) end
     local nd = obj:dim()
-    self:writeInt(nd)
+    wInt(self, nd)
     writeLongs(self, obj:size(), nd)
     writeLongs(self, obj:stride(), nd)
-    self:writeLong(obj:storageOffset())
+    wLong(self, obj:storageOffset())
     writeObject(self, obj:storage(), 'storage')
   elseif info then
     writeStoragePayload(self, obj, info)
@@ -368,20 +418,20 @@ writeObject = function(self, obj, name)
   local t = type(obj)
   local tname = classOf(obj)
   if obj == nil then
-    self:writeInt(TYPE_NIL)
+    wInt(self, TYPE_NIL)
   elseif tname == nil and t == 'number' then
     if math.type(obj) == 'integer' and math.tointeger(obj + 0.0) ~= obj then
       error(sformat('%s: integer %d cannot be stored exactly (the format stores numbers as doubles) at %s',
                     self._name, obj, path(self)), 0)
     end
-    self:writeInt(TYPE_NUMBER)
-    self:writeDouble(obj)
+    wInt(self, TYPE_NUMBER)
+    wDouble(self, obj)
   elseif tname == nil and t == 'string' then
-    self:writeInt(TYPE_STRING)
+    wInt(self, TYPE_STRING)
     writeString(self, obj)
   elseif tname == nil and t == 'boolean' then
-    self:writeInt(TYPE_BOOLEAN)
-    self:writeBool(obj)
+    wInt(self, TYPE_BOOLEAN)
+    wInt(self, obj and 1 or 0)
   elseif tname ~= nil or t == 'table' or dumpable(obj) then
     -- the reader's bound (what is saved can be loaded), before Lua's stack runs out
     if #stack > MAXDEPTH then
@@ -389,14 +439,14 @@ writeObject = function(self, obj, name)
     end
     local tag = tname and TYPE_TORCH or t == 'function' and TYPE_RECUR_FUNCTION or TYPE_TABLE
     local idx = self._wobj[sobj]
-    self:writeInt(tag)
+    wInt(self, tag)
     if idx and not self._force then
-      self:writeInt(idx)
+      wInt(self, idx)
     else
       idx = self._nw + 1
       self._nw = idx
       if not self._force then self._wobj[sobj] = idx end
-      self:writeInt(idx)
+      wInt(self, idx)
       if tname then
         writeTorch(self, obj, tname)
       elseif t == 'function' then
@@ -405,7 +455,7 @@ writeObject = function(self, obj, name)
         -- a library's per-process closures (torch._transient) are left out
         local n = 0
         for _, v in next, obj do if not torch._isTransient(v) then n = n + 1 end end
-        self:writeInt(n)
+        wInt(self, n)
         for k, v in next, obj do
           if torch._isTransient(v) then goto skip end
           writeObject(self, k, nil)
@@ -448,24 +498,30 @@ local function checkread(self)
   if not self._readable then error(sformat('%s: file is not open for reading', self._name), 0) end
 end
 
--- makes n bytes available at _pos (binary)
-local function need(self, n, what)
+-- makes up to n bytes available at _pos; returns how many are (fewer
+-- only at the end of the file)
+local function fill(self, n)
+  if self._rw then switch(self, 'r') end
   local avail = #self._buf - self._pos + 1
-  if avail >= n then return end
-  if self._fh then
-    local rest = self._pos <= #self._buf and self._buf:sub(self._pos) or ''
-    local more, err = self._fh:read(math.max(n - #rest, CHUNK))
-    if more == nil and err then error(sformat('%s: cannot read: %s', self._name, tostring(err)), 0) end
-    self._base = self._base + self._pos - 1
-    self._buf = more and (rest .. more) or rest
-    self._pos = 1
-    if #self._buf >= n then return end
-  end
-  truncated(self, tell(self), n, what)
+  if avail >= n or not self._fh or self._all then return math.min(avail, n) end
+  local rest = self._pos <= #self._buf and self._buf:sub(self._pos) or ''
+  local more, err = self._fh:read(math.max(n - #rest, CHUNK))
+  if more == nil and err then error(sformat('%s: cannot read: %s', self._name, tostring(err)), 0) end
+  self._base = self._base + self._pos - 1
+  self._buf = more and (rest .. more) or rest
+  self._pos = 1
+  return math.min(#self._buf, n)
+end
+
+-- makes n bytes available at _pos (binary), or raises naming 'what'
+local function need(self, n, what)
+  if #self._buf - self._pos + 1 >= n then return end
+  if fill(self, n) < n then truncated(self, tell(self), n, what) end
 end
 
 -- ascii reading works on the whole remaining content
 local function loadall(self)
+  if self._rw then switch(self, 'r') end
   if self._fh and not self._all then
     local rest = self._buf:sub(self._pos)
     self._base = self._base + self._pos - 1
@@ -477,9 +533,10 @@ local function loadall(self)
   end
 end
 
--- after a group of ascii values Torch7 writes one newline; it is consumed
+-- after a group of ascii values Torch7 writes one newline (autoSpacing);
+-- it is consumed
 local function endline(self)
-  if self._buf:byte(self._pos) == 10 then self._pos = self._pos + 1 end
+  if self._autospace and self._buf:byte(self._pos) == 10 then self._pos = self._pos + 1 end
 end
 
 local function token(self, what)
@@ -519,84 +576,60 @@ local function asciiNumber(self, what)
   return v + 0.0
 end
 
-function File:readInt()
-  checkread(self)
-  if self._mode == 'binary' then
-    need(self, 4, 'an int')
-    local v
-    v, self._pos = sunpack('<i4', self._buf, self._pos)
-    return v
-  end
+-- a binary scalar of 'size' bytes in format 'fmt'
+local function binScalar(self, size, fmt, what)
+  need(self, size, what)
+  local v
+  v, self._pos = sunpack(fmt, self._buf, self._pos)
+  return v
+end
+
+-- the serializer's scalars; each raises on a short or bad read
+local function rInt(self)
+  if self._mode == 'binary' then return binScalar(self, 4, self._fmt.i4, 'an int') end
   local v = asciiInteger(self, 'an integer')
   endline(self)
   return v
 end
 
-function File:readShort()
-  checkread(self)
-  if self._mode == 'binary' then
-    need(self, 2, 'a short')
-    local v
-    v, self._pos = sunpack('<i2', self._buf, self._pos)
-    return v
-  end
+local function rShort(self)
+  if self._mode == 'binary' then return binScalar(self, 2, self._fmt.i2, 'a short') end
   local v = asciiInteger(self, 'an integer')
   endline(self)
   if v < -32768 or v > 32767 then corrupt(self, tell(self), 'short %d out of range', v) end
   return v
 end
 
-function File:readLong()
-  checkread(self)
-  if self._mode == 'binary' then
-    local n = self._longSize
-    need(self, n, 'a long')
-    local v
-    v, self._pos = sunpack(n == 8 and '<i8' or '<i4', self._buf, self._pos)
-    return v
-  end
+local function rLong(self)
+  if self._mode == 'binary' then return binScalar(self, self._longSize, self._fmt.l, 'a long') end
   local v = asciiInteger(self, 'an integer')
   endline(self)
   return v
 end
 
-function File:readDouble()
-  checkread(self)
-  if self._mode == 'binary' then
-    need(self, 8, 'a double')
-    local v
-    v, self._pos = sunpack('<d', self._buf, self._pos)
-    return v
-  end
+local function rDouble(self)
+  if self._mode == 'binary' then return binScalar(self, 8, self._fmt.d, 'a double') end
   local v = asciiNumber(self, 'a number')
   endline(self)
   return v
 end
 
-function File:readFloat()
-  checkread(self)
-  if self._mode == 'binary' then
-    need(self, 4, 'a float')
-    local v
-    v, self._pos = sunpack('<f', self._buf, self._pos)
-    return v
-  end
+local function rFloat(self)
+  if self._mode == 'binary' then return binScalar(self, 4, self._fmt.f, 'a float') end
   local v = asciiNumber(self, 'a number')
   endline(self)
   return v
 end
 
-function File:readBool() return self:readInt() == 1 end
-
--- n raw bytes as a string (Torch7's readChar(n) returned a CharStorage)
-function File:readChar(n, what)
-  checkread(self)
+-- n raw bytes as a string (ascii too: Byte and Char are raw there), then
+-- in ascii the newline that ends them
+local function rRaw(self, n, what)
   if self._mode == 'ascii' then loadall(self) end
   if n > 0 then
     if self._mode == 'binary' then
-      need(self, n, what or 'a string')
+      need(self, n, what)
     elseif #self._buf - self._pos + 1 < n then
-      truncated(self, tell(self), n, what or 'a string')
+      truncated(self, tell(self), n, what)
     end
   end
   local s = self._buf:sub(self._pos, self._pos + n - 1)
@@ -605,30 +638,11 @@ function File:readChar(n, what)
   return s
 end
 
--- readByte() a number; readByte(n) a new ByteStorage of n bytes;
--- readByte(storage) fills the storage and returns its size (Torch7's forms)
-function File:readByte(arg)
-  if arg == nil then return self:readChar(1, 'a byte'):byte() end
-  local s = arg
-  if type(arg) == 'number' then
-    s = torch.ByteStorage(math.max(0, math.floor(arg)))
-  elseif torch.typename(arg) ~= 'torch.ByteStorage' then
-    error(sformat('%s: readByte expects nothing, a count or a torch.ByteStorage, got %s', self._name, torch.type(arg)), 2)
-  end
-  local n = s:size()
-  if n > 0 then
-    local str = self:readChar(n, sformat('%d bytes', n))
-    S.setbytes(s, 0, str, 1, n)
-  end
-  if type(arg) == 'number' then return s end
-  return n
-end
-
 local function readString(self, what)
   local at = tell(self)
-  local n = self:readInt()
+  local n = rInt(self)
   if n < 0 then corrupt(self, at, 'negative string length %d', n) end
-  return self:readChar(n, what)
+  return rRaw(self, n, what)
 end
 
 local function readLongs(self, n)
@@ -636,7 +650,7 @@ local function readLongs(self, n)
   if self._mode == 'binary' then
     local sz = self._longSize
     need(self, n * sz, 'tensor sizes')
-    local fmt = sz == 8 and '<i8' or '<i4'
+    local fmt = self._fmt.l
     for i = 1, n do t[i], self._pos = sunpack(fmt, self._buf, self._pos) end
   else
     for i = 1, n do t[i] = asciiInteger(self, 'a tensor size or stride') end
@@ -653,30 +667,37 @@ local function remaining(self)
   return #self._buf - self._pos + 1
 end
 
-local function readStoragePayload(self, info, tname)
-  local at = tell(self)
-  local n = self:readLong()
-  if n < 0 then corrupt(self, at, 'negative size %d for a %s', n, tname) end
-  local left = remaining(self)
-  local fsize = (info.name == 'Long' and self._longSize or elemsize[info.name])
-  if self._mode == 'binary' then
-    if left and n > left // fsize then
-      truncated(self, tell(self), n * fsize, sformat('a %s of %d elements', tname, n))
-    end
-  elseif left and n > left then
-    truncated(self, tell(self), n, sformat('a %s of %d elements', tname, n))
+-- k elements of type 'name' from the buffer at _pos into s[1..k] (binary:
+-- the file's byte order, Long in longSize bytes); the bytes must be there
+local function fromBuffer(self, name, s, k)
+  if k == 0 then return end
+  local long4 = name == 'Long' and self._longSize == 4
+  local esize = long4 and 4 or elemsize[name]
+  local nbytes = k * esize
+  local str, at = self._buf, self._pos
+  if self._bigEndian then str, at = swapped(str:sub(at, at + nbytes - 1), esize), 1 end
+  if long4 then
+    local t = k == #s and s or torch.LongStorage(k)
+    S.fromint32(t, str, at)
+    if t ~= s then for i = 1, k do s[i] = t[i] end end
+  else
+    S.setbytes(s, 0, str, at, nbytes)
   end
-  local s = torch[info.name .. 'Storage'](n)
-  if n == 0 then return s end
-  local what = sformat('a %s of %d elements', tname, n)
+  self._pos = self._pos + nbytes
+end
+
+-- fills storage s (type 'name') with #s elements or raises naming 'what'
+-- (the serializer's payloads: sizes were checked against the file first)
+local function rStorageInto(self, name, s, what, at)
+  local n = #s
   if self._mode == 'binary' then
-    if info.name == 'Long' and self._longSize == 4 then
-      need(self, 4 * n, what)
-      S.fromint32(s, self._buf, self._pos)
-      self._pos = self._pos + 4 * n
-      return s
+    local long4 = name == 'Long' and self._longSize == 4
+    if long4 or self._bigEndian then
+      need(self, n * (long4 and 4 or elemsize[name]), what)
+      fromBuffer(self, name, s, n)
+      return
     end
-    local bytes = n * fsize
+    local bytes = n * elemsize[name]
     local avail = #self._buf - self._pos + 1
     local k = math.min(avail, bytes)
     S.setbytes(s, 0, self._buf, self._pos, k)
@@ -691,10 +712,10 @@ local function readStoragePayload(self, info, tname)
                       self._name, self._base, what, at, bytes, self._base - at), 0)
       end
     end
-    return s
+    return
   end
   loadall(self)
-  if info.raw then
+  if elemsize[name] == 1 and not C.dtypeFloating[name] then
     if #self._buf - self._pos + 1 < n then truncated(self, tell(self), n, what) end
     S.setbytes(s, 0, self._buf, self._pos, n)
     self._pos = self._pos + n
@@ -715,6 +736,24 @@ local function readStoragePayload(self, info, tname)
     self._pos = pos
   end
   endline(self)
+end
+
+local function readStoragePayload(self, info, tname)
+  local at = tell(self)
+  local n = rLong(self)
+  if n < 0 then corrupt(self, at, 'negative size %d for a %s', n, tname) end
+  local left = remaining(self)
+  local fsize = (info.name == 'Long' and self._longSize or elemsize[info.name])
+  if self._mode == 'binary' then
+    if left and n > left // fsize then
+      truncated(self, tell(self), n * fsize, sformat('a %s of %d elements', tname, n))
+    end
+  elseif left and n > left then
+    truncated(self, tell(self), n, sformat('a %s of %d elements', tname, n))
+  end
+  local s = torch[info.name .. 'Storage'](n)
+  if n == 0 then return s end
+  rStorageInto(self, info.name, s, sformat('a %s of %d elements', tname, n), at)
   return s
 end
 
@@ -729,11 +768,11 @@ end
 local readObject, readFunction
 
 local function readTensorPayload(self, info, tname, at)
-  local nd = self:readInt()
+  local nd = rInt(self)
   if nd < 0 or nd > MAXDIM then corrupt(self, at, '%s with %d dimensions (at most %d supported)', tname, nd, MAXDIM) end
   local sizes = readLongs(self, nd)
   local strides = readLongs(self, nd)
-  local offset = self:readLong()
+  local offset = rLong(self)
   local sat = tell(self)
   local st = readObject(self)
   local sinfo = st ~= nil and builtin[torch.typename(st) or '']
@@ -873,17 +912,17 @@ end
 
 readObject = function(self)
   local at = tell(self)
-  local tag = self:readInt()
+  local tag = rInt(self)
   if tag == TYPE_NIL then
     return nil
   elseif tag == TYPE_NUMBER then
-    return tonumber_loaded(self:readDouble())
+    return tonumber_loaded(rDouble(self))
   elseif tag == TYPE_BOOLEAN then
-    return self:readInt() == 1
+    return rInt(self) == 1
   elseif tag == TYPE_STRING then
     return readString(self, 'a string')
   elseif tag == TYPE_TABLE or tag == TYPE_TORCH then
-    local index = self:readInt()
+    local index = rInt(self)
     local obj = self._robj[index]
     if obj ~= nil and not self._force then return obj end
     -- nesting is bounded before Lua's own stack is: a clear error, not 'stack overflow'
@@ -899,7 +938,7 @@ readObject = function(self)
       return obj
     end
     local nat = tell(self)
-    local n = self:readInt()
+    local n = rInt(self)
     if n < 0 then corrupt(self, nat, 'negative table size %d', n) end
     local t = {}
     if not self._force then self._robj[index] = t end
@@ -913,7 +952,7 @@ readObject = function(self)
     self._depth = depth - 1
     return t
   elseif tag == TYPE_RECUR_FUNCTION or tag == LEGACY_TYPE_RECUR_FUNCTION then
-    local index = self:readInt()
+    local index = rInt(self)
     local obj = self._robj[index]
     if obj ~= nil and not self._force then return obj end
     return readFunction(self, index, at, tag == LEGACY_TYPE_RECUR_FUNCTION)
@@ -926,6 +965,8 @@ readObject = function(self)
   end
 end
 
+-- quiet(): a file that cannot be read sets the error flag and gives nil
+-- (Torch7 read on with its primitives' zeros, and so made up an object)
 function File:readObject()
   checkread(self)
   -- a class's read hook reading its parts: same object graph, same depth
@@ -933,8 +974,306 @@ function File:readObject()
   self._reading, self._depth, self._deferred = true, 0, nil
   local ok, obj = pcall(readObject, self)
   self._reading = false
-  if not ok then error(obj, 0) end
+  if not ok then
+    self._err = true
+    if self._quiet then return nil end
+    error(obj, 0)
+  end
   return obj
+end
+
+-- the type tag an object would be written with (0 nil, 1 number, 2
+-- string, 3 table, 4 torch object, 5 boolean, 8 Lua function), nil for
+-- what cannot be written (C functions, coroutines, userdata of no class)
+function File:isWritableObject(object)
+  local t = type(object)
+  if object == nil then return TYPE_NIL end
+  if classOf(object) then return TYPE_TORCH end
+  if t == 'table' then return TYPE_TABLE end
+  if t == 'number' then return TYPE_NUMBER end
+  if t == 'string' then return TYPE_STRING end
+  if t == 'boolean' then return TYPE_BOOLEAN end
+  if dumpable(object) then return TYPE_RECUR_FUNCTION end
+  return nil
+end
+
+-- --- Torch7's File API ----------------------------------------------------
+-- readTYPE() / readTYPE(n) / readTYPE(storage) and writeTYPE(number) /
+-- writeTYPE(storage) for TYPE in Byte, Char, Short, Int, Long, Float and
+-- Double; readString/writeString; the flags. A read that comes short (end
+-- of the file, a token that is no number) sets the error flag (hasError)
+-- and raises, or in quiet() mode returns what it got (0 for a scalar, the
+-- storage cut to the elements read, the count read, '' for readString).
+-- Using a closed file, reading a write-only one and bad arguments raise in
+-- both modes, as in Torch7.
+
+-- a read error: flagged, and raised unless the file is quiet
+local function readError(self, msg)
+  self._err = true
+  if not self._quiet then error(msg, 0) end
+end
+
+local function methodName(self, fname)
+  return sformat('%s:%s', torch.typename(self) or 'torch.File', fname)
+end
+
+-- numbers as the C casts of Torch7's bindings made them: toward zero, and
+-- for Byte and Char the low 8 bits
+local INT_RANGE = {Short = {-32768, 32767}, Int = {-2147483648, 2147483647},
+                   Long = {math.mininteger, math.maxinteger}}
+
+local function article(name) return (name == 'Int' and 'an ' or 'a ') .. name:lower() end
+
+local function toElement(self, fname, name, v)
+  if name == 'Float' or name == 'Double' then return v + 0.0 end
+  if v ~= v or v == math.huge or v == -math.huge then
+    error(sformat('%s: %s cannot be written as an integer', methodName(self, fname), tostring(v)), 3)
+  end
+  local i = math.tointeger(v >= 0 and math.floor(v) or math.ceil(v))
+  if i == nil then
+    error(sformat('%s: %s is out of range', methodName(self, fname), tostring(v)), 3)
+  end
+  if name == 'Byte' or name == 'Char' then return i & 0xff end
+  local r = INT_RANGE[name]
+  if name == 'Long' and self._mode == 'binary' and self._longSize == 4 then r = INT_RANGE.Int end
+  if i < r[1] or i > r[2] then
+    error(sformat('%s: %d is out of range for %s', methodName(self, fname), i, article(name)), 3)
+  end
+  return i
+end
+
+local SCALAR_WRITERS = {Short = wShort, Int = wInt, Long = wLong, Float = wFloat, Double = wDouble}
+
+local function writeScalar(self, name, v)
+  local w = SCALAR_WRITERS[name]
+  if w then return w(self, v) end
+  local b = string.char(v)   -- Byte, Char: one raw byte, binary and ascii alike
+  wRaw(self, b)
+end
+
+-- a number in ascii as Torch7's fscanf read it: after blanks, the longest
+-- prefix that is a number ('45A' reads 45 and leaves 'A'); it may end the
+-- file. nil and what was there instead when there is none.
+local function asciiValue(self, int)
+  loadall(self)
+  local _, e, tok = self._buf:find('^%s*(%S+)', self._pos)
+  -- like fscanf, a failed read has still gone past the blanks
+  if not tok then
+    self._pos = #self._buf + 1
+    return nil, 'the end of the file'
+  end
+  self._pos = e - #tok + 1
+  local v, len
+  if int then
+    local digits = tok:match('^[+-]?%d+')
+    if digits then v, len = math.tointeger(tonumber(digits)), #digits end
+  else
+    for i = #tok, 1, -1 do
+      local t = tok:sub(1, i)
+      v = tonumber(t) or specials[t:lower()]
+      if v then
+        v = (v == 0 and t:find('^%-')) and -0.0 or v + 0.0
+        len = i
+        break
+      end
+    end
+  end
+  if v == nil then return nil, sformat("'%s' at byte %d", printable(tok), self._base + e - #tok) end
+  self._pos = self._pos + len
+  return v
+end
+
+local BIN_FORMAT = {Short = 'i2', Int = 'i4', Long = 'l', Float = 'f', Double = 'd'}
+
+-- one element; nil and what was found instead at a short read
+local function readScalar(self, name)
+  if name == 'Byte' or name == 'Char' then
+    if self._mode == 'ascii' then loadall(self) end
+    if fill(self, 1) < 1 then return nil, 'the end of the file' end
+    local b = self._buf:byte(self._pos)
+    self._pos = self._pos + 1
+    if self._mode == 'ascii' then endline(self) end
+    if name == 'Char' and b >= 128 then b = b - 256 end
+    return b
+  end
+  if self._mode == 'binary' then
+    local size = name == 'Long' and self._longSize or elemsize[name]
+    if fill(self, size) < size then return nil, 'the end of the file' end
+    local v
+    v, self._pos = sunpack(self._fmt[BIN_FORMAT[name]], self._buf, self._pos)
+    return v
+  end
+  local v, got = asciiValue(self, name ~= 'Float' and name ~= 'Double')
+  if v ~= nil then endline(self) end
+  return v, got
+end
+
+-- reads up to #s elements into s; returns how many were read
+local function readElements(self, name, s)
+  local n = #s
+  if n == 0 then return 0 end
+  if self._mode == 'binary' then
+    local esize = (name == 'Long' and self._longSize) or elemsize[name]
+    local k = math.min(n, fill(self, n * esize) // esize)
+    fromBuffer(self, name, s, k)
+    return k
+  end
+  loadall(self)
+  local k
+  if elemsize[name] == 1 and not C.dtypeFloating[name] then
+    k = math.min(n, #self._buf - self._pos + 1)
+    if k > 0 then S.setbytes(s, 0, self._buf, self._pos, k) end
+    self._pos = self._pos + k
+  else
+    local pos = S.asciiparse(s, self._buf, self._pos)
+    if pos then
+      self._pos, k = pos, n
+    else
+      local int = not C.dtypeFloating[name]
+      k = 0
+      while k < n do
+        local v = asciiValue(self, int)
+        if v == nil then break end
+        k = k + 1
+        s[k] = v
+      end
+    end
+  end
+  endline(self)
+  return k
+end
+
+local function defineType(name)
+  local sname = 'torch.' .. name .. 'Storage'
+  local rname, wname = 'read' .. name, 'write' .. name
+
+  File[rname] = function(self, arg)
+    checkread(self)
+    if arg == nil then
+      local v, got = readScalar(self, name)
+      if v == nil then
+        readError(self, sformat('%s: read error: %s expected, got %s', methodName(self, rname), article(name), got))
+        return 0
+      end
+      return v
+    end
+    local s = arg
+    if type(arg) == 'number' then
+      local n = math.tointeger(arg)
+      if n == nil or n < 0 then
+        error(sformat('%s: a count >= 0 expected, got %s', methodName(self, rname), tostring(arg)), 2)
+      end
+      s = torch[name .. 'Storage'](n)
+    elseif torch.typename(arg) ~= sname then
+      error(sformat('%s: nothing, a number or a %s expected, got %s', methodName(self, rname), sname,
+                    torch.type(arg)), 2)
+    end
+    local n = #s
+    local k = readElements(self, name, s)
+    if k < n then
+      readError(self, sformat('%s: read error: read %d blocks instead of %d', methodName(self, rname), k, n))
+      if s ~= arg then s:resize(k) end
+    end
+    if s ~= arg then return s end
+    return k
+  end
+
+  File[wname] = function(self, arg)
+    checkwrite(self)
+    if type(arg) == 'number' then
+      writeScalar(self, name, toElement(self, wname, name, arg))
+      return
+    elseif torch.typename(arg) == sname then
+      return wStorage(self, name, arg)
+    elseif type(arg) == 'string' and (name == 'Char' or name == 'Byte') then
+      wRaw(self, arg)      -- this project's: a Lua string's bytes
+      return #arg
+    end
+    error(sformat('%s: a number or a %s expected, got %s', methodName(self, wname), sname, torch.type(arg)), 2)
+  end
+end
+
+for _, name in ipairs({'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double'}) do defineType(name) end
+
+function File:readBool() return self:readInt() == 1 end
+function File:writeBool(v) self:writeInt(v and 1 or 0) end
+
+-- f:readString('*a') the rest of the file, f:readString('*l') the next line
+-- without its newline (the last line may lack one), f:readString(n) the
+-- next n bytes (fewer at the end; this project's). Neither mode nor
+-- autoSpacing applies. Nothing left to read is a read error, '' when quiet.
+function File:readString(format)
+  checkread(self)
+  local fname = methodName(self, 'readString')
+  local kind
+  if type(format) == 'number' then
+    kind = math.tointeger(format)
+    if kind == nil or kind < 0 then error(sformat('%s: a byte count >= 0 expected, got %s', fname, tostring(format)), 2) end
+    if kind == 0 then return '' end
+  elseif type(format) == 'string' and (format:sub(1, 2) == '*a' or format:sub(1, 2) == '*l') then
+    kind = format:sub(2, 2)
+  else
+    error(sformat("%s: format '*a' or '*l' (or a byte count) expected, got %s", fname,
+                  type(format) == 'string' and "'" .. printable(format) .. "'" or torch.type(format)), 2)
+  end
+  local s
+  if kind == 'a' then
+    loadall(self)
+    s = self._buf:sub(self._pos)
+    self._pos = #self._buf + 1
+  elseif kind == 'l' then
+    local nl
+    while true do
+      nl = self._buf:find('\n', self._pos, true)
+      if nl or self._all or not self._fh then break end
+      local have = #self._buf - self._pos + 1
+      if fill(self, have + CHUNK) == have then break end   -- the end of the file
+    end
+    if nl then
+      s = self._buf:sub(self._pos, nl - 1)
+      self._pos = nl + 1
+      return s
+    end
+    s = self._buf:sub(self._pos)
+    self._pos = #self._buf + 1
+  else
+    local k = fill(self, kind)
+    s = self._buf:sub(self._pos, self._pos + k - 1)
+    self._pos = self._pos + k
+  end
+  if s == '' then readError(self, fname .. ': read error: read 0 blocks instead of 1 (the end of the file)') end
+  return s
+end
+
+-- writes the string's bytes as they are (no mode, no spacing); returns
+-- their number
+function File:writeString(str)
+  checkwrite(self)
+  if type(str) ~= 'string' then
+    error(sformat('%s: string expected, got %s', methodName(self, 'writeString'), torch.type(str)), 2)
+  end
+  put(self, str)
+  return #str
+end
+
+function File:quiet() self._quiet = true; return self end
+function File:pedantic() self._quiet = false; return self end
+function File:isQuiet() return self._quiet end
+function File:hasError() return self._err end
+function File:clearError() self._err = false; return self end
+function File:isReadable() return self._readable == true end
+function File:isWritable() return self._writable == true end
+function File:isOpened() return not self._closed end
+function File:autoSpacing() self._autospace = true; return self end
+function File:noAutoSpacing() self._autospace = false; return self end
+function File:isAutoSpacing() return self._autospace end
+
+-- what was written reaches the file (the OS)
+function File:synchronize()
+  checkopen(self, 'synchronize')
+  flush(self)
+  if self._fh then self._fh:flush() end
+  return self
 end
 
 -- --- torch.Generator -----------------------------------------------------
@@ -978,8 +1317,13 @@ function File:close()
   if not ok then error(err, 0) end
 end
 
--- torch.DiskFile(path [, 'r' | 'w'] [, quiet])
+-- torch.DiskFile(path [, 'r' | 'w' | 'rw'] [, quiet]): as Torch7, a file
+-- that cannot be opened is an error, or with quiet nil ('rw' creates the
+-- file when it does not exist). A directory opens in Torch7 (glibc) and
+-- only its reads failed: here it is an error, with quiet a closed file.
 local DiskFile = torch.class('torch.DiskFile', 'torch.File')
+
+local DISK_MODES = {r = 'rb', w = 'wb', rw = 'r+b'}
 
 function DiskFile:__init(path, mode, quiet)
   mode = mode or 'r'
@@ -991,34 +1335,106 @@ function DiskFile:__init(path, mode, quiet)
     error(sformat('torch.DiskFile: file name without zero bytes expected, got one with a zero at byte %d',
                   path:find('\0', 1, true)), 2)
   end
-  if mode ~= 'r' and mode ~= 'w' then
-    error(sformat("torch.DiskFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
+  if not DISK_MODES[mode] then
+    error(sformat("torch.DiskFile: mode 'r', 'w' or 'rw' expected, got %s", tostring(mode)), 2)
   end
   init(self, path)
-  local fh, err = io.open(path, mode == 'r' and 'rb' or 'wb')
-  if not fh then
-    if quiet then self._closed = true return end
-    error(sformat('%s: cannot open for %s: %s', path, mode == 'r' and 'reading' or 'writing', tostring(err)), 0)
+  self._quiet = quiet and true or false   -- Torch7: the flag's initial state
+  self._closed = true
+  local fh, err = io.open(path, DISK_MODES[mode])
+  if not fh and mode == 'rw' then
+    local created = io.open(path, 'wb')
+    if created then
+      created:close()
+      fh, err = io.open(path, 'r+b')
+    end
   end
-  if mode == 'r' then
+  if not fh then
+    if quiet then self._openFailed = true return end
+    local what = ({r = 'reading', w = 'writing', rw = 'reading and writing'})[mode]
+    error(sformat('%s: cannot open for %s: %s', path, what, tostring(err)), 0)
+  end
+  if mode ~= 'w' then
     -- a directory opens (glibc) but reads fail; its size came out 2^63 - 1
     local _, rerr = fh:read(0)
     if rerr then
       fh:close()
-      if quiet then self._closed = true return end
+      if quiet then return end
       error(sformat('%s: cannot open for reading: %s', path, tostring(rerr)), 0)
     end
     fh:seek('set')
   end
+  self._closed = false
   self._fh, self._ownsfh = fh, true
-  self._readable, self._writable = mode == 'r', mode == 'w'
+  self._readable, self._writable = mode ~= 'w', mode ~= 'r'
+  self._rw = mode == 'rw'
   if mode == 'r' then
     local size = fh:seek('end')
     if size and fh:seek('set') then self._size = size end
   end
 end
 
-function DiskFile:isOpened() return not self._closed end
+-- a constructor that gives nil for a quiet file that did not open (the C
+-- constructor pushed no object); an object is still made, then dropped
+local function nilWhenNotOpened(ctor)
+  local cmt = debug.getmetatable(ctor)
+  local call = cmt.__call
+  cmt.__call = function(c, ...)
+    local f = call(c, ...)
+    if rawget(f, '_openFailed') then return nil end
+    return f
+  end
+end
+nilWhenNotOpened(DiskFile)
+
+local function modeString(self, sep)
+  return sformat('[status: %s -- mode%s%s%s]', self._closed and 'closed' or 'open', sep,
+                 self._readable and 'r' or ' ', self._writable and 'w' or ' ')
+end
+
+function DiskFile:__tostring__()
+  return sformat('%s on <%s> %s', torch.typename(self), self._name,
+                 modeString(self, torch.typename(self) == 'torch.DiskFile' and ' ' or ': '))
+end
+
+local function checkhandle(self, fname)
+  if self._closed then error(sformat('%s:%s: attempt to use a closed file', torch.typename(self), fname), 3) end
+end
+
+-- binary files in the CPU's byte order (the default), little-endian or
+-- big-endian: Torch7's files are little-endian (x86)
+function DiskFile:nativeEndianEncoding()
+  checkhandle(self, 'nativeEndianEncoding')
+  self._bigEndian = not S.littleEndian
+  formats(self)
+  return self
+end
+
+function DiskFile:littleEndianEncoding()
+  checkhandle(self, 'littleEndianEncoding')
+  self._bigEndian = false
+  formats(self)
+  return self
+end
+
+function DiskFile:bigEndianEncoding()
+  checkhandle(self, 'bigEndianEncoding')
+  self._bigEndian = true
+  formats(self)
+  return self
+end
+
+function DiskFile.isLittleEndianCPU() return S.littleEndian end
+function DiskFile.isBigEndianCPU() return not S.littleEndian end
+
+-- every write goes to the file at once (Torch7: setvbuf _IONBF)
+function DiskFile:noBuffer()
+  checkhandle(self, 'noBuffer')
+  flush(self)
+  self._nobuf = true
+  self._fh:setvbuf('no')
+  return self
+end
 
 -- Torch7's positions are 1-based: f:seek(1) goes back to the start,
 -- f:position() is where the next read or write happens
@@ -1039,7 +1455,7 @@ local function moveto(self, whence, off)
   if self._writable then flush(self) end
   local at, err = self._fh:seek(whence, off)
   if not at then error(sformat('%s: cannot seek: %s', self._name, tostring(err)), 0) end
-  self._buf, self._pos, self._base, self._all = '', 1, at, false
+  self._buf, self._pos, self._base, self._all, self._last = '', 1, at, false, nil
   return at
 end
 
@@ -1060,9 +1476,11 @@ end
 
 function DiskFile:position()
   checkopen(self, 'position')
-  if self._writable then
+  if self._writable and not (self._rw and self._last == 'r') then
     flush(self)
-    return self._fh:seek('cur') + 1
+    local at, err = self._fh:seek('cur')
+    if not at then error(sformat('%s:position: %s', self._name, tostring(err)), 2) end   -- a pipe
+    return at + 1
   end
   return tell(self) + 1
 end
@@ -1161,6 +1579,36 @@ function MemoryFile:position()
   end
   return tell(self) + 1
 end
+
+function MemoryFile:__tostring__()
+  return 'torch.MemoryFile ' .. modeString(self, ': ')
+end
+
+-- torch.PipeFile(command [, 'r' | 'w'] [, quiet]): a DiskFile on the
+-- input or output of a shell command (popen), as Torch7's. Seeking is an
+-- error, as on any pipe.
+local PipeFile = torch.class('torch.PipeFile', 'torch.DiskFile')
+
+function PipeFile:__init(command, mode, quiet)
+  mode = mode or 'r'
+  if type(command) ~= 'string' then
+    error(sformat('torch.PipeFile: command (string) expected, got %s', torch.type(command)), 2)
+  end
+  if mode ~= 'r' and mode ~= 'w' then
+    error(sformat("torch.PipeFile: mode 'r' or 'w' expected, got %s", tostring(mode)), 2)
+  end
+  init(self, command)
+  self._quiet = quiet and true or false
+  local fh, err = io.popen(command, mode)
+  if not fh then
+    if quiet then self._closed, self._openFailed = true, true return end
+    error(sformat('%s: cannot open a pipe for %s: %s', command, mode == 'r' and 'reading' or 'writing',
+                  tostring(err)), 0)
+  end
+  self._fh, self._ownsfh = fh, true
+  self._readable, self._writable = mode == 'r', mode == 'w'
+end
+nilWhenNotOpened(PipeFile)
 
 -- --- torch.save / torch.load ---------------------------------------------
 
