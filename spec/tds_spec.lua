@@ -348,6 +348,14 @@ describe('tds with tensors and storages', function()
 end)
 
 describe('tds serialization', function()
+  it('a key named __postinit is data when loaded, never called', function()
+    local h = tds.Hash()
+    h.__postinit, h.x = 1, 2
+    local g = torch.deserialize(torch.serialize(h))
+    assert.are.equal(1, g.__postinit)
+    assert.are.equal(2, g.x)
+  end)
+
   it('round-trips tds objects inside a saved table, nested, with tensors and shared references', function()
     local h = tds.Hash()
     h.n, h.f, h.s, h.b = 7, 0.25, 'str', false

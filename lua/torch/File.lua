@@ -795,8 +795,10 @@ local function finishObject(self, obj, at)
     local ok, err = pcall(validate, obj)
     if not ok then corrupt(self, at, '%s', tostring(err)) end
   end
-  local post = obj.__postinit
-  if post then post(obj) end
+  -- the class's too: a loaded object's own field or key (a tds.Hash key
+  -- '__postinit') is data, never called
+  local post = type(mt) == 'table' and mt.__postinit
+  if type(post) == 'function' then post(obj) end
 end
 
 local function unknownClass(self, cname, index, at, why)
