@@ -72,7 +72,8 @@ end
 function codec.encode(value, share)
   local refs, nrefs, memo = {}, 0, {}
   local modules
-  local function hook(obj)
+  local hook
+  function hook(obj)
     local t = type(obj)
     if t ~= 'table' and t ~= 'userdata' then return obj end
     local m = memo[obj]
@@ -92,6 +93,29 @@ function codec.encode(value, share)
         m = setmetatable({name = name}, modmt)
         memo[obj] = m
         return m
+      end
+      -- a class instance: torch's writer skips fields it cannot write
+      -- before this hook sees them, so shared userdata fields are put in
+      -- as references on a copy written in the instance's place
+      if torch.typename(obj) and not torch.isTensor(obj) then
+        local copy
+        for k, v in next, obj do
+          if type(v) == 'userdata' then
+            local r = hook(v)
+            if r ~= v then
+              if not copy then
+                copy = {}
+                for k2, v2 in next, obj do copy[k2] = v2 end
+              end
+              copy[k] = r
+            end
+          end
+        end
+        if copy then
+          m = setmetatable(copy, getmetatable(obj))
+          memo[obj] = m
+          return m
+        end
       end
       return obj
     end
