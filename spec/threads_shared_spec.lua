@@ -87,6 +87,22 @@ describe('threads.sharedserialize', function()
     assert.are.same({0, 0}, {core.count()})
   end)
 
+  it('collects batches a worker made once the main thread drops them (no pile-up)', function()
+    collectgarbage(); collectgarbage()
+    torch.resetPeakMemory()
+    local n = 0
+    withpool('threads.sharedserialize', 2, function(pool)
+      for _ = 1, 40 do
+        pool:addjob(function() return torch.FloatTensor(2000000):fill(1) end, function(t) n = n + t[1] end)
+      end
+      pool:synchronize()
+    end)
+    assert.are.equal(40, n)
+    -- 40 batches of 8 MB: without pacing this thread's collector by the
+    -- bytes it adopts, all 320 MB stay alive (305 MiB peak)
+    assert.is_true(torch.memoryStats().peak_bytes < 160 * 2^20, torch.memoryStats().peak_bytes)
+  end)
+
   it('serialize.save/load round trip and share', function()
     local ser = require 'threads.sharedserialize'
     local t = torch.DoubleTensor(3):fill(2)

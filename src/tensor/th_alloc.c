@@ -138,6 +138,8 @@ void th_alloc_reset_peak(void) {
   pthread_mutex_unlock(&stats_lock);
 }
 
+void th_alloc_add_pending(int64_t bytes) { pending += bytes; }
+
 int64_t th_alloc_take_pending(void) {
   int64_t p = pending;
   pending = 0;
