@@ -86,6 +86,19 @@ describe('threads.Threads', function()
     assert.are.same({true, 6}, res)
   end)
 
+  it('copies a loaded module of plain data (a config changed since it was loaded)', function()
+    package.loaded['threads_spec_config'] = {batch = 32}
+    local cfg = require 'threads_spec_config'
+    cfg.batch = 64
+    local pool = threads.Threads(1)
+    local got
+    pool:addjob(function() return cfg.batch end, function(b) got = b end)
+    pool:synchronize()
+    pool:terminate()
+    package.loaded['threads_spec_config'] = nil
+    assert.are.equal(64, got)
+  end)
+
   it('passes job arguments and several results, nils included', function()
     local pool = threads.Threads(1)
     local res

@@ -68,6 +68,18 @@ local function isTorchData(obj)
   return tn ~= nil and (torch.isTensor(obj) or torch.isStorage(obj))
 end
 
+-- a module of code (functions, classes) goes by name: the thread's own
+-- copy is the same code, and Torch7 could not copy one holding C functions.
+-- A module of plain data (a config table a script may have changed since
+-- it was loaded) is copied, as Torch7 did.
+local function isCode(mod)
+  for _, v in next, mod do
+    local t = type(v)
+    if t == 'function' or t == 'userdata' or (t == 'table' and getmetatable(v) ~= nil) then return true end
+  end
+  return mod == _G
+end
+
 -- codec.encode(value, share) -> bytes, refs
 function codec.encode(value, share)
   local refs, nrefs, memo = {}, 0, {}
@@ -82,7 +94,7 @@ function codec.encode(value, share)
       if not modules then
         modules = {}
         for name, mod in pairs(package.loaded) do
-          if type(mod) == 'table' and type(name) == 'string' then
+          if type(mod) == 'table' and type(name) == 'string' and isCode(mod) then
             -- the shortest name wins: 'torch' rather than an alias
             if not modules[mod] or #name < #modules[mod] then modules[mod] = name end
           end
