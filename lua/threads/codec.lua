@@ -80,10 +80,30 @@ local function isCode(mod)
   return mod == _G
 end
 
+-- loaded modules of code -> their name; made again when a table of code
+-- is not in it and package.loaded has changed size (checked at most once
+-- per encode): package.loaded changes rarely
+local modules = setmetatable({}, {__mode = 'k'})
+local nloaded = -1
+local function rebuildModules()
+  local n = 0
+  for _ in next, package.loaded do n = n + 1 end
+  if n == nloaded then return false end
+  nloaded = n
+  modules = setmetatable({}, {__mode = 'k'})
+  for name, mod in pairs(package.loaded) do
+    if type(mod) == 'table' and type(name) == 'string' and isCode(mod) then
+      -- the shortest name wins: 'torch' rather than an alias
+      if not modules[mod] or #name < #modules[mod] then modules[mod] = name end
+    end
+  end
+  return true
+end
+
 -- codec.encode(value, share) -> bytes, refs
 function codec.encode(value, share)
   local refs, nrefs, memo = {}, 0, {}
-  local modules
+  local rebuilt = false
   local hook
   function hook(obj)
     local t = type(obj)
@@ -91,16 +111,12 @@ function codec.encode(value, share)
     local m = memo[obj]
     if m then return m end
     if t == 'table' then
-      if not modules then
-        modules = {}
-        for name, mod in pairs(package.loaded) do
-          if type(mod) == 'table' and type(name) == 'string' and isCode(mod) then
-            -- the shortest name wins: 'torch' rather than an alias
-            if not modules[mod] or #name < #modules[mod] then modules[mod] = name end
-          end
-        end
-      end
       local name = modules[obj]
+      -- a module of code not seen yet (required since the map was made)
+      if name == nil and not rebuilt and isCode(obj) then
+        rebuilt = true
+        if rebuildModules() then name = modules[obj] end
+      end
       if name then
         m = setmetatable({name = name}, modmt)
         memo[obj] = m
