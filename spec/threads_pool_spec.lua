@@ -187,6 +187,17 @@ describe('threads.Threads', function()
     assert.are.equal(0, (core.count('queue')))
   end)
 
+  it('raises instead of waiting forever when its threads cannot start', function()
+    local saved = package.path
+    package.path = '/nonexistent/?.lua'   -- the threads find no worker loop
+    io.stderr:write('(errors of threads that cannot start follow: expected)\n')
+    local ok, err = pcall(threads.Threads, 2)
+    package.path = saved
+    assert.is_false(ok)
+    assert.truthy(err:find('died (its error is above): its jobs are lost', 1, true))
+    assert.are.same({0, 0}, {core.count()})
+  end)
+
   it('refuses what cannot be serialized, in the main thread', function()
     local pool = threads.Threads(1)
     local cfun = io.write

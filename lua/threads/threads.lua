@@ -20,6 +20,8 @@ Threads.__serialize = 'threads.serialize'
 -- states the collector does not see)
 local live = 0
 local MAXLIVE = 8
+-- seconds between checks that the threads are alive, while waiting
+local WAIT = 0.5
 
 function Threads.serialization(name)
   if name ~= nil then
@@ -136,7 +138,20 @@ function Threads:dojob()
   checkrunning(self, 'dojob')
   self.errors = false
   if self.njobs == 0 then return end
-  local tag, bytes, refs = self.mainqueue:pop()
+  if self.__dead then
+    error('threads.Threads:dojob: thread ' .. self.__dead .. ' died (its error is above): its jobs are lost', 0)
+  end
+  local tag, bytes, refs = self.mainqueue:pop(WAIT)
+  while tag == nil do
+    -- a thread whose worker loop could not even start never answers
+    for i = 1, self.N do
+      if not self.threads[i]:alive() then
+        self.__dead = i
+        error('threads.Threads:dojob: thread ' .. i .. ' died (its error is above): its jobs are lost', 0)
+      end
+    end
+    tag, bytes, refs = self.mainqueue:pop(WAIT)
+  end
   local id = math.abs(tag)
   local endcallback = self.endcallbacks[id]
   self.endcallbacks[id] = nil
@@ -236,7 +251,7 @@ end
 function Threads:terminate()
   if not self.__running then return end
   local firsterr
-  while self.njobs > 0 do
+  while self.njobs > 0 and not self.__dead do
     local ok, err = pcall(self.dojob, self)
     if not ok and not firsterr then firsterr = err end
   end

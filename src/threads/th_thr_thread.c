@@ -20,6 +20,7 @@ typedef struct thr_thread {
   pthread_t tid;
   int running;  /* started and not yet joined */
   int ok;       /* the code ran without error */
+  _Atomic int finished;  /* the code returned (the thread is ending) */
   char *code, *path, *cpath;
   size_t codelen;
 } thr_thread;
@@ -47,6 +48,7 @@ static void *thread_main(void *arg) {
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     fprintf(stderr, "threads: cannot create a Lua state for a thread (out of memory)\n");
+    t->finished = 1;
     return NULL;
   }
   luaL_openlibs(L);
@@ -60,6 +62,7 @@ static void *thread_main(void *arg) {
     t->ok = 1;
   }
   lua_close(L);
+  t->finished = 1;
   return NULL;
 }
 
@@ -140,6 +143,14 @@ static int t_free(lua_State *L) {
   return 1;
 }
 
+/* t:alive(): whether the thread's code is still running (a pool checks
+   that its threads did not die while it waits for their results) */
+static int t_alive(lua_State *L) {
+  thread_box *b = checkthread(L, "threads.Thread:alive");
+  lua_pushboolean(L, b->t != NULL && !b->t->finished);
+  return 1;
+}
+
 static int t_gc(lua_State *L) {
   thread_box *b = checkthread(L, "threads.Thread:__gc");
   if (b->t != NULL) {
@@ -158,7 +169,7 @@ static int t_tostring(lua_State *L) {
 
 void thr_open_thread(lua_State *L, int core) {
   static const luaL_Reg methods[] = {
-    {"free", t_free}, {"__gc", t_gc}, {"__tostring", t_tostring}, {NULL, NULL}
+    {"free", t_free}, {"alive", t_alive}, {"__gc", t_gc}, {"__tostring", t_tostring}, {NULL, NULL}
   };
   luaL_newmetatable(L, THREAD_MT);
   luaL_setfuncs(L, methods, 0);
