@@ -42,9 +42,10 @@ int th_lua_argerror(lua_State *L, int arg, const char *fname, const char *fmt, .
 }
 
 /* Storage bytes allocated since the collector last finished a cycle, and
-   the storage bytes live at that moment; process-wide, as the allocator's
-   counters are. */
-static int64_t since_cycle, live_after_cycle;
+   the storage bytes live at that moment (process-wide, as the allocator's
+   counters are). Per thread: each thread runs its own Lua state and
+   collector (threads.Threads), fed the bytes its own thread allocated. */
+static _Thread_local int64_t since_cycle, live_after_cycle;
 #define MIN_MAJOR_BYTES ((int64_t)64 << 20)
 
 /* A step sized by the bytes just allocated: the GC then runs as if the

@@ -5,6 +5,7 @@
 ** Sizes beyond physical memory are refused up front: on Linux an
 ** over-committed block would be granted and the process killed later.
 */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,27 +19,34 @@
 
 const char *const th_memcat_name[TH_MEM_NCATS] = {"free", "module", "scoped"};
 
+/* the stats are the process's, changed by every thread that allocates
+   (threads.Threads workers each run a Lua state): one lock keeps them
+   exact. 'pending' feeds the GC of the Lua state that allocated, which
+   runs on the allocating thread: one per thread. */
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static th_memstats stats;
-static int64_t pending;
+static _Thread_local int64_t pending;
 
-static size_t limit;  /* 0 until first asked: then physical memory */
+static size_t limit;  /* 0 until first asked: then physical memory (atomic) */
 
-void th_alloc_set_limit(size_t bytes) { limit = bytes; }
+void th_alloc_set_limit(size_t bytes) { __atomic_store_n(&limit, bytes, __ATOMIC_RELAXED); }
 
 size_t th_alloc_limit(void) {
-  if (limit == 0) {
+  size_t l = __atomic_load_n(&limit, __ATOMIC_RELAXED);
+  if (l == 0) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    limit = (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : ((size_t)1 << 40);
+    l = (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : ((size_t)1 << 40);
+    __atomic_store_n(&limit, l, __ATOMIC_RELAXED);
   }
-  return limit;
+  return l;
 }
 
+/* under stats_lock */
 static void account(int64_t delta, th_memcat cat) {
   stats.live_bytes += delta;
   if (stats.live_bytes > stats.peak_bytes) stats.peak_bytes = stats.live_bytes;
   stats.cat_live[cat] += delta;
   if (stats.cat_live[cat] > stats.cat_peak[cat]) stats.cat_peak[cat] = stats.cat_live[cat];
-  if (delta > 0) pending += delta;
 }
 
 /* glibc serves a block above its mmap threshold from its own mapping,
@@ -51,14 +59,15 @@ static void account(int64_t delta, th_memcat cat) {
    turns the sliding off; blocks of 128 KiB (glibc's own start) and more are mapped. */
 #define MMAP_THRESHOLD (128 << 10)
 
-static void policy_once(void) {
+static void set_policy(void) {
 #ifdef __GLIBC__
-  static int done;
-  if (!done) {
-    done = 1;
-    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
-  }
+  mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 #endif
+}
+
+static void policy_once(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, set_policy);
 }
 
 void *th_alloc(size_t bytes, th_memcat cat) {
@@ -74,9 +83,12 @@ void *th_alloc(size_t bytes, th_memcat cat) {
     th_error_set("out of memory allocating %zu bytes", bytes);
     return NULL;
   }
+  pending += (int64_t)bytes;
+  pthread_mutex_lock(&stats_lock);
   account((int64_t)bytes, cat);
   stats.live_count++;
   stats.total_count++;
+  pthread_mutex_unlock(&stats_lock);
   return p;
 }
 
@@ -96,25 +108,37 @@ void th_free(void *p, size_t bytes, th_memcat cat) {
   if (p == NULL) return;
   if (bytes == 0) bytes = 1;
   free(p);
+  pthread_mutex_lock(&stats_lock);
   account(-(int64_t)bytes, cat);
   stats.live_count--;
+  pthread_mutex_unlock(&stats_lock);
 }
 
 void th_alloc_recategorize(size_t bytes, th_memcat from, th_memcat to) {
   if (from == to) return;
   if (bytes == 0) bytes = 1;
+  pthread_mutex_lock(&stats_lock);
   stats.cat_live[from] -= (int64_t)bytes;
   stats.cat_live[to] += (int64_t)bytes;
   if (stats.cat_live[to] > stats.cat_peak[to]) stats.cat_peak[to] = stats.cat_live[to];
+  pthread_mutex_unlock(&stats_lock);
 }
 
-void th_alloc_stats(th_memstats *out) { *out = stats; }
+void th_alloc_stats(th_memstats *out) {
+  pthread_mutex_lock(&stats_lock);
+  *out = stats;
+  pthread_mutex_unlock(&stats_lock);
+}
 
 void th_alloc_reset_peak(void) {
   int c;
+  pthread_mutex_lock(&stats_lock);
   stats.peak_bytes = stats.live_bytes;
   for (c = 0; c < TH_MEM_NCATS; c++) stats.cat_peak[c] = stats.cat_live[c];
+  pthread_mutex_unlock(&stats_lock);
 }
+
+void th_alloc_add_pending(int64_t bytes) { pending += bytes; }
 
 int64_t th_alloc_take_pending(void) {
   int64_t p = pending;

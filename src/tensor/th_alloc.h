@@ -36,8 +36,12 @@ void th_alloc_recategorize(size_t bytes, th_memcat from, th_memcat to);
 
 void th_alloc_stats(th_memstats *out);
 void th_alloc_reset_peak(void);
-/* bytes allocated since the last call: the binding feeds them to the GC */
+/* bytes allocated by this thread since its last call: the binding feeds
+   them to the GC of the Lua state running on this thread */
 int64_t th_alloc_take_pending(void);
+/* counts bytes this thread's Lua state took over from another thread (a
+   storage shared by threads.sharedserialize) as if allocated here */
+void th_alloc_add_pending(int64_t bytes);
 /* largest single allocation accepted: physical memory */
 size_t th_alloc_limit(void);
 /* lowers (or, with 0, resets to physical memory) that limit: for harnesses

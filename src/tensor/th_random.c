@@ -31,7 +31,10 @@
 _Static_assert(sizeof(th_generator) == TH_GENERATOR_BYTES,
                "th_generator must keep Torch7's THGenerator layout");
 
-static th_generator default_gen;
+/* one per OS thread: the Lua state of each threads.Threads worker draws
+   from its own generator, as each Lua state of Torch7 had its own; one
+   shared MT state would be torn by concurrent draws */
+static _Thread_local th_generator default_gen;
 
 th_generator *th_random_default(void) {
   if (!default_gen.seeded) th_random_seed(&default_gen);

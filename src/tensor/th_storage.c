@@ -63,18 +63,21 @@ th_storage *th_storage_new_view(th_storage *base, int64_t offset, int64_t size) 
   s->mapped = 0;
   s->data = (char *)base->data + (size_t)offset * th_dtype_size[base->dtype];
   th_storage_retain(base);
-  base->nviews++;
+  __atomic_add_fetch(&base->nviews, 1, __ATOMIC_RELAXED);
   return s;
 }
 
+/* atomic: a storage may be shared by the Lua states of several threads
+   (threads.sharedserialize); the last release must see every write made
+   through the other references, hence acq_rel on the way down */
 void th_storage_retain(th_storage *s) {
-  if (s) s->refcount++;
+  if (s) __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
 }
 
 void th_storage_release(th_storage *s) {
-  if (s == NULL || --s->refcount > 0) return;
+  if (s == NULL || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
   if (s->base != NULL) {
-    s->base->nviews--;
+    __atomic_sub_fetch(&s->base->nviews, 1, __ATOMIC_RELAXED);
     th_storage_release(s->base);
   } else if (s->mapped > 0) {
     th_storage_unmap(s);

@@ -14,10 +14,10 @@ typedef struct th_storage {
   void *data;       /* size * th_dtype_size[dtype] bytes (never NULL) */
   int64_t size;     /* in elements */
   th_dtype dtype;
-  int refcount;     /* views and Lua handles holding it */
+  int refcount;     /* views and Lua handles holding it (changed atomically) */
   th_memcat cat;    /* accounting category of 'data' */
   struct th_storage *base; /* a view's parent (retained): 'data' points into it */
-  int nviews;       /* storages viewing this one: its block must not move */
+  int nviews;       /* storages viewing this one: its block must not move (atomic) */
   size_t mapped;    /* bytes of a file mapping 'data' is (0: heap memory) */
 } th_storage;
 
