@@ -9,6 +9,17 @@
 
 local totem = totem
 
+-- Lua's assert, kept here: under busted the global assert is luassert's,
+-- which prefixes a position. Argument errors name the caller's line.
+local function check(ok, message)
+  if not ok then error(message, 0) end
+  return ok, message
+end
+
+local function argcheck(ok, message)
+  if not ok then error(message, 3) end
+end
+
 -- largest |a - b| over two tensors of one size, NaN-aware (math.huge)
 local function maxAbsDiff(ta, tb)
   if ta:nElement() == 0 then return 0 end
@@ -28,7 +39,7 @@ local function sameFormatEq(ta, tb, tolerance, negate, what)
 end
 
 local function checkTolerance(tolerance)
-  assert(type(tolerance) == 'number',
+  argcheck(type(tolerance) == 'number',
          'Third argument should be a number describing a tolerance on equality for a single element')
 end
 
@@ -36,8 +47,8 @@ end
 function totem.areTensorsEq(ta, tb, tolerance, negate)
   negate = negate or false
   tolerance = tolerance or 0
-  assert(torch.isTensor(ta), 'First argument should be a Tensor')
-  assert(torch.isTensor(tb), 'Second argument should be a Tensor')
+  argcheck(torch.isTensor(ta), 'First argument should be a Tensor')
+  argcheck(torch.isTensor(tb), 'Second argument should be a Tensor')
   checkTolerance(tolerance)
   if ta:dim() ~= tb:dim() then return negate, 'The tensors have different dimensions' end
   if ta:type() ~= tb:type() then return negate, 'The tensors have different types' end
@@ -51,19 +62,19 @@ function totem.areTensorsNe(ta, tb, tolerance)
 end
 
 function totem.assertTensorEq(ta, tb, tolerance)
-  return assert(totem.areTensorsEq(ta, tb, tolerance))
+  return check(totem.areTensorsEq(ta, tb, tolerance))
 end
 
 function totem.assertTensorNe(ta, tb, tolerance)
-  return assert(totem.areTensorsNe(ta, tb, tolerance))
+  return check(totem.areTensorsNe(ta, tb, tolerance))
 end
 
 -- totem.areStoragesEq(sa, sb [, tolerance [, negate]]) -> success, message
 function totem.areStoragesEq(sa, sb, tolerance, negate)
   negate = negate or false
   tolerance = tolerance or 0
-  assert(torch.isStorage(sa), 'First argument should be a Storage')
-  assert(torch.isStorage(sb), 'Second argument should be a Storage')
+  argcheck(torch.isStorage(sa), 'First argument should be a Storage')
+  argcheck(torch.isStorage(sb), 'Second argument should be a Storage')
   checkTolerance(tolerance)
   if sa:size() ~= sb:size() then return negate, 'The storages have different sizes' end
   local typeA = torch.type(sa)
@@ -78,11 +89,11 @@ function totem.areStoragesNe(sa, sb, tolerance)
 end
 
 function totem.assertStorageEq(sa, sb, tolerance)
-  return assert(totem.areStoragesEq(sa, sb, tolerance))
+  return check(totem.areStoragesEq(sa, sb, tolerance))
 end
 
 function totem.assertStorageNe(sa, sb, tolerance)
-  return assert(totem.areStoragesNe(sa, sb, tolerance))
+  return check(totem.areStoragesNe(sa, sb, tolerance))
 end
 
 -- totem.areEq(got, expected [, tolerance [, negate]]): deep equality of any
@@ -126,8 +137,8 @@ end
 function totem.areTablesEq(t1, t2, tolerance, negate)
   negate = negate or false
   tolerance = tolerance or 0
-  assert(type(t1) == 'table', 'First argument should be a Table')
-  assert(type(t2) == 'table', 'Second argument should be a Table')
+  argcheck(type(t1) == 'table', 'First argument should be a Table')
+  argcheck(type(t2) == 'table', 'Second argument should be a Table')
   checkTolerance(tolerance)
   for k, v in pairs(t2) do
     local ok, message = totem.areEq(t1[k], v, tolerance, false)
@@ -147,11 +158,11 @@ function totem.areTablesNe(t1, t2, tolerance)
 end
 
 function totem.assertTableEq(ta, tb, tolerance)
-  return assert(totem.areTablesEq(ta, tb, tolerance))
+  return check(totem.areTablesEq(ta, tb, tolerance))
 end
 
 function totem.assertTableNe(ta, tb, tolerance)
-  return assert(totem.areTablesEq(ta, tb, tolerance, true))
+  return check(totem.areTablesEq(ta, tb, tolerance, true))
 end
 
 return totem
