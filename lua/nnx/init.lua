@@ -15,7 +15,7 @@ for _, name in ipairs{
   -- spatial (images)
   'SpatialLinear', 'SpatialClassifier', 'SpatialPadding', 'SpatialNormalization', 'SpatialReSamplingEx',
   'SpatialUpSampling', 'SpatialDownSampling', 'SpatialReSampling', 'SpatialColorTransform', 'SpatialGraph',
-  'SpatialMatching',
+  'SpatialMatching', 'SpatialPyramid', 'SpatialFovea',
   -- other modules
   'FunctionWrapper', 'SaturatedLU', 'Minus', 'SoftMaxTree', 'MultiSoftMax', 'Balance', 'PushTable', 'PullTable',
   'QDRiemaNNLinear',
