@@ -155,7 +155,7 @@ end
 function SoftMaxTree:updateOutput(inputTable)
   local input, target = unpackInput(inputTable, self.inputSize)
   local N = input:size(1)
-  self._gradDone = false   -- the buffer holds log-softmax rows again
+  self._gradDone = false   -- _gradBuffer belongs to the previous forward
   self.output:resize(N)
   self._multiBuffer = self._multiBuffer:typeAs(input)
   self._multiBuffer:resize(N, self.maxFamilyPath)
@@ -186,14 +186,17 @@ function SoftMaxTree:updateGradInput(inputTable, gradOutput)
     error('nn.SoftMaxTree: backward on different inputs than the last forward', 2)
   end
   gradOutput = gradOutput:contiguous():view(N)
+  -- the gradient w.r.t. each node's linear output, kept for accGradParameters
+  self._gradBuffer = self._gradBuffer and self._gradBuffer:typeAs(input) or input.new()
+  self._gradBuffer:resizeAs(self._multiBuffer):zero()
   self._gradInput:resizeAs(input):zero()
   self._gradTarget:resize(target:size(1)):zero()
   for i = 1, N do
-    local grad, logsm, gx = gradOutput[i], self._multiBuffer[i], self._gradInput[i]
+    local grad, logsm, gbuf, gx = gradOutput[i], self._multiBuffer[i], self._gradBuffer[i], self._gradInput[i]
     self:_path(math.floor(target[i]), function(_, first, n, childIdx, offset)
-      -- the log-softmax rows become the gradient w.r.t. the linear output
-      local g = logsm:narrow(1, offset + 1, n)
-      g:exp():mul(-grad)
+      -- d log p(child) / d linear = onehot(child) - softmax
+      local g = gbuf:narrow(1, offset + 1, n)
+      g:copy(logsm:narrow(1, offset + 1, n)):exp():mul(-grad)
       g[childIdx] = g[childIdx] + grad
       gx:addmv(self.weight:narrow(1, first, n):t(), g)
     end)
@@ -209,7 +212,7 @@ function SoftMaxTree:accGradParameters(inputTable, gradOutput, scale)
     error('nn.SoftMaxTree: accGradParameters needs updateGradInput first (backward does both)', 2)
   end
   for i = 1, input:size(1) do
-    local x, g = input[i], self._multiBuffer[i]
+    local x, g = input[i], self._gradBuffer[i]
     self:_path(math.floor(target[i]), function(p, first, n, _, offset)
       local gn = g:narrow(1, offset + 1, n)
       self.gradWeight:narrow(1, first, n):addr(scale, gn, x)
