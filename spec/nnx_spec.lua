@@ -116,6 +116,32 @@ describe('nn.SoftMaxTree', function()
   end)
 end)
 
+describe('nn.SoftMaxForest', function()
+  it('mixes its trees with the gater, with the gradient of the mixture', function()
+    torch.manualSeed(8)
+    local h1 = {[1] = torch.IntTensor{2, 3}, [2] = torch.IntTensor{4, 5, 6}}
+    local h2 = {[1] = torch.IntTensor{3, 4, 5, 6}}
+    local f = nn.SoftMaxForest(4, {h1, h2}, {1, 1}, {3})
+    local x, t, go = torch.randn(3, 4), torch.IntTensor{3, 5, 6}, torch.randn(3)
+    local out = f:forward{x, t}:clone()
+    local g = f.gater:forward{x, t}:clone()
+    local mix = torch.cmul(g:select(2, 1), f.smts[1]:forward{x, t}) + torch.cmul(g:select(2, 2), f.smts[2]:forward{x, t})
+    assert.is_true(same(out, mix, 1e-12))
+    f:forward{x, t}
+    local gx = f:backward({x, t}, go)[1]:clone()
+    local flat, eps = x:view(-1), 1e-6
+    for i = 1, flat:nElement() do
+      local v = flat[i]
+      flat[i] = v + eps
+      local a = f:forward{x, t}:dot(go)
+      flat[i] = v - eps
+      local b = f:forward{x, t}:dot(go)
+      flat[i] = v
+      assert.is_true(math.abs((a - b) / (2 * eps) - gx:view(-1)[i]) < 1e-6)
+    end
+  end)
+end)
+
 describe('nn.CTCCriterion', function()
   -- warp-ctc's figures (nnx's test) were computed in float: 1e-6
   it('gives the costs of warp-ctc', function()

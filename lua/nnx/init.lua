@@ -17,7 +17,7 @@ for _, name in ipairs{
   'SpatialUpSampling', 'SpatialDownSampling', 'SpatialReSampling', 'SpatialColorTransform', 'SpatialGraph',
   'SpatialMatching', 'SpatialPyramid', 'SpatialFovea',
   -- other modules
-  'FunctionWrapper', 'SaturatedLU', 'Minus', 'SoftMaxTree', 'MultiSoftMax', 'Balance', 'PushTable', 'PullTable',
+  'FunctionWrapper', 'SaturatedLU', 'Minus', 'SoftMaxTree', 'SoftMaxForest', 'MultiSoftMax', 'Balance', 'PushTable', 'PullTable',
   'QDRiemaNNLinear',
   -- criterions
   'SuperCriterion', 'DistNLLCriterion', 'TreeNLLCriterion', 'CTCCriterion',
