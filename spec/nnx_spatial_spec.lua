@@ -281,3 +281,31 @@ describe('nn.SpatialColorTransform', function()
     fails('transform = yuv2rgb', function() nn.SpatialColorTransform('rgb2xyz') end)
   end)
 end)
+
+describe('nnx modules and the nn contract', function()
+  it('survive torch.save/torch.load and :float() (totem.nn checks)', function()
+    require 'totem'
+    torch.manualSeed(2)
+    local tester, fails, passed = totem.Tester(), {}, 0
+    tester._success = function() passed = passed + 1; return true end
+    tester._failure = function(_, m) fails[#fails + 1] = m; return false end
+    local cases = {
+      {function() return nn.SpatialReSampling{owidth = 5, oheight = 4} end, {2, 3, 3}},
+      {function() return nn.SpatialReSamplingEx{owidth = 2, oheight = 2, mode = 'average'} end, {2, 4, 4}},
+      {function() return nn.SpatialUpSampling(2, 2) end, {2, 3, 3}},
+      {function() return nn.SpatialDownSampling(2, 2) end, {2, 4, 4}},
+      {function() return nn.SpatialPadding(1, 2, 0, 1) end, {2, 3, 3}},
+      {function() return nn.SpatialLinear(2, 3) end, {2, 3, 3}},
+      {function() return nn.SpatialClassifier(nn.Linear(2, 3)) end, {2, 3, 3}},
+      {function() return nn.SpatialNormalization(2, torch.ones(3, 3), 0.1) end, {2, 4, 4}},
+      {function() return nn.SpatialGraph() end, {2, 4, 4}},
+      {function() return nn.MultiSoftMax() end, {2, 3, 4}},
+    }
+    for _, c in ipairs(cases) do
+      totem.nn.checkSerializable(tester, c[1](), torch.rand(table.unpack(c[2])))
+      totem.nn.checkTypeCastable(tester, c[1](), torch.rand(table.unpack(c[2])), 'torch.FloatTensor', 1e-5)
+    end
+    assert.same({}, fails)
+    assert.are.equal(10 * 12, passed)   -- 4 assertions per save/load check, 8 per cast check
+  end)
+end)
