@@ -8,6 +8,10 @@
 --   * eq/ne(got, expected, message, tolerance, ret): ret = true returns
 --     the outcome without recording an assertion (totem's old API).
 --   * assertStorageEq/Ne(sa, sb, tolerance, message).
+--   * add() also takes what older totem scripts pass it: a file name
+--     (the file runs now; what it returns is added: a table of tests, a
+--     return code, or a tester that has run), a return code (0 = passed),
+--     a tester that has run, and a name with a table of tests (ignored)
 --   * assertTensorEq no longer takes {{1}} and {1} as equal (the sizes
 --     must match, as torch.Tester's :eq).
 -- --log-output writes one line per test, "name #passed #failed #errors",
@@ -54,6 +58,33 @@ function Tester:assertStorageNe(sa, sb, tolerance, message)
   if not torch.isStorage(sa) then error('totem.Tester:assertStorageNe: first argument should be a Storage', 2) end
   if not torch.isStorage(sb) then error('totem.Tester:assertStorageNe: second argument should be a Storage', 2) end
   return parent.ne(self, sa, sb, tolerance, message)
+end
+
+-- a test that passes when a nested run (its code or its tester) passed
+local function resultTest(self, name, ok, message)
+  return parent.add(self, function() self:assert(ok, message) end, name)
+end
+
+function Tester:add(f, name)
+  if type(f) == 'string' then
+    local ok, result = pcall(dofile, f)
+    if not ok then return resultTest(self, f, false, 'running ' .. f .. ' failed: ' .. tostring(result)) end
+    if result == nil then return self end
+    if type(result) == 'table' and not torch.isTypeOf(result, 'torch.Tester') then return self:add(result) end
+    return self:add(result, f)
+  elseif type(f) == 'number' then
+    return resultTest(self, name or ('test ' .. (#self.testnames + 1)), f == 0,
+                      string.format('nested tests returned %s', tostring(f)))
+  elseif torch.isTypeOf(f, 'torch.Tester') then
+    local n = #(f.errors or {})
+    return resultTest(self, name or ('test ' .. (#self.testnames + 1)), n == 0,
+                      string.format('nested tester had %d failures and errors', n))
+  elseif type(f) == 'table' and name ~= nil then
+    return parent.add(self, f)
+  end
+  local ok, err = pcall(parent.add, self, f, name)
+  if not ok then error(err, 2) end
+  return self
 end
 
 Tester.CLoptions = [[
