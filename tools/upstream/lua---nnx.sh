@@ -10,12 +10,19 @@
 #   SoftMaxTree       its accUpdate part compares a module that ran forward
 #                     again (inside "if dpnn loads") with one that did not;
 #                     it passes when dpnn's sharedClone is available
+# nnx.test() seeds math.random with os.time(), and two of its tests fail
+# by construction for some seeds, on Torch7 too: SpatialDownSampling draws
+# ratios larger than the image (about 1 run in 6), SpatialReSampling_2
+# image sizes below 1. The script pins the seed (3) instead: the file is
+# still run unchanged.
 set -u
 dir=${1:?usage: lua---nnx.sh CHECKOUT}
 cd "$(dirname "$0")/../.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-bin/th -e "require 'nnx'; dofile('$dir/test/test-all.lua'); nnx.test()" >"$log" 2>&1
+bin/th -e "require 'nnx'; dofile('$dir/test/test-all.lua'); math.randomseed(3); torch.manualSeed(3)
+  local seed = math.randomseed; math.randomseed = function() end
+  local ok, err = pcall(nnx.test); math.randomseed = seed; if not ok then error(err, 0) end" >"$log" 2>&1
 grep -E '^[0-9]+/[0-9]+ |^Completed' "$log"
 known='TreeNLLCriterion SoftMaxTree'
 total=$(grep -cE '^[0-9]+/[0-9]+ ' "$log")
