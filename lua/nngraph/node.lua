@@ -9,16 +9,26 @@ local utils = require 'nngraph.utils'
 
 local Node, parent = torch.class('nngraph.Node', 'graph.Node')
 
+-- the folder our packages are installed in (this file's folder's parent):
+-- only files there are the packages' own, whatever a user's folders are
+-- called (nngraph's own tests live in a folder named nngraph)
+local ownRoot = debug.getinfo(1, 'S').source:match('^@(.*[/\\])nngraph[/\\][^/\\]+$')
+
+local function ours(source)
+  if not ownRoot or source:sub(1, #ownRoot + 1) ~= '@' .. ownRoot then return false end
+  local rest = source:sub(#ownRoot + 2)
+  return rest:find('^nngraph[/\\]') or rest:find('^graph[/\\]') or rest:find('^nn[/\\]')
+         or rest:find('^torch[/\\]class%.lua$') or rest:find('^thrnn[/\\]')
+end
+
 -- the script line that made the node: the first caller outside the
 -- packages' own files (torch's class system, nn, nngraph, graph)
 local function callerLabel()
   for level = 3, 40 do
     local info = debug.getinfo(level, 'Sln')
     if not info then return nil end
-    local src = info.short_src or ''
-    if info.what ~= 'C' and not src:find('[/\\]nngraph[/\\]') and not src:find('[/\\]torch[/\\]class%.lua')
-       and not src:find('[/\\]nn[/\\][%w_]+%.lua') and not src:find('[/\\]graph[/\\]') then
-      return string.format('[%s]:%d_%s', src, info.currentline, info.name or '')
+    if info.what ~= 'C' and not ours(info.source or '') then
+      return string.format('[%s]:%d_%s', info.short_src or '', info.currentline, info.name or '')
     end
   end
 end
