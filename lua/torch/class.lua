@@ -2,9 +2,8 @@
 -- A class is a metatable that is also its methods table; as in luaT, the
 -- class's own metatable is its parent class (getmetatable(Linear's
 -- metatable) == Module's metatable), and lookups follow that chain through
--- each class's __index. Metamethods defined
--- Torch7-style as __tostring__, __call__, __len__ are found through the
--- chain, so subclasses inherit them.
+-- each class's __index. Metamethods defined Torch7-style as __tostring__,
+-- __call__, __len__ are found through the chain, so subclasses inherit them.
 
 local torch = torch
 local registry = {}      -- typename -> metatable
@@ -167,9 +166,10 @@ local function checkParent(name, mt, parentName)
 end
 
 -- torch.class(name [, parentName] [, module]) -> class, parent
--- A name that exists gets its class back (luaT's behaviour: re-running a
--- class file, or one file required under two module names, works); a
--- parent given then becomes the class's parent.
+-- A name that exists gets its class back, so that re-running a class file,
+-- or one file required under two module names, works (issue 33; Torch7's
+-- final luaT raised "already assigned a parent class" there, see
+-- docs/compat.md); a parent given then becomes the class's parent.
 function torch.class(name, parentName, module)
   if type(name) ~= 'string' or name == '' then
     error(string.format("torch.class: class name (string) expected as argument 1, got %s",
