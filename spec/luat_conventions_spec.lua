@@ -285,6 +285,18 @@ describe('x:data() and torch.pointer', function()
     end
   end)
 
+  it('has torch.data and torch.cdata, the address as a number on request', function()
+    local x = torch.FloatTensor(6):zero()
+    local y = x:narrow(1, 3, 2)
+    assert.are.equal(y:data(), torch.data(y))
+    assert.are.equal(torch.pointer(x:data()) + 2 * 4, torch.data(y, true))
+    assert.are.equal('integer', math.type(torch.data(y, true)))
+    assert.are.equal(torch.pointer(x:storage()), torch.cdata(x:storage(), true))
+    assert.are.equal(torch.pointer(x), torch.cdata(x, true))
+    assert.is_nil(torch.data(nil))
+    H.has(H.errmsg(torch.data, 5), 'torch.data: tensor or storage expected, got number')
+  end)
+
   it('names the function on bad input', function()
     H.has(H.errmsg(torch.DoubleTensor.data, 5), 'data')
     H.has(H.errmsg(torch.DoubleStorage.data, {}), 'data')
