@@ -233,3 +233,54 @@ describe('result-first forms refuse a result of the wrong type', function()
     H.has(H.errmsg(torch.max, x, 'a', 2), 'max: invalid arguments')
   end)
 end)
+
+describe('functional forms that take the tensor first (TensorMath.lua)', function()
+  it('torch.zero(x), torch.fill(x, v) work in place and return x', function()
+    local x = torch.Tensor(2, 3):fill(5)
+    assert.are.equal(x, torch.zero(x))
+    assert.are.equal(0, x:abs():sum())
+    assert.are.equal(x, torch.fill(x, 2.5))
+    same(torch.Tensor(2, 3):fill(2.5), x)
+  end)
+
+  it('torch.bernoulli(x [, p]), torch.uniform(x [, a, b]) ... fill x as the methods do', function()
+    local cases = {
+      {'bernoulli', {}}, {'bernoulli', {0.2}}, {'uniform', {}}, {'uniform', {-2, 3}},
+      {'normal', {1, 2}}, {'exponential', {1.5}}, {'cauchy', {0, 1}}, {'logNormal', {1, 2}},
+      {'geometric', {0.3}}, {'random', {}}, {'random', {7}}, {'random', {3, 9}},
+    }
+    for _, c in ipairs(cases) do
+      local name, args = c[1], c[2]
+      torch.manualSeed(7)
+      local ref = torch.Tensor(6)[name](torch.Tensor(6), table.unpack(args))
+      torch.manualSeed(7)
+      local x = torch.Tensor(6)
+      assert.are.equal(x, torch[name](x, table.unpack(args)))
+      same(ref, x)
+    end
+    -- with a generator after the tensor, as Torch7's cwrap orders them
+    local g1, g2 = torch.Generator(), torch.Generator()
+    torch.manualSeed(g1, 3); torch.manualSeed(g2, 3)
+    same(torch.Tensor(4):uniform(g1, 5, 6), torch.uniform(torch.Tensor(4), g2, 5, 6))
+    -- the number forms stay
+    torch.manualSeed(11)
+    local u = torch.uniform(2, 3)
+    torch.manualSeed(11)
+    assert.are.equal(u, torch.Tensor(1):uniform(2, 3)[1])
+    assert.are.equal('number', type(torch.normal()))
+    H.has(H.errmsg(function() torch.uniform(torch.LongTensor(2)) end),
+          "bad argument #1 to 'uniform' (torch.FloatTensor or torch.DoubleTensor expected, got torch.LongTensor)")
+  end)
+
+  it('torch.cat along a dimension past the last adds dimensions of size 1 (catArray)', function()
+    local a, b = torch.Tensor{{1, 2}, {3, 4}}, torch.Tensor{{10, 20}, {30, 40}}
+    local r = torch.cat(a, b, 3)
+    assert.are.same({2, 2, 2}, r:size():totable())
+    same(a, r:select(3, 1)); same(b, r:select(3, 2))
+    same(torch.Tensor{{{1, 2}}}:view(1, 1, 2), torch.cat(torch.Tensor{1}, torch.Tensor{2}, 3))
+    local res = torch.Tensor()
+    assert.are.equal(res, torch.cat(res, {a, b, a}, 4))
+    assert.are.same({2, 2, 1, 3}, res:size():totable())
+    same(b, res:select(4, 2):select(3, 1))
+  end)
+end)

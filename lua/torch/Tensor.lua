@@ -446,7 +446,7 @@ for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs'
                       'split', 'chunk', 'totable', 'permute', 'transpose', 't', 'narrow', 'select',
                       'sub', 'unfold', 'squeeze', 'unsqueeze', 'equal', 'diag', 'trace', 'tril',
                       'triu', 'isSameSizeAs', 'nElement', 'dim', 'nDimension', 'size', 'stride',
-                      'contiguous', 'clone', 'isContiguous', 'storageOffset'} do
+                      'contiguous', 'clone', 'isContiguous', 'storageOffset', 'zero', 'fill'} do
   if torch[name] == nil then
     torch[name] = function(x, ...)
       if not torch.isTensor(x) then

@@ -210,7 +210,12 @@ static int l_cat(lua_State *L) {
   }
   if (!lua_isnoneornil(L, dimarg)) {
     int64_t v = th_lua_checkint(L, dimarg, "cat", "dimension");
-    if (v != -1 && maxdim > 0) dim = th_lua_checkdim(L, dimarg, maxdim, 0, "cat");
+    /* past the inputs' last dimension: new dimensions of size 1 (Torch7) */
+    if (v > TH_MAXDIM)
+      return th_lua_argerror(L, dimarg, "cat", "dimension %lld out of range (a tensor has at most %d dimensions)",
+                             (long long)v, TH_MAXDIM);
+    if (v > maxdim && maxdim > 0) dim = (int)v - 1;
+    else if (v != -1 && maxdim > 0) dim = th_lua_checkdim(L, dimarg, maxdim, 0, "cat");
   }
   if (r == NULL) {
     r = th_lua_newtensor(L, ts[0]->dtype);
