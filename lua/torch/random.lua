@@ -6,9 +6,23 @@ local torch = torch
 local R = torch._C.random
 
 for _, name in ipairs{'Generator', 'seed', 'manualSeed', 'initialSeed', 'getRNGState',
-                      'setRNGState', 'random', 'uniform', 'normal', 'exponential', 'cauchy',
-                      'logNormal', 'geometric', 'bernoulli'} do
+                      'setRNGState'} do
   torch[name] = R[name]
+end
+
+-- torch.uniform([gen,] a, b) draws a number; torch.uniform(x [, gen], a, b)
+-- fills the tensor x and returns it, as x:uniform(...) (Torch7's cwrap
+-- gives each of these both forms; torch-autograd's tests use
+-- torch.bernoulli(x))
+for _, name in ipairs{'random', 'uniform', 'normal', 'exponential', 'cauchy', 'logNormal',
+                      'geometric', 'bernoulli'} do
+  local draw = R[name]
+  -- through _userCall: an error names the user's line, not this file's
+  torch[name] = torch._userCall(name, function(...)
+    local x = ...
+    if torch.isTensor(x) then return x[name](...) end
+    return draw(...)
+  end)
 end
 
 -- torch.Generator is a Torch class: torch.factory makes one (for loading
