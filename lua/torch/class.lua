@@ -108,10 +108,20 @@ local function indexHooks(mt)
   end
 end
 
+-- as luaT, the Lua registry maps a class's name to its metatable and the
+-- metatable back to the name: code of Torch7's time reads it directly
+-- (torchnet's torch.isclass(o) is debug.getregistry()[o])
+local REG = debug.getregistry()
+local function luaTRegister(name, mt)
+  REG[name] = mt
+  REG[mt] = name
+end
+
 local builtin = {}
 
 function torch._registerBuiltin(name, mt, ctor)
   registry[name] = mt
+  luaTRegister(name, mt)
   constructors[name] = ctor
   builtin[name] = true
   if type(ctor) == 'table' then classOfCtor[ctor] = name end
@@ -230,6 +240,7 @@ function torch.class(name, parentName, module)
     __tostring = function() return name end})
   place(name, ctor, module)
   registry[name] = mt
+  luaTRegister(name, mt)
   constructors[name] = ctor
   classOfCtor[ctor] = name
   return ctor, parent
