@@ -77,10 +77,18 @@ for name, nf in pairs(NUMBER_FORMS) do
 end
 
 -- constructors: an optional result first, else a tensor of the default type
+-- (Torch7's dispatch: a tensor type name as the last argument picks the
+-- type instead: torch.range(1, 3, 'torch.DoubleTensor'))
 local function constructor(name)
   local method = C.methods[name]
   return function(first, ...)
     if torch.isTensor(first) then return method(first, ...) end
+    local n = select('#', ...)
+    local last = n > 0 and select(n, ...)
+    if type(last) == 'string' and torch._tensortypes[last] then
+      local args = table.pack(first, ...)
+      return method(torch[last:sub(7)](), table.unpack(args, 1, args.n - 1))
+    end
     return method(torch.Tensor(), first, ...)
   end
 end

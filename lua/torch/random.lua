@@ -38,12 +38,26 @@ local function defaultdtype()
   return dtypes[torch._tensortypes[torch.getdefaulttensortype()]]
 end
 
--- torch.rand([res,] [gen,] sizes...): uniform on [0, 1) in the default type (or res's)
-function torch.rand(...) return R.rand(defaultdtype(), ...) end
--- torch.randn([res,] [gen,] sizes...): standard normal
-function torch.randn(...) return R.randn(defaultdtype(), ...) end
--- torch.randperm([res,] [gen,] n): a random permutation of 1..n
-torch.randperm = torch._userCall('randperm', function(...) return R.randperm(defaultdtype(), ...) end)
+-- Torch7's dispatch: a tensor type name as the last argument gives a new
+-- tensor of that type (torch.rand(3, 'torch.FloatTensor'))
+local function typed(f)
+  return function(...)
+    local n = select('#', ...)
+    local last = n > 0 and select(n, ...)
+    if type(last) == 'string' and torch._tensortypes[last] then
+      local args = table.pack(...)
+      return f(dtypes[torch._tensortypes[last]], table.unpack(args, 1, n - 1))
+    end
+    return f(defaultdtype(), ...)
+  end
+end
+
+-- torch.rand([res,] [gen,] sizes... [, typename]): uniform on [0, 1) in the default type (or res's)
+torch.rand = typed(R.rand)
+-- torch.randn([res,] [gen,] sizes... [, typename]): standard normal
+torch.randn = typed(R.randn)
+-- torch.randperm([res,] [gen,] n [, typename]): a random permutation of 1..n
+torch.randperm = torch._userCall('randperm', typed(R.randperm))
 
 -- method forms, as Torch7: x:rand(2, 3), x:randn(...), x:randperm(n) resize x and fill it
 for _, name in ipairs{'rand', 'randn', 'randperm'} do
