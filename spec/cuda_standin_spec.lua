@@ -179,3 +179,21 @@ describe('cudnn stand-in', function()
     optnet.removeOptimization(b)
   end)
 end)
+
+describe('cutorch stand-in: CudaTensor indices', function()
+  -- cutorch's index functions took a CudaTensor of indices (dpnn's NCEModule)
+  it('index, indexAdd, indexFill, indexCopy, gather, scatter take a CudaTensor of indices', function()
+    local x = torch.CudaTensor{10, 20, 30}
+    local i = torch.CudaTensor{3, 1}
+    assert.are.same({30, 10}, x:index(1, i):totable())
+    assert.are.same({30, 10}, torch.CudaTensor():index(x, 1, i):totable())
+    assert.are.same({12, 20, 31}, x:clone():indexAdd(1, i, torch.CudaTensor{1, 2}):totable())
+    assert.are.same({0, 20, 0}, x:clone():indexFill(1, i, 0):totable())
+    assert.are.same({5, 20, 4}, x:clone():indexCopy(1, i, torch.CudaTensor{4, 5}):totable())
+    local m = torch.CudaTensor{{1, 2}, {3, 4}}
+    assert.are.same({{2}, {3}}, m:gather(2, torch.CudaTensor{{2}, {1}}):totable())
+    assert.are.same({{0, 7}, {7, 0}}, torch.CudaTensor(2, 2):zero():scatter(2, torch.CudaTensor{{2}, {1}}, 7):totable())
+    -- a LongTensor of indices works as before
+    assert.are.same({20}, x:index(1, torch.LongTensor{2}):totable())
+  end)
+end)
