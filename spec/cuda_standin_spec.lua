@@ -197,3 +197,18 @@ describe('cutorch stand-in: CudaTensor indices', function()
     assert.are.same({20}, x:index(1, torch.LongTensor{2}):totable())
   end)
 end)
+
+describe('cutorch stand-in: class lookups by CUDA name', function()
+  -- torch-autograd patches torch.getmetatable('torch.' .. name) of every
+  -- tensor type present, torch.CudaTensor included once cudnn loads
+  it('torch.getmetatable and the registry give the CPU type of a CUDA name', function()
+    require 'cutorch'
+    assert.are.equal(torch.getmetatable('torch.FloatTensor'), torch.getmetatable('torch.CudaTensor'))
+    assert.are.equal(torch.getmetatable('torch.LongTensor'), torch.getmetatable('torch.CudaLongTensor'))
+    assert.are.equal(torch.getmetatable('torch.DoubleStorage'), torch.getmetatable('torch.CudaDoubleStorage'))
+    assert.are.equal(getmetatable(torch.FloatTensor()), debug.getregistry()['torch.CudaTensor'])
+    -- the metatable keeps its own name
+    assert.are.equal('torch.FloatTensor', debug.getregistry()[torch.getmetatable('torch.CudaTensor')])
+    assert.is_nil(torch.getmetatable('torch.NoSuchTensor'))
+  end)
+end)

@@ -59,6 +59,25 @@ do
   end
 end
 
+-- torch.getmetatable('torch.CudaTensor') and the Lua registry (luaT's
+-- name -> metatable map) give the metatable of the CPU type the name
+-- stands for: torch-autograd, which requires cudnn when it can, patches
+-- torch.getmetatable('torch.' .. name) for every tensor type it sees
+do
+  local getmt = torch.getmetatable
+  function torch.getmetatable(name)
+    local mt = getmt(name)
+    if mt == nil and type(name) == 'string' and cutorch.typeAliases[name] then
+      return getmt(cutorch.typeAliases[name])
+    end
+    return mt
+  end
+  local REG = debug.getregistry()
+  for alias, cpu in pairs(cutorch.typeAliases) do
+    if REG[alias] == nil then REG[alias] = getmt(cpu) end
+  end
+end
+
 -- x:cuda(), x:cudaDouble(), ... on tensors and storages: the CPU type; the
 -- one device is 1
 local methods = {cuda = 'Float', cudaDouble = 'Double', cudaHalf = 'Float', cudaLong = 'Long',
