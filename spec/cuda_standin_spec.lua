@@ -179,3 +179,36 @@ describe('cudnn stand-in', function()
     optnet.removeOptimization(b)
   end)
 end)
+
+describe('cutorch stand-in: CudaTensor indices', function()
+  -- cutorch's index functions took a CudaTensor of indices (dpnn's NCEModule)
+  it('index, indexAdd, indexFill, indexCopy, gather, scatter take a CudaTensor of indices', function()
+    local x = torch.CudaTensor{10, 20, 30}
+    local i = torch.CudaTensor{3, 1}
+    assert.are.same({30, 10}, x:index(1, i):totable())
+    assert.are.same({30, 10}, torch.CudaTensor():index(x, 1, i):totable())
+    assert.are.same({12, 20, 31}, x:clone():indexAdd(1, i, torch.CudaTensor{1, 2}):totable())
+    assert.are.same({0, 20, 0}, x:clone():indexFill(1, i, 0):totable())
+    assert.are.same({5, 20, 4}, x:clone():indexCopy(1, i, torch.CudaTensor{4, 5}):totable())
+    local m = torch.CudaTensor{{1, 2}, {3, 4}}
+    assert.are.same({{2}, {3}}, m:gather(2, torch.CudaTensor{{2}, {1}}):totable())
+    assert.are.same({{0, 7}, {7, 0}}, torch.CudaTensor(2, 2):zero():scatter(2, torch.CudaTensor{{2}, {1}}, 7):totable())
+    -- a LongTensor of indices works as before
+    assert.are.same({20}, x:index(1, torch.LongTensor{2}):totable())
+  end)
+end)
+
+describe('cutorch stand-in: class lookups by CUDA name', function()
+  -- torch-autograd patches torch.getmetatable('torch.' .. name) of every
+  -- tensor type present, torch.CudaTensor included once cudnn loads
+  it('torch.getmetatable and the registry give the CPU type of a CUDA name', function()
+    require 'cutorch'
+    assert.are.equal(torch.getmetatable('torch.FloatTensor'), torch.getmetatable('torch.CudaTensor'))
+    assert.are.equal(torch.getmetatable('torch.LongTensor'), torch.getmetatable('torch.CudaLongTensor'))
+    assert.are.equal(torch.getmetatable('torch.DoubleStorage'), torch.getmetatable('torch.CudaDoubleStorage'))
+    assert.are.equal(getmetatable(torch.FloatTensor()), debug.getregistry()['torch.CudaTensor'])
+    -- the metatable keeps its own name
+    assert.are.equal('torch.FloatTensor', debug.getregistry()[torch.getmetatable('torch.CudaTensor')])
+    assert.is_nil(torch.getmetatable('torch.NoSuchTensor'))
+  end)
+end)

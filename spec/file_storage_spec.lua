@@ -196,7 +196,7 @@ describe('serializeToStorage and Generators', function()
     assert.are.equal(42, back.a)
     assert.are.same({1, 2, 3}, back.t:totable())
     assert.are.equal(42, torch.deserializeFromStorage(torch.serializeToStorage({a = 42}, 'ascii'), 'ascii').a)
-    H.errors(function() torch.deserializeFromStorage('x') end, 'torch.deserializeFromStorage: CharStorage expected, got string')
+    H.errors(function() torch.deserializeFromStorage('x') end, 'torch.deserializeFromStorage: CharStorage or CharTensor expected, got string')
   end)
 
   it('a saved generator gives the same numbers after loading, binary and ascii', function()

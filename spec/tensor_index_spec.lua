@@ -384,8 +384,8 @@ describe('cat', function()
            'cat: sizes do not match: tensor 1 is 2x2, tensor 2 is 3x3 (they may differ only in dimension 1)')
     errors(function() torch.cat(T{1}, torch.FloatTensor{2}) end,
            "bad argument #1 to 'cat' (tensor 2 is a torch.FloatTensor, tensor 1 a torch.DoubleTensor (all must have one type))")
-    errors(function() torch.cat(T{1}, T{2}, 3) end,
-           "bad argument #3 to 'cat' (dimension 3 out of range for a 1D tensor (expected 1..1))")
+    errors(function() torch.cat(T{1}, T{2}, 17) end,
+           "bad argument #3 to 'cat' (dimension 17 out of range (a tensor has at most 16 dimensions))")
     errors(function() torch.cat({T{1}, 5}) end,
            "bad argument #1 to 'cat' (tensor expected at position 2 of the table, got number)")
     errors(function() torch.cat({}) end, "bad argument #1 to 'cat' (at least one tensor expected, got an empty table)")

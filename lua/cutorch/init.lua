@@ -37,6 +37,47 @@ for cuda, cpu in pairs(aliases) do
   end
 end
 
+-- cutorch's index functions took a CudaTensor of indices as well as a
+-- CudaLongTensor (dpnn's NCEModule indexes its CUDA weights with one, rnn's
+-- modules gather with one): as torch.CudaTensor is the float type here, the
+-- float type's index methods take a float tensor of indices, the tensor that
+-- follows the dimension (index, indexCopy, indexAdd, indexFill, gather, scatter)
+do
+  local fmt = torch._metatables['torch.FloatTensor']
+  for _, m in ipairs{'index', 'indexCopy', 'indexAdd', 'indexFill', 'gather', 'scatter'} do
+    local long = fmt[m]
+    fmt[m] = function(self, ...)
+      local args = table.pack(...)
+      for i = 1, args.n - 1 do
+        if type(args[i]) == 'number' then
+          if torch.type(args[i + 1]) == 'torch.FloatTensor' then args[i + 1] = args[i + 1]:long() end
+          break
+        end
+      end
+      return long(self, table.unpack(args, 1, args.n))
+    end
+  end
+end
+
+-- torch.getmetatable('torch.CudaTensor') and the Lua registry (luaT's
+-- name -> metatable map) give the metatable of the CPU type the name
+-- stands for: torch-autograd, which requires cudnn when it can, patches
+-- torch.getmetatable('torch.' .. name) for every tensor type it sees
+do
+  local getmt = torch.getmetatable
+  function torch.getmetatable(name)
+    local mt = getmt(name)
+    if mt == nil and type(name) == 'string' and cutorch.typeAliases[name] then
+      return getmt(cutorch.typeAliases[name])
+    end
+    return mt
+  end
+  local REG = debug.getregistry()
+  for alias, cpu in pairs(cutorch.typeAliases) do
+    if REG[alias] == nil then REG[alias] = getmt(cpu) end
+  end
+end
+
 -- x:cuda(), x:cudaDouble(), ... on tensors and storages: the CPU type; the
 -- one device is 1
 local methods = {cuda = 'Float', cudaDouble = 'Double', cudaHalf = 'Float', cudaLong = 'Long',

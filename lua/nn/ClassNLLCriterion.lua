@@ -1,6 +1,7 @@
 -- nn.ClassNLLCriterion([weights [, sizeAverage [, ignoreIndex]]]): negative
 -- log-likelihood of 1-based class targets, given log-probabilities.
--- input: nClasses (target: a number or a 1-element tensor) or batch x
+-- input: nClasses (target: a number or a tensor whose first element is
+-- read, as Torch7) or batch x
 -- nClasses (target: batch class numbers). loss = -sum w[t] x[t], divided by
 -- sum w[t] when sizeAverage (default). Targets equal to ignoreIndex (default
 -- -100) are skipped; any other target outside 1..nClasses is an error.
@@ -27,19 +28,25 @@ function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
   self.target = torch.LongTensor(1):fill(0)
 end
 
--- a number target becomes self.target (a 1-element LongTensor, as Torch7)
-local function targetTensor(self, target)
+-- a number target becomes self.target (a 1-element LongTensor, as Torch7);
+-- for a 1D input, Torch7's kernel read the first element of a longer 1D
+-- target and ignored the rest (rnn's tests give such targets)
+local function targetTensor(self, target, input)
   if type(target) == 'number' then
     self.target = self.target or torch.LongTensor(1)
     self.target:resize(1)
     self.target[1] = target
     return self.target
   end
+  if torch.isTensor(input) and input:dim() == 1 and torch.isTensor(target) and target:dim() == 1
+     and target:size(1) > 1 then
+    return target:narrow(1, 1, 1)
+  end
   return target
 end
 
 function ClassNLLCriterion:updateOutput(input, target)
-  local out, tw = C.classnll_updateOutput(self, input, targetTensor(self, target), self.weights,
+  local out, tw = C.classnll_updateOutput(self, input, targetTensor(self, target, input), self.weights,
                                           self.sizeAverage, self.ignoreIndex)
   self.output_tensor[1] = out
   self.total_weight_tensor[1] = tw
@@ -48,7 +55,7 @@ function ClassNLLCriterion:updateOutput(input, target)
 end
 
 function ClassNLLCriterion:updateGradInput(input, target)
-  C.classnll_updateGradInput(self, input, targetTensor(self, target), self.gradInput,
+  C.classnll_updateGradInput(self, input, targetTensor(self, target, input), self.gradInput,
                              self.weights, self.sizeAverage, self.ignoreIndex,
                              self.total_weight_tensor[1])
   return self.gradInput

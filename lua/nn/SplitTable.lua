@@ -39,19 +39,13 @@ end
 function SplitTable:updateOutput(input)
   local d = self:_getPositiveDimension(input, 'nn.SplitTable:updateOutput')
   local slices = input:size(d)
-  if not utils.istable(self.output) then self.output = {} end
-  local out = self.output
+  -- a new table of new views every call, as Torch7: a caller may keep the
+  -- table of one call while splitting another tensor (rnn's tests do)
+  local out = {}
   for i = 1, slices do
-    local slice = input:select(d, i)
-    if torch.isTensor(slice) then
-      -- the slice tensors are kept and re-pointed: same objects every call
-      if not torch.isTensor(out[i]) or torch.type(out[i]) ~= torch.type(input) then out[i] = input.new() end
-      out[i]:set(slice)
-    else
-      out[i] = slice   -- a 1D input splits into numbers, as in Torch7
-    end
+    out[i] = input:select(d, i)   -- a 1D input splits into numbers, as in Torch7
   end
-  for i = #out, slices + 1, -1 do out[i] = nil end
+  self.output = out
   return out
 end
 

@@ -176,15 +176,16 @@ function utils.derived(m, how, deep)
   local function records(x)
     return rawget(x, '_optnet') ~= nil or rawget(x, '_optnetSlots') ~= nil or rawget(x, '_optnetFold') ~= nil
   end
-  local carries = records(m)
-  if not carries and deep and type(m.listModules) == 'function' then
-    for _, x in ipairs(m:listModules()) do
-      if records(x) then
-        carries = true
-        break
-      end
+  -- the walk tolerates holes and non-modules in 'modules': dpnn's
+  -- sharedClone clones a module whose step modules it took out of that list
+  local function below(x)
+    if type(x.modules) ~= 'table' then return false end
+    for _, c in pairs(x.modules) do
+      if type(c) == 'table' and (records(c) or below(c)) then return true end
     end
+    return false
   end
+  local carries = records(m) or (deep and below(m))
   if carries then require('optnet')._derived(m, how, deep) end
   return m
 end

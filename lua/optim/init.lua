@@ -22,7 +22,7 @@ function optim._keepState(state)
   keep(state)
 end
 for _, name in ipairs{'sgd', 'adam', 'adamax', 'adagrad', 'adadelta', 'rmsprop', 'nag', 'asgd', 'rprop',
-                      'cg', 'polyinterp', 'lswolfe', 'lbfgs', 'fista', 'cmaes', 'de'} do
+                      'cg', 'polyinterp', 'lswolfe', 'lbfgs', 'fista', 'cmaes', 'de', 'checkgrad'} do
   require('optim.' .. name)
 end
 require 'optim.ConfusionMatrix'

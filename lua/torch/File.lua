@@ -1726,8 +1726,16 @@ end
 
 function torch.deserializeFromStorage(storage, mode)
   local tn = torch.typename(storage)
+  -- as Torch7 (it read torch.CharTensor(storage)), a char tensor of the
+  -- bytes also does: torchnet keeps serialized samples in a tds.Vec of them
+  if tn == 'torch.CharTensor' or tn == 'torch.ByteTensor' then
+    local st = tn == 'torch.CharTensor' and torch.CharStorage(storage:nElement())
+               or torch.ByteStorage(storage:nElement())
+    if storage:nElement() > 0 then torch[tn:sub(7)](st):copy(storage) end
+    storage, tn = st, torch.typename(st)
+  end
   if tn ~= 'torch.CharStorage' and tn ~= 'torch.ByteStorage' then
-    error(sformat('torch.deserializeFromStorage: CharStorage expected, got %s', torch.type(storage)), 2)
+    error(sformat('torch.deserializeFromStorage: CharStorage or CharTensor expected, got %s', torch.type(storage)), 2)
   end
   local ok, res = pcall(torch.deserialize, storage:_bytes(), mode)
   if not ok then error((tostring(res):gsub('^torch%.deserialize', 'torch.deserializeFromStorage')), 2) end

@@ -446,7 +446,7 @@ for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs'
                       'split', 'chunk', 'totable', 'permute', 'transpose', 't', 'narrow', 'select',
                       'sub', 'unfold', 'squeeze', 'unsqueeze', 'equal', 'diag', 'trace', 'tril',
                       'triu', 'isSameSizeAs', 'nElement', 'dim', 'nDimension', 'size', 'stride',
-                      'contiguous', 'clone', 'isContiguous', 'storageOffset'} do
+                      'contiguous', 'clone', 'isContiguous', 'storageOffset', 'zero', 'fill'} do
   if torch[name] == nil then
     torch[name] = function(x, ...)
       if not torch.isTensor(x) then
@@ -454,6 +454,22 @@ for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs'
       end
       return x[name](x, ...)
     end
+  end
+end
+
+-- torch.data(x [, asnumber]), torch.cdata(x [, asnumber]): Torch7's FFI
+-- helpers. x:data() / x:cdata() of a tensor or storage (a light userdata
+-- here, an FFI pointer in Torch7); with asnumber, the address as an
+-- integer (Torch7: an intptr_t, which scripts pass to tonumber)
+for _, name in ipairs{'data', 'cdata'} do
+  torch[name] = function(x, asnumber)
+    if x == nil then return nil end
+    if not (torch.isTensor(x) or torch.isStorage(x)) then
+      error(string.format('torch.%s: tensor or storage expected, got %s', name, tname(x)), 2)
+    end
+    local p = x[name](x)
+    if asnumber then return torch.pointer(p) end
+    return p
   end
 end
 

@@ -1,16 +1,22 @@
 -- torch.class: Torch7's class system in plain Lua.
--- A class is a metatable that is also its methods table; the parent
--- chain goes through the metatable's own metatable. Metamethods defined
--- Torch7-style as __tostring__, __call__, __len__ are found through the
--- chain, so subclasses inherit them.
+-- A class is a metatable that is also its methods table; as in luaT, the
+-- class's own metatable is its parent class (getmetatable(Linear's
+-- metatable) == Module's metatable), and lookups follow that chain through
+-- each class's __index. Metamethods defined Torch7-style as __tostring__,
+-- __call__, __len__ are found through the chain, so subclasses inherit them.
 
 local torch = torch
 local registry = {}      -- typename -> metatable
 local constructors = {}  -- typename -> constructor table
 local classOfCtor = setmetatable({}, {__mode = 'k'})  -- constructor table -> typename
 
+-- the class metatables (a class is also an object of its parent class:
+-- the parent's metamethods and hooks must leave it alone)
+local isClass = setmetatable({}, {__mode = 'k'})
+
 local function forward(mm)
   return function(self, ...)
+    if isClass[self] then return rawget(self, '__typename') end
     local f = self[mm]
     if f then return f(self, ...) end
     if mm == '__tostring__' then return torch.typename(self) end
@@ -32,13 +38,11 @@ local dispatchers = setmetatable({}, {__mode = 'k'})
 
 -- the metamethod 'op' a parent class set itself (not a dispatcher), if any
 local function inherited(mt, op)
-  local mmt = getmetatable(mt)
-  local p = mmt and rawget(mmt, '__index')
-  while type(p) == 'table' do
+  local p = getmetatable(mt)
+  while isClass[p] do
     local f = rawget(p, op)
     if f ~= nil and not dispatchers[f] then return f end
-    mmt = getmetatable(p)
-    p = mmt and rawget(mmt, '__index')
+    p = getmetatable(p)
   end
 end
 
@@ -52,6 +56,12 @@ local function dispatcher(op)
   -- varargs all the way: m() must reach __call__ with no argument, not a nil
   local f = function(a, ...)
     local b = ...
+    -- a class reached as an object of its parent (#mt, mt == x): plain table
+    if isClass[a] or (BINARY[op] and isClass[b]) then
+      if op == '__eq' then return rawequal(a, b) end
+      if op == '__len' then return rawlen(a) end
+      error(string.format('%s: a class table has no %s operator', tostring(rawget(a, '__typename') or a), OPS[op]), 2)
+    end
     local mt = classOf(a)
     local m = mt and mt[method]
     if m == nil and BINARY[op] then
@@ -83,6 +93,8 @@ local function indexHooks(mt)
   end
   if rawget(mt, '__index') == mt and type(mt.__index__) == 'function' then
     mt.__index = function(self, k)
+      -- a subclass's metatable looks up its parent's methods through here
+      if isClass[self] then return mt[k] end
       local hook = mt.__index__
       local r = table.pack(hook(self, k))
       if r.n > 0 and r[r.n] then return r[1] end
@@ -91,15 +103,25 @@ local function indexHooks(mt)
   end
   if rawget(mt, '__newindex') == nil and type(mt.__newindex__) == 'function' then
     mt.__newindex = function(self, k, v)
-      if not mt.__newindex__(self, k, v) then rawset(self, k, v) end
+      if isClass[self] or not mt.__newindex__(self, k, v) then rawset(self, k, v) end
     end
   end
+end
+
+-- as luaT, the Lua registry maps a class's name to its metatable and the
+-- metatable back to the name: code of Torch7's time reads it directly
+-- (torchnet's torch.isclass(o) is debug.getregistry()[o])
+local REG = debug.getregistry()
+local function luaTRegister(name, mt)
+  REG[name] = mt
+  REG[mt] = name
 end
 
 local builtin = {}
 
 function torch._registerBuiltin(name, mt, ctor)
   registry[name] = mt
+  luaTRegister(name, mt)
   constructors[name] = ctor
   builtin[name] = true
   if type(ctor) == 'table' then classOfCtor[ctor] = name end
@@ -109,23 +131,79 @@ function torch._isBuiltin(name)
   return builtin[name] == true
 end
 
--- torch.class(name [, parentName] [, module]) -> class, parent
-function torch.class(name, parentName, module)
-  if type(name) ~= 'string' then
-    error(string.format("torch.class: class name (string) expected, got %s", type(name)), 2)
+-- place the constructor: module.Name, or the global path 'nn.Linear'
+local function place(name, ctor, module)
+  local short = name:match('([^%.]+)$')
+  if module then
+    module[short] = ctor
+    return
   end
-  if type(parentName) == 'table' then module, parentName = parentName, nil end
-  if registry[name] then
-    error(string.format("torch.class: class '%s' already exists", name), 2)
-  end
-  local parent
-  if parentName then
-    parent = registry[parentName]
-    if not parent then
-      error(string.format("torch.class: parent class '%s' does not exist", parentName), 2)
+  local t = _G
+  local parts = {}
+  for p in name:gmatch('[^%.]+') do parts[#parts + 1] = p end
+  for i = 1, #parts - 1 do
+    local nxt = t[parts[i]]
+    if nxt == nil then
+      nxt = {}
+      t[parts[i]] = nxt
+    elseif type(nxt) ~= 'table' then
+      error(string.format("torch.class: cannot place class '%s': '%s' is a %s, not a table",
+                          name, table.concat(parts, '.', 1, i), type(nxt)), 3)
     end
+    t = nxt
   end
-  local mt = {__typename = name, __version = 1}
+  t[parts[#parts]] = ctor
+end
+
+-- the parent of a class: a registered class other than the class itself
+-- or one of its subclasses (the chain must end)
+local function checkParent(name, mt, parentName)
+  local parent = registry[parentName]
+  if not parent then
+    error(string.format("torch.class: parent class '%s' does not exist", parentName), 3)
+  end
+  if builtin[parentName] then
+    error(string.format("torch.class: parent class '%s' is a C type; a Lua class cannot derive from it", parentName), 3)
+  end
+  local p = parent
+  while mt and p do
+    if p == mt then
+      error(string.format("torch.class: class '%s' cannot have '%s' as parent (the chain would loop)", name, parentName), 3)
+    end
+    p = getmetatable(p)
+  end
+  return parent
+end
+
+-- torch.class(name [, parentName] [, module]) -> class, parent
+-- A name that exists gets its class back, so that re-running a class file,
+-- or one file required under two module names, works (issue 33; Torch7's
+-- final luaT raised "already assigned a parent class" there, see
+-- docs/compat.md); a parent given then becomes the class's parent.
+function torch.class(name, parentName, module)
+  if type(name) ~= 'string' or name == '' then
+    error(string.format("torch.class: class name (string) expected as argument 1, got %s",
+                        name == '' and 'an empty string' or torch.type(name)), 2)
+  end
+  if type(parentName) == 'table' and module == nil then module, parentName = parentName, nil end
+  if parentName ~= nil and type(parentName) ~= 'string' then
+    error(string.format("torch.class: parent class name (string) or module (table) expected as argument 2, got %s",
+                        torch.type(parentName)), 2)
+  end
+  if module ~= nil and type(module) ~= 'table' then
+    error(string.format("torch.class: module (table) expected as argument 3, got %s", torch.type(module)), 2)
+  end
+  if builtin[name] then
+    error(string.format("torch.class: '%s' is a C type; a Lua class cannot take its name", name), 2)
+  end
+  local mt = registry[name]
+  local parent = parentName and checkParent(name, mt, parentName)
+  if mt then
+    if parent then setmetatable(mt, parent) end
+    place(name, constructors[name], module)
+    return constructors[name], getmetatable(mt)
+  end
+  mt = {__typename = name, __version = 1}
   mt.__index = mt
   mt.__tostring = forward('__tostring__')
   -- __eq only once a class in the chain defines __eq__ (see indexHooks):
@@ -134,7 +212,8 @@ function torch.class(name, parentName, module)
   for op in pairs(OPS) do
     if op ~= '__eq' then mt[op] = dispatcher(op) end
   end
-  setmetatable(mt, parent and {__index = parent} or nil)
+  isClass[mt] = true
+  setmetatable(mt, parent)
   local function new(...)
     indexHooks(mt)
     local obj = setmetatable({}, mt)
@@ -159,23 +238,11 @@ function torch.class(name, parentName, module)
     __index = mt, __newindex = mt, __metatable = mt,
     __call = function(_, ...) return new(...) end,
     __tostring = function() return name end})
+  place(name, ctor, module)
   registry[name] = mt
+  luaTRegister(name, mt)
   constructors[name] = ctor
   classOfCtor[ctor] = name
-  -- place the constructor: module.Name, or the global path 'nn.Linear'
-  local short = name:match('([^%.]+)$')
-  if module then
-    module[short] = ctor
-  else
-    local t = _G
-    local parts = {}
-    for p in name:gmatch('[^%.]+') do parts[#parts + 1] = p end
-    for i = 1, #parts - 1 do
-      t[parts[i]] = t[parts[i]] or {}
-      t = t[parts[i]]
-    end
-    t[parts[#parts]] = ctor
-  end
   return ctor, parent
 end
 
@@ -250,8 +317,9 @@ function torch.isTypeOf(obj, typeSpec)
     local n = rawget(mt, '__typename')
     if n == typeSpec then return true end
     if type(typeSpec) == 'string' and n and typeSpec:find('[%*%+%^%$%[%]]') and n:match(typeSpec) then return true end
-    local mmt = getmetatable(mt)
-    mt = mmt and rawget(mmt, '__index')
+    -- up the class chain (a C type's metatable ends it)
+    if not isClass[mt] then break end
+    mt = getmetatable(mt)
   end
   return false
 end
@@ -274,8 +342,7 @@ end
 -- parent class name of a class name, or nil
 function torch.parentname(name)
   local mt = registry[name]
-  local mmt = mt and getmetatable(mt)
-  local p = mmt and rawget(mmt, '__index')
+  local p = mt and isClass[mt] and getmetatable(mt)
   return p and rawget(p, '__typename') or nil
 end
 

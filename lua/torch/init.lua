@@ -9,6 +9,7 @@ local torch = torch
 torch._C = C
 
 require 'torch.class'
+require 'torch.include'
 
 torch.pointer = C.pointer
 torch.setnumthreads = C.setnumthreads

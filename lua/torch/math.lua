@@ -13,8 +13,9 @@ for name, f in pairs(F) do torch[name] = f end
 
 -- Number forms: Torch7 also takes plain numbers in these (torch.abs(-3),
 -- torch.sqrt(4), torch.lerp(a, b, w)); optim's line search relies on it.
--- Rounding functions give an integer when the value fits, as math.floor
--- does, so results print as Torch7 printed them.
+-- The result is always a float, as Torch7's (a C double): scripts compute
+-- step % torch.round(n / 10), which a float 0 turns into nan where an
+-- integer 0 would raise.
 -- C's round: halves away from zero (x + 0.5 would round 0.49999999999999994 up)
 local function round(x)
   if x ~= x or x == math.huge or x == -math.huge then return x end
@@ -58,7 +59,7 @@ for name, nf in pairs(NUMBER_FORMS) do
     if type(a) == 'number' then
       local b, c = ...
       local numbers = not ((nargs >= 2 and type(b) ~= 'number') or (nargs == 3 and type(c) ~= 'number'))
-      if numbers then return nf(a, ...) end
+      if numbers then return nf(a, ...) + 0.0 end
       -- torch.pow(2, x) is the tensor form: a number base, tensor exponents
       if not (torch.isTensor(b) or torch.isTensor(c)) then
         error(string.format('torch.%s: %d numbers expected, got %s', name, nargs,
@@ -76,10 +77,18 @@ for name, nf in pairs(NUMBER_FORMS) do
 end
 
 -- constructors: an optional result first, else a tensor of the default type
+-- (Torch7's dispatch: a tensor type name as the last argument picks the
+-- type instead: torch.range(1, 3, 'torch.DoubleTensor'))
 local function constructor(name)
   local method = C.methods[name]
   return function(first, ...)
     if torch.isTensor(first) then return method(first, ...) end
+    local n = select('#', ...)
+    local last = n > 0 and select(n, ...)
+    if type(last) == 'string' and torch._tensortypes[last] then
+      local args = table.pack(first, ...)
+      return method(torch[last:sub(7)](), table.unpack(args, 1, args.n - 1))
+    end
     return method(torch.Tensor(), first, ...)
   end
 end

@@ -1,4 +1,5 @@
--- Torch7 math made of other kernels: cross, renorm, histc, bhistc, mode.
+-- Torch7 math made of other kernels: cross, renorm, histc, bhistc, mode,
+-- atan2 (tensor form), match.
 -- Each takes Torch7's optional leading result: torch.cross([res,] a, b [, dim]);
 -- the methods follow Torch7 too (x:renorm(p, dim, maxnorm) works in place,
 -- x:cross(y), x:histc(), x:mode() return new tensors).
@@ -213,6 +214,11 @@ function torch.mode(...)
   if torch.isTensor(args[2]) and torch.isTensor(args[3]) then
     rv, ri = args[1], args[2]
     args = table.pack(table.unpack(args, 3, args.n))
+  elseif torch.isTensor(args[1]) and torch.isTensor(args[2]) then
+    -- one result given (Torch7's cwrap): the values when it has the
+    -- input's type, else the indices
+    if torch.typename(args[1]) == torch.typename(args[2]) then rv = args[1] else ri = args[1] end
+    args = table.pack(table.unpack(args, 2, args.n))
   end
   local x, dim = args[1], args[2]
   need_tensor(x, 'mode', 'the input')
@@ -254,5 +260,70 @@ function torch.mode(...)
   return rv, ri
 end
 define('mode', function(self, ...) return torch.mode(self, ...) end)
+
+
+-- [res] torch.atan2([res,] a, b): the angle of each point (b, a) (C's
+-- atan2(a, b)), element by element; x:atan2(y) works in place, r:atan2(a, b)
+-- writes r. Plain numbers: torch.atan2(1, 2) (lua/torch/math.lua).
+-- Per element through Lua's math.atan (C's atan2): correct, not fast.
+local numberAtan2 = torch.atan2
+function torch.atan2(...)
+  local n = select('#', ...)
+  local res, a, b = ...
+  if n <= 2 then
+    if type(res) == 'number' then return numberAtan2(...) end
+    res, a, b = nil, res, a
+  end
+  need_tensor(a, 'atan2', 'the first tensor')
+  need_floating(a, 'atan2')
+  need_tensor(b, 'atan2', 'the second tensor')
+  need(torch.typename(a) == torch.typename(b), 'atan2', 'tensors of one type expected, got %s and %s',
+       torch.typename(a), torch.typename(b))
+  need(a:nElement() == b:nElement(), 'atan2', 'tensors of the same number of elements expected, got %d and %d',
+       a:nElement(), b:nElement())
+  local out = a:clone()
+  out:map(b, function(y, x) return math.atan(y, x) end)
+  if res == nil then return out end
+  need_result(res, 'atan2', 'the result')
+  need(torch.typename(res) == torch.typename(a), 'atan2', 'result must be a %s, got %s', torch.typename(a), tname(res))
+  return res:resizeAs(a):copy(out)
+end
+define('atan2', function(self, a, b)
+  if b == nil then return torch.atan2(self, self, a) end
+  return torch.atan2(self, a, b)
+end)
+
+-- [res] torch.match([res,] m1, m2 [, gain = 1]): res[i][j] = gain *
+-- ||m1[i] - m2[j]||^2, each row of m1 and m2 flattened (Torch7's THTensor
+-- match: N1 x N2 squared distances)
+function torch.match(...)
+  local args = table.pack(...)
+  local res
+  if torch.isTensor(args[3]) then res = table.remove(args, 1); args.n = args.n - 1 end
+  local m1, m2, gain = args[1], args[2], args[3]
+  need_tensor(m1, 'match', 'm1')
+  need_tensor(m2, 'match', 'm2')
+  need_floating(m1, 'match')
+  need(torch.typename(m1) == torch.typename(m2), 'match', 'm1 and m2 of one type expected, got %s and %s',
+       torch.typename(m1), torch.typename(m2))
+  need(gain == nil or type(gain) == 'number', 'match', 'gain must be a number, got %s', tname(gain))
+  need(m1:dim() > 0 and m2:dim() > 0, 'match', 'non-empty m1 and m2 expected')
+  local n1, n2 = m1:size(1), m2:size(1)
+  local a, b = m1:contiguous():view(n1, -1), m2:contiguous():view(n2, -1)
+  need(a:size(2) == b:size(2), 'match', 'm1 and m2 must have the same inner vector dim (%d and %d)',
+       a:size(2), b:size(2))
+  local out = m1.new(n1, n2)
+  local d = m1.new()
+  for i = 1, n1 do
+    d:resizeAs(b):copy(b):mul(-1):add(a[i]:view(1, -1):expandAs(b))
+    out[i]:copy(d:cmul(d):sum(2):view(n2))
+  end
+  out:mul(gain or 1)
+  if res == nil then return out end
+  need_result(res, 'match', 'the result')
+  need(torch.typename(res) == torch.typename(m1), 'match', 'result must be a %s, got %s', torch.typename(m1), tname(res))
+  return res:resizeAs(out):copy(out)
+end
+define('match', function(self, ...) return torch.match(self, ...) end)
 
 return torch

@@ -210,7 +210,12 @@ static int l_cat(lua_State *L) {
   }
   if (!lua_isnoneornil(L, dimarg)) {
     int64_t v = th_lua_checkint(L, dimarg, "cat", "dimension");
-    if (v != -1 && maxdim > 0) dim = th_lua_checkdim(L, dimarg, maxdim, 0, "cat");
+    /* past the inputs' last dimension: new dimensions of size 1 (Torch7) */
+    if (v > TH_MAXDIM)
+      return th_lua_argerror(L, dimarg, "cat", "dimension %lld out of range (a tensor has at most %d dimensions)",
+                             (long long)v, TH_MAXDIM);
+    if (v > maxdim && maxdim > 0) dim = (int)v - 1;
+    else if (v != -1 && maxdim > 0) dim = th_lua_checkdim(L, dimarg, maxdim, 0, "cat");
   }
   if (r == NULL) {
     r = th_lua_newtensor(L, ts[0]->dtype);
@@ -226,24 +231,35 @@ static int l_cat(lua_State *L) {
 
 /* --- sort, topk, kthvalue, median --------------------------------------- */
 
-/* Leading tensors [resval [, resind],] x, then at most 'nparams' more
-   arguments. Returns the argument index just after x; results not given
-   are created by push_results once every argument has been read. */
+/* Leading tensors [resval] [resind] x, then at most 'nparams' more
+   arguments. Either result may be left out, as in Torch7's cwrap: with two
+   tensors the first is the values result when it has x's type, else the
+   indices (a LongTensor). Returns the argument index just after x; results
+   not given are created by push_results once every argument has been read. */
 static int sort_args(lua_State *L, const char *fname, int nparams, th_tensor **vals,
                      th_tensor **inds, th_tensor **x) {
   int nt = 0;
   while (nt < 3 && th_lua_totensor(L, nt + 1) != NULL) nt++;
   *x = th_lua_checktensor(L, nt > 0 ? nt : 1, fname);
-  *vals = nt >= 2 ? checksame(L, 1, *x, fname) : NULL;
-  *inds = nt == 3 ? checklong(L, 2, fname) : NULL;
+  *vals = *inds = NULL;
+  if (nt == 3) {
+    *vals = checksame(L, 1, *x, fname);
+    *inds = checklong(L, 2, fname);
+  } else if (nt == 2) {
+    if (th_lua_totensor(L, 1)->dtype == (*x)->dtype) *vals = checksame(L, 1, *x, fname);
+    else *inds = checklong(L, 1, fname);
+  }
   lua_settop(L, nt + nparams);  /* pushes land after the arguments */
   return nt + 1;
 }
 
+/* pushes the two results: the given ones (at 1, then 2 when both were
+   given), new ones for the others */
 static void push_results(lua_State *L, th_tensor **vals, th_tensor **inds, const th_tensor *x) {
+  const int both = *vals != NULL && *inds != NULL;
   if (*vals != NULL) lua_pushvalue(L, 1);
   else *vals = th_lua_newtensor(L, x->dtype);
-  if (*inds != NULL) lua_pushvalue(L, 2);
+  if (*inds != NULL) lua_pushvalue(L, both ? 2 : 1);
   else *inds = th_lua_newtensor(L, TH_LONG);
 }
 

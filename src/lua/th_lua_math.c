@@ -317,15 +317,19 @@ static int m_reduce(lua_State *L) {
 }
 
 /* max, min (upvalue: 1 for max): x:max() -> number; x:max(d) -> values,
-   indices; vals:max(idx, x, d) and torch.max(vals, idx, x, d) */
+   indices; results first, each optional as in Torch7's cwrap:
+   torch.max(vals, idx, x, d), torch.max(vals, x, d), torch.max(idx, x, d),
+   and the same as methods (vals:max(x, d): optim's adamax). With two
+   tensors, the first is the values result when it has x's type, else the
+   indices (a LongTensor). */
 static int m_maxmin(lua_State *L) {
   const int is_max = op_of(L);
   const char *fname = fname_of(L);
-  th_tensor *t, *vals, *idx;
-  int form, dim, given;
+  th_tensor *t, *vals = NULL, *idx = NULL;
+  int form, dim, src;
   strip_nils(L);
-  form = match(L, 1, "t|tn|tttn");
-  if (form < 0) return bad_args(L, fname, "[values, indices,] ", "t|tn");
+  form = match(L, 1, "t|tn|ttn|tttn");
+  if (form < 0) return bad_args(L, fname, "[values,] [indices,] ", "t|tn");
   if (form == 0) {
     th_number v;
     t = tensor(L, 1);
@@ -333,18 +337,21 @@ static int m_maxmin(lua_State *L) {
     push_number(L, t->dtype, &v);
     return 1;
   }
-  given = form == 2;
-  t = tensor(L, given ? 3 : 1);
-  dim = th_lua_checkdim(L, given ? 4 : 2, t->ndim, 0, fname);
-  if (given) {
+  src = form;  /* the input follows the results given */
+  t = tensor(L, src);
+  dim = th_lua_checkdim(L, src + 1, t->ndim, 0, fname);
+  if (form == 3) {
     vals = th_lua_checktensortype(L, 1, t->dtype, fname);
     idx = th_lua_checktensortype(L, 2, TH_LONG, fname);
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-  } else {
-    vals = th_lua_newtensor(L, t->dtype);
-    idx = th_lua_newtensor(L, TH_LONG);
+  } else if (form == 2) {
+    if (th_lua_totensor(L, 1)->dtype == t->dtype) vals = th_lua_checkresult(L, 1, t->dtype, fname);
+    else idx = th_lua_checktensortype(L, 1, TH_LONG, fname);
   }
+  lua_settop(L, src + 1);
+  if (vals != NULL) lua_pushvalue(L, 1);
+  else vals = th_lua_newtensor(L, t->dtype);
+  if (idx != NULL) lua_pushvalue(L, form == 3 ? 2 : 1);
+  else idx = th_lua_newtensor(L, TH_LONG);
   check(L, th_tensor_maxmin_dim(vals, idx, t, dim, is_max));
   return 2;
 }

@@ -212,6 +212,14 @@ static int s_pointer(lua_State *L) {
   return 1;
 }
 
+/* s:data(): the address of the first element as an opaque light userdata
+   (Torch7: an FFI pointer); torch.pointer(s:data()) is that address, the
+   same for every storage object of one memory block */
+static int s_data(lua_State *L) {
+  lua_pushlightuserdata(L, th_lua_checkstorage(L, 1, "data")->data);
+  return 1;
+}
+
 /* raw bytes in and out, for serialization: s:_bytes() -> string;
    s:_setbytes(str [, pos]) fills the whole storage from str at byte pos (1-based) */
 static int s_bytes(lua_State *L) {
@@ -246,7 +254,7 @@ static int s_refcount(lua_State *L) {
 
 static const luaL_Reg storage_methods[] = {
     {"size", s_size}, {"fill", s_fill}, {"copy", s_copy}, {"resize", s_resize},
-    {"cdata", s_pointer}, {"_bytes", s_bytes}, {"_setbytes", s_setbytes}, {"_refcount", s_refcount},
+    {"cdata", s_pointer}, {"data", s_data}, {"_bytes", s_bytes}, {"_setbytes", s_setbytes}, {"_refcount", s_refcount},
     {"__gc", s_gc}, {"__close", s_gc}, {"__index", s_index}, {"__newindex", s_newindex},
     {"__len", s_len}, {NULL, NULL}};
 

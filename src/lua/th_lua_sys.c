@@ -30,6 +30,11 @@ static int sys_pointer(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)(intptr_t)b->s);
     return 1;
   }
+  /* x:data(), x:cdata(): the address itself (NULL: an empty tensor's is 0) */
+  if (lua_type(L, 1) == LUA_TLIGHTUSERDATA) {
+    lua_pushinteger(L, (lua_Integer)(intptr_t)lua_touserdata(L, 1));
+    return 1;
+  }
   if (lua_topointer(L, 1) != NULL) {
     lua_pushinteger(L, (lua_Integer)(intptr_t)lua_topointer(L, 1));
     return 1;

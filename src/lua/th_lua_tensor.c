@@ -330,6 +330,14 @@ static int t_cdata(lua_State *L) {
   return 1;
 }
 
+/* x:data(): Torch7's pointer to the first element, as an opaque light
+   userdata (Torch7 gave an FFI pointer). Scripts use it as an identity
+   key through torch.pointer; there is no element access through it. */
+static int t_data(lua_State *L) {
+  lua_pushlightuserdata(L, th_tensor_data(th_lua_checkview(L, 1, "data")));
+  return 1;
+}
+
 /* --- copy, fill, resize ------------------------------------------------- */
 
 static int t_copy(lua_State *L) {
@@ -847,7 +855,7 @@ static const luaL_Reg tensor_methods[] = {
     {"size", t_size}, {"stride", t_stride}, {"dim", t_dim}, {"nDimension", t_dim},
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
-    {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata},
+    {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata}, {"data", t_data},
     {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},

@@ -448,6 +448,9 @@ int th_tensor_cat(th_tensor *r, int n, const th_tensor *const *ts, int dim) {
     return TH_OK;
   }
   if (dim == -1) dim = maxdim - 1;
+  /* Torch7's catArray: a dimension past the inputs' last adds dimensions
+     of size 1 (two 3x3 along 3 make 3x3x2) */
+  if (dim >= maxdim && dim < TH_MAXDIM) maxdim = dim + 1;
   if (dim < 0 || dim >= maxdim)
     return th_error_set("dimension %d out of range for tensors of at most %d dimensions", dim + 1,
                         maxdim);
