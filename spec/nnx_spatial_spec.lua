@@ -49,6 +49,18 @@ describe('nn.SpatialReSampling', function()
     jacobianOK(nn.SpatialReSampling{owidth = 5, oheight = 6}, torch.rand(2, 2, 3, 4))
   end)
 
+  it('sizes backward from gradOutput, as Torch7 did (dpnn SpatialGlimpse runs it without forward)', function()
+    torch.manualSeed(4)
+    local x, g = torch.rand(1, 2, 8, 8), torch.rand(1, 2, 4, 4)
+    local ref = nn.SpatialReSampling{oheight = 4, owidth = 4}
+    ref:forward(x)
+    local want = ref:updateGradInput(x, g):clone()
+    local other = nn.SpatialReSampling{oheight = 8, owidth = 8}
+    local got = other:updateGradInput(x, g)
+    assert.are.same({1, 2, 8, 8}, got:size():totable())
+    assert.are.equal(0, (got - want):abs():max())
+  end)
+
   it('names what is wrong', function()
     fails('owidth or rwidth', function() nn.SpatialReSampling{oheight = 2} end)
     fails('3D (C x H x W) or 4D', function() nn.SpatialReSampling{owidth = 2, oheight = 2}:forward(torch.rand(4)) end)

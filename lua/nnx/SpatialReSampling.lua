@@ -21,7 +21,10 @@ function SpatialReSampling:__init(...)
   end
 end
 
-function SpatialReSampling:_sizes(input)
+-- the output size: from gradOutput in backward (Torch7's kernel read it
+-- there: dpnn's SpatialGlimpse runs backward alone, with another size than
+-- the module's own), else from owidth/oheight or the ratios
+function SpatialReSampling:_sizes(input, gradOutput)
   if input:dim() ~= 3 and input:dim() ~= 4 then
     error(string.format('nn.SpatialReSampling: 3D (C x H x W) or 4D (N x C x H x W) input expected, got %dD',
                         input:dim()), 3)
@@ -30,6 +33,13 @@ function SpatialReSampling:_sizes(input)
   local ih, iw = input:size(ydim), input:size(ydim + 1)
   local oh = math.floor(self.oheight or self.rheight * ih)
   local ow = math.floor(self.owidth or self.rwidth * iw)
+  if gradOutput then
+    if gradOutput:dim() ~= input:dim() then
+      error(string.format('nn.SpatialReSampling: gradOutput of %dD expected (as the input), got %dD',
+                          input:dim(), gradOutput:dim()), 3)
+    end
+    oh, ow = gradOutput:size(ydim), gradOutput:size(ydim + 1)
+  end
   if oh < 1 or ow < 1 then
     error(string.format('nn.SpatialReSampling: output size %dx%d is empty (input %dx%d)', oh, ow, ih, iw), 3)
   end
@@ -46,7 +56,7 @@ function SpatialReSampling:updateOutput(input)
 end
 
 function SpatialReSampling:updateGradInput(input, gradOutput)
-  local ydim = self:_sizes(input)
+  local ydim = self:_sizes(input, gradOutput)
   return resample.backward2d(self, self.gradInput, input, gradOutput, ydim, ydim + 1, self._ytaps, self._xtaps)
 end
 
