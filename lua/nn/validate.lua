@@ -19,6 +19,21 @@
 -- Every module also gets the generic checks: 'output' and 'gradInput' are
 -- tensors or tables of them, and parameters() works and returns tensors
 -- whose gradients (when not empty) have the parameters' sizes.
+--
+-- Lenient where Torch7 was (docs/compat.md, 'What torch.load accepts'): a
+-- file refused here is one that would crash or compute wrong numbers later,
+-- never one Torch7's own code reads and runs. So before the checks a loaded
+-- module is completed as Torch7's modules completed themselves:
+-- - 'defaults[class]': fields old files lack, filled as Torch7's
+--   backCompatibility/read did (padW = 0, running_var from running_std...);
+-- - 'output' and 'gradInput' are nobody's requirement: a custom class
+--   whose __init never called its parent's has neither (torch-rnn's
+--   nn.LanguageModel). Where a missing one would be indexed by nn's own
+--   method, an empty one (a tensor of the module's type, or a table for
+--   the classes in 'tableOutput'/'tableGradInput') is made at load, as
+--   `self.x = self.x or input.new()` would; the classes in 'nilGradInput'
+--   keep gradInput = nil, which there means "do not compute it" (Torch7's
+--   `if self.gradInput then`, fb.resnet.torch's first layer).
 local torch = torch
 local sformat = string.format
 
@@ -120,20 +135,16 @@ for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable S
   if not name:find('?', 1, true) then V.tensorIO['nn.' .. name] = true end
 end
 
-local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH', 'padW', 'padH'}}
+-- (padW and padH: old files lack them, Torch7 read them as 0: 'defaults')
+local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH'}}
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
 
 V.classes = {
-  ['nn.Module'] = {need = {'output', 'gradInput'}},
-  -- nngraph's gModule makes them lazily ('optional' drops a parent's need)
-  ['nn.gModule'] = {optional = {'output', 'gradInput'}},
   -- a module whose output is a criterion's loss (a number)
   ['nn.CriterionTable'] = {kinds = {output = false}},
-  -- a container's gradInput is a child's, nil when the first child is a
-  -- gModule before its first backward (Torch7 loads it; backward sets it)
-  ['nn.Container'] = {need = {'modules'}, optional = {'gradInput'}},
-  ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
-  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
+  ['nn.Container'] = {need = {'modules'}},
+  ['nn.Concat'] = {need = {'dimension'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
+  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension'},
                      kinds = {inputDimension = 'count', outputDimension = 'count', output = 'tensor',
                               gradInput = 'tensor'}},
   ['nn.Decorator'] = {need = {'modules'}},
@@ -200,7 +211,7 @@ V.classes = {
   ['nn.SpatialAveragePooling'] = pool2,
   ['nn.SpatialCrossMapLRN'] = {need = {'size', 'alpha', 'beta', 'k'},
     kinds = {size = 'count', alpha = 'number', beta = 'number', k = 'number'}},
-  ['nn.Dropout'] = {need = {'p', 'noise'}, kinds = {p = 'probability', noise = 'tensor'}},
+  ['nn.Dropout'] = {need = {'p'}, kinds = {p = 'probability', noise = 'tensor'}},
   ['nn.View'] = {need = {'size'}, kinds = {size = 'longstorage', numElements = 'integer'}},
   ['nn.Reshape'] = {need = {'size', 'nelement', 'batchsize'},
     kinds = {size = 'longstorage', batchsize = 'longstorage', nelement = 'size'}},
@@ -216,11 +227,11 @@ V.classes = {
   ['nn.SplitTable'] = {need = {'dimension'}},
   ['nn.Select'] = {need = {'dimension', 'index'}, kinds = {index = 'integer'}},
   ['nn.Narrow'] = {need = {'dimension', 'index', 'length'}, kinds = {index = 'integer', length = 'integer'}},
-  ['nn.Replicate'] = {need = {'nfeatures', 'dim'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
+  ['nn.Replicate'] = {need = {'nfeatures'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
   ['nn.Padding'] = {need = {'dim', 'pad', 'value', 'index'},
     kinds = {dim = 'integer', pad = 'integer', value = 'number', index = 'integer', nInputDim = 'integer'}},
   ['nn.Power'] = {need = {'pow'}, kinds = {pow = 'number'}},
-  ['nn.HardTanh'] = {need = {'min_val', 'max_val'}, kinds = {min_val = 'number', max_val = 'number'}},
+  ['nn.HardTanh'] = {kinds = {min_val = 'number', max_val = 'number'}},
   ['nn.ELU'] = {need = {'alpha'}, kinds = {alpha = 'number'}},
   ['nn.LeakyReLU'] = {need = {'negval'}, kinds = {negval = 'number'}},
   ['nn.SoftPlus'] = {need = {'beta', 'threshold'}, kinds = {beta = 'number'}},
@@ -232,7 +243,7 @@ V.classes = {
   ['nn.NarrowTable'] = {need = {'offset', 'length'}, kinds = {offset = 'integer', length = 'integer'}},
   ['nn.SoftShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
   ['nn.HardShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
-  ['nn.RReLU'] = {need = {'lower', 'upper', 'noise'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
+  ['nn.RReLU'] = {need = {'lower', 'upper'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
   ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
   ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
   ['nn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
@@ -240,6 +251,71 @@ V.classes = {
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
     shapes = {{'v', '*', '*'}, {'weight', 'v:1', 'v:2'}, {'g', 'v:1', 1}, {'bias', 'v:1'}}},
 }
+
+-- fields files written by older Torch7 versions lack, filled at load as
+-- Torch7's backCompatibility()/read() filled them (a value, or
+-- function(m) returning it; nil leaves the field missing)
+local function zero() return 0 end
+local pad2 = {padW = zero, padH = zero}
+V.defaults = {
+  -- Torch7's SpatialConvolution: an old 'padding' gives both, else 0
+  ['nn.SpatialConvolution'] = {padW = function(m) return math.tointeger(m.padding) or 0 end,
+                               padH = function(m) return math.tointeger(m.padding) or 0 end},
+  ['nn.SpatialFullConvolution'] = {padW = zero, padH = zero, adjW = zero, adjH = zero},
+  ['nn.SpatialDepthWiseConvolution'] = pad2,
+  ['nn.SpatialConvolutionLocal'] = pad2,
+  ['nn.SpatialMaxPooling'] = {padW = zero, padH = zero, ceil_mode = false},
+  ['nn.SpatialAveragePooling'] = {padW = zero, padH = zero, ceil_mode = false, count_include_pad = true},
+  ['nn.VolumetricFullConvolution'] = {padW = function(m) return m.pW or 0 end, padH = function(m) return m.pH or 0 end,
+                                      padT = function(m) return m.pT or 0 end, adjW = zero, adjH = zero, adjT = zero},
+  ['nn.VolumetricMaxPooling'] = {ceil_mode = false},
+  -- files before version 2 kept running_std = 1/sqrt(var + eps)
+  ['nn.BatchNormalization'] = {running_var = function(m)
+    local s, eps = m.running_std, m.eps
+    if not torch.isTensor(s) or type(eps) ~= 'number' then return nil end
+    return s.new():resizeAs(s):copy(s):pow(-2):add(-eps)
+  end},
+  ['nn.HardTanh'] = {min_val = -1, max_val = 1},
+  ['nn.Replicate'] = {dim = 1},
+  ['nn.Threshold'] = {inplace = false},
+  ['nn.LookupTable'] = {shouldScaleGradByFreq = false},
+  ['nn.GradientReversal'] = {lambda = 1},
+  ['nn.Sqrt'] = {eps = zero},
+  -- buffers Torch7 made in the constructor: a file without them runs
+  ['nn.Dropout'] = {noise = function(m) return V.emptyTensor(m) end},
+  ['nn.RReLU'] = {noise = function(m) return V.emptyTensor(m) end},
+}
+
+-- classes (and subclasses) whose updateGradInput computes nothing and
+-- returns nil when gradInput is nil, as Torch7's did (`if self.gradInput
+-- then`; BatchNormalization through THNN's NULL gradInput); their
+-- accGradParameters works as with it. Saved so, they load so.
+V.nilGradInput = {}
+for name in ([[Linear Add CAdd CMul Bilinear Cosine Euclidean WeightedEuclidean MulConstant PartialLinear
+  LookupTable SpatialAveragePooling SpatialConvolution SpatialConvolutionLocal SpatialDepthWiseConvolution
+  SpatialFullConvolution SpatialSubSampling SpatialConvolutionMap SpatialFullConvolutionMap
+  TemporalConvolution TemporalSubSampling TemporalRowConvolution TemporalMaxPooling TemporalDynamicKMaxPooling
+  VolumetricConvolution VolumetricFullConvolution BatchNormalization SplitTable]]):gmatch('%w+') do
+  V.nilGradInput['nn.' .. name] = true
+end
+
+-- classes whose constructor makes output / gradInput a table (a missing
+-- one is made a table again); every other nn class gets a tensor
+V.tableOutput, V.tableGradInput = {}, {}
+for name in ([[CAddTensorTable ConcatTable FlattenTable MapTable NarrowTable ParallelTable SelectTable
+  SplitTable ZipTable ZipTableOneToMany]]):gmatch('%w+') do
+  V.tableOutput['nn.' .. name] = true
+end
+for name in ([[CAddTable CAddTensorTable CDivTable CMaxTable CMinTable CMulTable CSubTable ConcatTable
+  FlattenTable Index IndexLinear JoinTable MapTable MaskedSelect MixtureTable NarrowTable PairwiseDistance
+  ParallelTable SelectTable SparseLinear ZipTable ZipTableOneToMany]]):gmatch('%w+') do
+  V.tableGradInput['nn.' .. name] = true
+end
+
+-- classes whose output and gradInput are their children's, assigned at
+-- each pass: nil until then (an nn.Sequential starting with an nngraph
+-- gModule, or with a module whose gradInput is nil) and left so
+V.routes = {['nn.Sequential'] = true, ['nn.Decorator'] = true, ['nn.gModule'] = true}
 
 -- --- the check --------------------------------------------------------------
 
@@ -253,9 +329,14 @@ local function rulesOf(cname)
     table.insert(chain, 1, c)
     c = torch.parentname(c)
   end
-  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}}
+  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}, defaults = {}}
   for _, c2 in ipairs(chain) do
     if V.tensorIO[c2] then r.tensorIO = true end
+    if V.nilGradInput[c2] then r.nilGradInput = true end
+    if V.tableOutput[c2] then r.tableOutput = true end
+    if V.tableGradInput[c2] then r.tableGradInput = true end
+    if V.routes[c2] then r.routes = true end
+    for k, v in pairs(V.defaults[c2] or {}) do r.defaults[k] = v end
   end
   for k, kind in pairs(V.fields) do r.kinds[k] = kind end
   for _, c2 in ipairs(chain) do
@@ -379,17 +460,77 @@ local function checkParameters(m, cname)
   end
 end
 
--- raises "<class>: field '<name>' <what was wrong>" for a bad module
+-- --- completing a loaded module --------------------------------------------
+
+-- where nn's own code lives: a method defined there indexes the fields
+-- the constructor made; nn.Module's base methods only return them
+local nnroot = debug.getinfo(1, 'S').source:match('^@(.*/)[^/]*$')
+local base = {}
+
+local function nnMethod(fn)
+  if type(fn) ~= 'function' or not nnroot then return false end
+  if base[fn] == nil then
+    local src = debug.getinfo(fn, 'S').source
+    base[fn] = src:sub(1, #nnroot + 1) == '@' .. nnroot
+  end
+  return base[fn]
+end
+
+-- the tensor type a re-made output/gradInput takes: the module's _type,
+-- else its weight's, else the default
+local function tensorType(m)
+  local t = rawget(m, '_type')
+  if type(t) == 'string' and t:match('^torch%.%w+Tensor$') and torch.getmetatable(t) then return t end
+  local w = rawget(m, 'weight')
+  if torch.isTensor(w) then return torch.typename(w) end
+  return torch.getdefaulttensortype()
+end
+
+-- an empty tensor of the module's type
+function V.emptyTensor(m)
+  return torch.getmetatable(tensorType(m)).new()
+end
+
+-- makes a missing output / gradInput that the class's own method needs
+local function remake(m, r, f, method, asTable)
+  if rawget(m, f) ~= nil or r.routes then return end
+  local mt = getmetatable(m)
+  local fn = mt and mt[method]
+  local Module = torch.getmetatable('nn.Module')
+  if not nnMethod(fn) or fn == Module[method] then return end   -- a user's method, or one that only returns it
+  if asTable then
+    m[f] = {}
+  else
+    m[f] = V.emptyTensor(m)
+  end
+end
+
+-- fills what Torch7 read as optional (V.defaults), and the output and
+-- gradInput nn's methods need (see the top of this file)
+local function complete(m, r)
+  for f, d in pairs(r.defaults) do
+    if rawget(m, f) == nil then
+      local v = d
+      if type(d) == 'function' then v = d(m) end
+      if v ~= nil then m[f] = v end
+    end
+  end
+  remake(m, r, 'output', 'updateOutput', r.tableOutput)
+  if not r.nilGradInput then remake(m, r, 'gradInput', 'updateGradInput', r.tableGradInput) end
+end
+
+-- raises "<class>: field '<name>' <what was wrong>" for a bad module;
+-- completes first what Torch7 treated as optional
 function V.check(m)
   local cname = torch.typename(m) or 'nn.Module'
   local r = rulesOf(cname)
+  complete(m, r)
   for f in pairs(r.need) do
     if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
   end
   if r.tensorIO then
     for _, f in ipairs({'output', 'gradInput'}) do
       local v = rawget(m, f)
-      if v == nil and r.need[f] then fail(cname, f, 'is missing') end
       if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
     end
   end
