@@ -154,7 +154,8 @@ V.classes = {
   ['nn.Euclidean'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
   ['nn.WeightedEuclidean'] = {need = {'weight', 'diagCov'}, kinds = {diagCov = 'tensor'},
                               shapes = {{'weight', '*', '*'}, {'diagCov', 'weight:1', 'weight:2'}}},
-  ['nn.LookupTable'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
+  -- accUpdateOnly() drops gradWeight (Torch7's way to save memory): saved so, it loads so
+  ['nn.LookupTable'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}, gradientsOptional = true},
   ['nn.SparseLinear'] = {need = {'weight', 'bias'}, shapes = {{'weight', '*', '*'}, {'bias', 'weight:1'}}},
   ['nn.PReLU'] = {need = {'weight', 'nOutputPlane'}, kinds = {nOutputPlane = 'size'},
                   shapes = {{'weight', function(m) return math.max(m.nOutputPlane, 1) end}}},
@@ -273,6 +274,7 @@ V.defaults = {
   ['nn.BatchNormalization'] = {running_var = function(m)
     local s, eps = m.running_std, m.eps
     if not torch.isTensor(s) or type(eps) ~= 'number' then return nil end
+    m.running_std = nil   -- (Torch7's read dropped it)
     return s.new():resizeAs(s):copy(s):pow(-2):add(-eps)
   end},
   ['nn.HardTanh'] = {min_val = -1, max_val = 1},
@@ -329,7 +331,7 @@ local function rulesOf(cname)
     table.insert(chain, 1, c)
     c = torch.parentname(c)
   end
-  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}, defaults = {}}
+  r = {kinds = {}, classKinds = {}, need = {}, shapes = {}, shapeAt = {}, defaults = {}}
   for _, c2 in ipairs(chain) do
     if V.tensorIO[c2] then r.tensorIO = true end
     if V.nilGradInput[c2] then r.nilGradInput = true end
@@ -342,8 +344,12 @@ local function rulesOf(cname)
   for _, c2 in ipairs(chain) do
     local e = V.classes[c2]
     if e then
-      for k, kind in pairs(e.kinds or {}) do r.kinds[k] = kind or nil end
+      for k, kind in pairs(e.kinds or {}) do
+        r.kinds[k] = kind or nil
+        r.classKinds[k] = kind or nil
+      end
       for _, f in ipairs(e.need or {}) do r.need[f] = true end
+      if e.gradientsOptional then r.gradientsOptional = true end
       for _, f in ipairs(e.optional or {}) do r.need[f] = nil end
       for _, s in ipairs(e.shapes or {}) do
         -- in declaration order (weight before bias), a subclass's rule in its parent's place
@@ -428,7 +434,9 @@ local function rowBlock(m, g, w)
   return false
 end
 
-local function checkParameters(m, cname)
+-- grads: whether the class's accGradParameters is nn's own (which needs
+-- a gradient wherever there is a parameter)
+local function checkParameters(m, cname, grads)
   local ok, ws, gs = pcall(m.parameters, m)
   if not ok then
     error(sformat('%s: parameters() failed on the loaded fields: %s', cname, tostring(ws)), 0)
@@ -443,7 +451,7 @@ local function checkParameters(m, cname)
       error(sformat('%s: parameter %s is %s, expected a tensor', cname, tostring(i), what(w)), 0)
     end
     local g = gs and gs[i]
-    if g == nil and gs then
+    if g == nil and gs and grads then
       -- weight without gradWeight: backward would index nil
       for f, gf in pairs(V.gradients) do
         if rawequal(m[f], w) then fail(cname, gf, 'is missing (%s is there)', f) end
@@ -462,18 +470,32 @@ end
 
 -- --- completing a loaded module --------------------------------------------
 
--- where nn's own code lives: a method defined there indexes the fields
--- the constructor made; nn.Module's base methods only return them
-local nnroot = debug.getinfo(1, 'S').source:match('^@(.*/)[^/]*$')
-local base = {}
+-- where the project's module classes live (nn, nngraph): a method defined
+-- there indexes the fields its constructor made. A class whose forward is
+-- somebody else's (a user's module, a third-party package's) is checked
+-- only by the rules of the classes it derives from (V.classes): Torch7
+-- loaded anything, and what its own code needs is unknown here.
+local luaroot = debug.getinfo(1, 'S').source:match('^@(.*/)nn/[^/]*$')
+V.packages = {'nn', 'nngraph'}
+local own = setmetatable({}, {__mode = 'k'})
 
 local function nnMethod(fn)
-  if type(fn) ~= 'function' or not nnroot then return false end
-  if base[fn] == nil then
+  if type(fn) ~= 'function' or not luaroot then return false end
+  if own[fn] == nil then
     local src = debug.getinfo(fn, 'S').source
-    base[fn] = src:sub(1, #nnroot + 1) == '@' .. nnroot
+    own[fn] = false
+    for _, pkg in ipairs(V.packages) do
+      local dir = '@' .. luaroot .. pkg .. '/'
+      if src:sub(1, #dir) == dir then own[fn] = true end
+    end
   end
-  return base[fn]
+  return own[fn]
+end
+
+-- whether the module runs the project's own forward (or its class has
+-- rules of its own): then every rule applies
+local function strict(cname, mt)
+  return V.classes[cname] ~= nil or V.tensorIO[cname] or nnMethod(mt and mt.updateOutput)
 end
 
 -- the tensor type a re-made output/gradInput takes: the module's _type,
@@ -524,17 +546,19 @@ end
 function V.check(m)
   local cname = torch.typename(m) or 'nn.Module'
   local r = rulesOf(cname)
+  local mt = getmetatable(m)
+  local all = strict(cname, mt)
   complete(m, r)
   for f in pairs(r.need) do
     if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
   end
-  if r.tensorIO then
+  if r.tensorIO and all then
     for _, f in ipairs({'output', 'gradInput'}) do
       local v = rawget(m, f)
       if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
     end
   end
-  for f, kind in pairs(r.kinds) do
+  for f, kind in pairs(all and r.kinds or r.classKinds) do
     local v = rawget(m, f)
     if v ~= nil then
       local k = V.kinds[kind]
@@ -542,14 +566,17 @@ function V.check(m)
     end
   end
   -- a loaded field must not hide a method of the class (forward = 5)
-  local mt = getmetatable(m)
   for k, v in pairs(m) do
     if type(k) == 'string' and type(v) ~= 'function' and type(mt[k]) == 'function' then
       fail(cname, k, 'is %s and hides the method of that name', what(v))
     end
   end
   for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end
-  checkParameters(m, cname)
+  -- (a user's class may keep in its fields what it likes, and its
+  -- parameters() may need what only its forward makes)
+  if all then
+    checkParameters(m, cname, nnMethod(mt.accGradParameters) and not r.gradientsOptional)
+  end
   return true
 end
 
