@@ -283,6 +283,16 @@ V.defaults = {
   ['nn.LookupTable'] = {shouldScaleGradByFreq = false},
   ['nn.GradientReversal'] = {lambda = 1},
   ['nn.Sqrt'] = {eps = zero},
+  -- nn.View keeps the product of its sizes (-1 left out): derived from 'size'
+  ['nn.View'] = {numElements = function(m)
+    local size = m.size
+    if torch.typename(size) ~= 'torch.LongStorage' then return nil end
+    local n = 1
+    for i = 1, #size do
+      if size[i] ~= -1 then n = n * size[i] end
+    end
+    return n
+  end},
   -- buffers Torch7 made in the constructor: a file without them runs
   ['nn.Dropout'] = {noise = function(m) return V.emptyTensor(m) end},
   ['nn.RReLU'] = {noise = function(m) return V.emptyTensor(m) end},
