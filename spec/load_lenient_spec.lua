@@ -249,7 +249,7 @@ describe('lenient loading', function()
     assert.are.equal(12, back:forward(torch.Tensor({1, 2, 3})))
   end)
 
-  for _, mode in ipairs({'binary', 'ascii'}) do
+  for _, mode in ipairs({'binary', 'ascii', 'b32'}) do
     it('an nn.Sequential holding an nn.gModule after one forward loads and runs (' .. mode .. ')', function()
       torch.manualSeed(9)
       local i1 = nn.Identity()()
@@ -271,8 +271,10 @@ describe('lenient loading', function()
       local _, gb = back:parameters()
       sameTensors(ga, gb, 'gradient')
       -- and through torch.serialize's strings too
-      local s = torch.deserialize(torch.serialize(net, mode), mode)
-      assert.is_true(s:forward(x):equal(y))
+      if mode ~= 'b32' then
+        local s = torch.deserialize(torch.serialize(net, mode), mode)
+        assert.is_true(s:forward(x):equal(y))
+      end
     end)
   end
 
