@@ -19,7 +19,15 @@ end
 
 describe('load validation', function()
   -- class, constructor, damage, expected message (plain text, after 'corrupt at byte N: ')
+  require 'nngraph'
+  local function graph()
+    local i = nn.Identity()()
+    return nn.gModule({i}, {nn.Linear(2, 2)(i)})
+  end
   local cases = {
+    {'nn.gModule', graph, function(m) m.innode = nil end, "nn.gModule: field 'innode' is missing"},
+    {'nn.gModule', graph, function(m) m.forwardnodes = {1} end,
+     "nn.gModule: field 'forwardnodes' is table, expected a list of nngraph.Node"},
     {'nn.Linear', function() return nn.Linear(3, 2) end, function(m) m.weight = nil end,
      "nn.Linear: field 'weight' is missing"},
     {'nn.Linear', function() return nn.Linear(3, 2) end, function(m) m.bias = torch.Tensor(5) end,

@@ -83,6 +83,15 @@ V.kinds = {
     end
     return true
   end, 'a list of nn.Module'},
+  node = {function(v) return torch.typename(v) == 'nngraph.Node' end, 'an nngraph.Node'},
+  nodes = {function(v)
+    if type(v) ~= 'table' or torch.typename(v) then return false end
+    local n = #v
+    for k, x in pairs(v) do
+      if math.type(k) ~= 'integer' or k < 1 or k > n or torch.typename(x) ~= 'nngraph.Node' then return false end
+    end
+    return true
+  end, 'a list of nngraph.Node'},
   probability = {function(v) return type(v) == 'number' and v >= 0 and v < 1 end, 'a number in [0, 1)'},
   -- nn.Transpose: a list of {dim1, dim2} pairs of positive integers
   permutations = {function(v)
@@ -140,6 +149,10 @@ local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW'
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
 
 V.classes = {
+  -- nngraph: the graph's entry, exit and orders its passes walk (the nodes'
+  -- own fields are not checked yet)
+  ['nn.gModule'] = {need = {'innode', 'outnode', 'forwardnodes', 'backwardnodes'},
+                    kinds = {innode = 'node', outnode = 'node', forwardnodes = 'nodes', backwardnodes = 'nodes'}},
   -- a module whose output is a criterion's loss (a number)
   ['nn.CriterionTable'] = {kinds = {output = false}},
   ['nn.Container'] = {need = {'modules'}},
