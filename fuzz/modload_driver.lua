@@ -51,6 +51,13 @@ local function fixtures()
     :add(nn.CAddTable(true)):add(nn.ReLU(true)):add(nn.SpatialAveragePooling(4, 4)):add(nn.View(2)):add(nn.Linear(2, 2))
   res:get(1).gradInput = nil
   add(res, torch.randn(2, 1, 4, 4))
+  -- an nngraph gModule inside a Sequential, saved after a forward
+  require 'nngraph'
+  local gi = nn.Identity()()
+  local g = nn.gModule({gi}, {nn.Linear(3, 2)(nn.Tanh()(nn.Linear(3, 3)(gi)))})
+  local gs = nn.Sequential():add(g):add(nn.LogSoftMax())
+  gs:forward(torch.randn(2, 3))
+  add(gs, torch.randn(2, 3))
   for _, f in ipairs(list) do
     f.bytes = torch.serialize(f.net)
     f.net = nil

@@ -152,7 +152,9 @@ V.classes = {
   -- nngraph: the graph's entry, exit and orders its passes walk (the nodes'
   -- own fields are not checked yet)
   ['nn.gModule'] = {need = {'innode', 'outnode', 'forwardnodes', 'backwardnodes'},
-                    kinds = {innode = 'node', outnode = 'node', forwardnodes = 'nodes', backwardnodes = 'nodes'}},
+                    kinds = {innode = 'node', outnode = 'node', forwardnodes = 'nodes', backwardnodes = 'nodes',
+                             nInputs = 'count'},
+                    check = function(m, cname) return V.checkGraph(m, cname) end},
   -- a module whose output is a criterion's loss (a number)
   ['nn.CriterionTable'] = {kinds = {output = false}},
   ['nn.Container'] = {need = {'modules'}},
@@ -296,6 +298,17 @@ V.defaults = {
   ['nn.LookupTable'] = {shouldScaleGradByFreq = false},
   ['nn.GradientReversal'] = {lambda = 1},
   ['nn.Sqrt'] = {eps = zero},
+  -- nngraph before gModule was a Container kept no 'modules': its nodes' (as its __postinit makes them)
+  ['nn.gModule'] = {modules = function(m)
+    local list = m.forwardnodes
+    if type(list) ~= 'table' or torch.typename(list) then return nil end
+    local mods = {}
+    for _, node in ipairs(list) do
+      local d = type(node) == 'table' and rawget(node, 'data')
+      if type(d) == 'table' and isModule(d.module) then mods[#mods + 1] = d.module end
+    end
+    return mods
+  end},
   -- nn.View keeps the product of its sizes (-1 left out): derived from 'size'
   ['nn.View'] = {numElements = function(m)
     local size = m.size
@@ -342,6 +355,117 @@ end
 -- gModule, or with a module whose gradInput is nil) and left so
 V.routes = {['nn.Sequential'] = true, ['nn.Decorator'] = true, ['nn.gModule'] = true}
 
+-- --- nngraph's graph ---------------------------------------------------------
+-- What gModule's passes walk: forwardnodes in an order where every node's
+-- inputs come before it (innode first), each sending its output to its
+-- children into the slot their mapindex gives; backwardnodes the same from
+-- outnode, each child getting a gradient before its turn. A graph that
+-- breaks this would index nil inside the passes.
+local function isPlain(v) return type(v) == 'table' and not torch.typename(v) end
+
+function V.checkGraph(m, cname)
+  local function bad(field, fmt, ...)
+    error(sformat('%s: field \'%s\' ', cname, field) .. sformat(fmt, ...), 0)
+  end
+  -- (graph.Node's children also map each child to its position)
+  local function nodeKind(v)
+    if not isPlain(v) then return false end
+    for i = 1, #v do
+      if torch.typename(v[i]) ~= 'nngraph.Node' then return false end
+    end
+    return true
+  end
+  local function checkNode(node, field, i)
+    local d = rawget(node, 'data')
+    if not isPlain(d) then bad(field, 'node %d has no data table', i) end
+    if not nodeKind(rawget(node, 'children') or false) then bad(field, 'node %d has no list of children', i) end
+    if d.module ~= nil and not isModule(d.module) then bad(field, 'node %d holds %s, expected an nn.Module', i, what(d.module)) end
+    if rawequal(d.module, m) then bad(field, 'node %d holds the gModule itself', i) end
+    if not isPlain(d.mapindex) then bad(field, 'node %d has no mapindex table', i) end
+    if d.annotations == nil then d.annotations = {} end
+    if not isPlain(d.annotations) then bad(field, 'node %d has annotations of %s', i, what(d.annotations)) end
+    for _, k in ipairs({'selectindex', 'nSplitOutputs'}) do
+      if d[k] ~= nil and not V.kinds.count[1](d[k]) then bad(field, 'node %d has %s = %s', i, k, what(d[k])) end
+    end
+    for _, k in ipairs({'input', 'gradOutput'}) do
+      if d[k] ~= nil and not isPlain(d[k]) then bad(field, 'node %d has %s = %s', i, k, what(d[k])) end
+    end
+  end
+  local F, B = m.forwardnodes, m.backwardnodes
+  local inF = {}
+  for i, node in ipairs(F) do
+    checkNode(node, 'forwardnodes', i)
+    if inF[node.data] then bad('forwardnodes', 'node %d appears twice', i) end
+    inF[node.data] = i
+  end
+  for i, node in ipairs(B) do checkNode(node, 'backwardnodes', i) end
+  if not rawequal(F[1], m.innode) then bad('innode', 'is not the first of forwardnodes') end
+  if not rawequal(B[1], m.outnode) then bad('outnode', 'is not the first of backwardnodes') end
+  if not inF[m.outnode.data] then bad('outnode', 'is not in forwardnodes') end
+  -- forward: children later, each slot of each node filled once, 1..n
+  local slots = {}
+  for i, node in ipairs(F) do
+    for _, child in ipairs(node.children) do
+      local j = inF[child.data]
+      if not j or j <= i then bad('forwardnodes', 'node %d feeds a node not after it', i) end
+      local slot = child.data.mapindex[node.data]
+      if math.tointeger(slot) == nil or slot < 1 then bad('forwardnodes', 'node %d has no input slot in node %d', i, j) end
+      slots[j] = slots[j] or {}
+      if slots[j][slot] then bad('forwardnodes', 'node %d gets input %d twice', j, slot) end
+      slots[j][slot] = true
+    end
+  end
+  for j = 2, #F do
+    local got = slots[j] or {}
+    local n = 0
+    for _ in pairs(got) do n = n + 1 end
+    if n == 0 or #got ~= n then bad('forwardnodes', 'node %d gets its inputs from no earlier node or with a gap', j) end
+  end
+  -- backward: children later, every node after the first reached, the same nodes as forward
+  local inB, reached = {}, {[1] = true}
+  for i, node in ipairs(B) do
+    if not inF[node.data] then bad('backwardnodes', 'node %d is not in forwardnodes', i) end
+    if inB[node.data] then bad('backwardnodes', 'node %d appears twice', i) end
+    inB[node.data] = i
+  end
+  for i, node in ipairs(B) do
+    if not reached[i] then bad('backwardnodes', 'node %d gets no gradient from an earlier node', i) end
+    local d = node.data
+    if d.selectindex and #node.children == 0 then bad('backwardnodes', 'split node %d has no input', i) end
+    for _, child in ipairs(node.children) do
+      local j = inB[child.data]
+      if not j or j <= i then bad('backwardnodes', 'node %d sends to a node not after it', i) end
+      if #node.children > 1 and not d.selectindex and math.tointeger(d.mapindex[child.data]) == nil then
+        bad('backwardnodes', 'node %d has no slot for input node %d', i, j)
+      end
+      reached[j] = true
+    end
+  end
+  if not inB[m.innode.data] or inB[m.innode.data] == 1 then bad('innode', 'gets no gradient in backwardnodes') end
+end
+
+-- whether m is among the modules inside it (a module's 'modules', a
+-- decorator's 'module', a gModule's nodes are listed in its 'modules')
+function V.containsItself(m)
+  local seen = {}
+  local function walk(x, depth)
+    if type(x) ~= 'table' or seen[x] or depth > 20000 then return false end
+    seen[x] = true
+    for _, f in ipairs({'modules', 'module'}) do
+      local v = rawget(x, f)
+      if isModule(v) then
+        if rawequal(v, m) or walk(v, depth + 1) then return true end
+      elseif isPlain(v) then
+        for _, c in ipairs(v) do
+          if rawequal(c, m) or (isModule(c) and walk(c, depth + 1)) then return true end
+        end
+      end
+    end
+    return false
+  end
+  return walk(m, 0)
+end
+
 -- --- the check --------------------------------------------------------------
 
 -- the merged rules of a class: its parents' first, its own win
@@ -373,6 +497,7 @@ local function rulesOf(cname)
       end
       for _, f in ipairs(e.need or {}) do r.need[f] = true end
       if e.gradientsOptional then r.gradientsOptional = true end
+      if e.check then r.checks = r.checks or {}; r.checks[#r.checks + 1] = e.check end
       for _, f in ipairs(e.optional or {}) do r.need[f] = nil end
       for _, s in ipairs(e.shapes or {}) do
         -- in declaration order (weight before bias), a subclass's rule in its parent's place
@@ -595,6 +720,8 @@ function V.check(m)
     end
   end
   for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end
+  for _, c in ipairs(r.checks or {}) do c(m, cname) end
+  if all and V.containsItself(m) then fail(cname, 'modules', 'holds the module itself (its forward would never end)') end
   -- (a user's class may keep in its fields what it likes, and its
   -- parameters() may need what only its forward makes)
   if all then
