@@ -41,6 +41,23 @@ local function fixtures()
       torch.randn(2, 3, 3))
   add(nn.ParallelTable():add(nn.Linear(2, 2)):add(nn.Bilinear(2, 2, 1)),
       {torch.randn(3, 2), {torch.randn(3, 2), torch.randn(3, 2)}})
+  -- fb.resnet.torch's shape: a first convolution without bias and without
+  -- gradInput (its backward returns nil), a residual block
+  local res = nn.Sequential():add(nn.SpatialConvolution(1, 2, 3, 3, 1, 1, 1, 1):noBias())
+    :add(nn.SpatialBatchNormalization(2)):add(nn.ReLU(true))
+    :add(nn.ConcatTable():add(nn.Sequential():add(nn.SpatialConvolution(2, 2, 3, 3, 1, 1, 1, 1))
+                                 :add(nn.SpatialBatchNormalization(2)))
+                         :add(nn.Identity()))
+    :add(nn.CAddTable(true)):add(nn.ReLU(true)):add(nn.SpatialAveragePooling(4, 4)):add(nn.View(2)):add(nn.Linear(2, 2))
+  res:get(1).gradInput = nil
+  add(res, torch.randn(2, 1, 4, 4))
+  -- an nngraph gModule inside a Sequential, saved after a forward
+  require 'nngraph'
+  local gi = nn.Identity()()
+  local g = nn.gModule({gi}, {nn.Linear(3, 2)(nn.Tanh()(nn.Linear(3, 3)(gi)))})
+  local gs = nn.Sequential():add(g):add(nn.LogSoftMax())
+  gs:forward(torch.randn(2, 3))
+  add(gs, torch.randn(2, 3))
   for _, f in ipairs(list) do
     f.bytes = torch.serialize(f.net)
     f.net = nil

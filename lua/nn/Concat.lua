@@ -65,6 +65,8 @@ function Concat:updateOutput(input)
   end
   local size = self:_outputSize(outs, who)
   self.outputSize = torch.LongStorage(size)
+  -- (a module read without one, e.g. saved with output = nil, gets it here)
+  self.output = self.output or outs[1].new()
   self.output:resize(self.outputSize)
   if self:_padded() then self.output:zero() end
   local offset = 1
@@ -115,6 +117,7 @@ local function backward(self, method, input, gradOutput, scale)
     local gi = gis[i]
     if gi then  -- a module may produce no gradInput (e.g. a first layer)
       if first then
+        self.gradInput = self.gradInput or gi.new()
         self.gradInput:resizeAs(gi):copy(gi)
         first = false
       else

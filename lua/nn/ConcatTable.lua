@@ -19,6 +19,7 @@ end
 -- planned another); outputs stay at their module index and gradInputs are
 -- summed in module order, so the numbers do not depend on the running order
 function ConcatTable:updateOutput(input)
+  if not utils.istable(self.output) then self.output = {} end   -- (read without one)
   for _, i in ipairs(self:_runOrder()) do
     self.output[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input)
   end

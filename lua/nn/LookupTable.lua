@@ -68,8 +68,11 @@ end
 
 -- indices have no gradient: zeros of the input's shape. Unlike Torch7 (which
 -- swaps in a tensor of the index type), the gradInput object is kept, of
--- the module's type: the optimizer relies on its identity.
+-- the module's type: the optimizer relies on its identity. gradInput = nil
+-- (a first layer whose gradInput nobody reads) computes nothing, as the
+-- other first layers do.
 function LookupTable:updateGradInput(input, gradOutput)
+  if self.gradInput == nil then return nil end
   if not self.gradInput:isSameSizeAs(input) then self.gradInput:resize(input:size()) end
   self.gradInput:zero()
   return self.gradInput

@@ -77,6 +77,8 @@ function Parallel:updateOutput(input)
     end
   end
   self.totalOutputSize = torch.LongStorage(size)
+  -- (a module read without one, e.g. saved with output = nil, gets it here)
+  self.output = self.output or outs[1].new()
   self.output:resize(self.totalOutputSize)
   local offset = 1
   for i = 1, #outs do
@@ -95,6 +97,7 @@ local function backward(self, method, input, gradOutput, scale)
   end
   local d = self.outputDimension
   if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
+    self.gradInput = self.gradInput or input.new()
     self.gradInput:resizeAs(input)
   end
   -- all children run first, then their gradInputs are copied (the
@@ -111,7 +114,11 @@ local function backward(self, method, input, gradOutput, scale)
                                 gradOutput:narrow(d, at[i], module.output:size(d)), scale)
   end
   if method ~= 'accGradParameters' and method ~= 'accUpdateGradParameters' then
-    for i = 1, n do self.gradInput:select(self.inputDimension, i):copy(gis[i]) end
+    for i = 1, n do
+      -- a child whose gradInput is nil (it computes none) adds nothing
+      local slice = self.gradInput:select(self.inputDimension, i)
+      if gis[i] then slice:copy(gis[i]) else slice:zero() end
+    end
   end
   return self.gradInput
 end

@@ -30,6 +30,7 @@ end
 -- planned another); each result stays at its module index
 function ParallelTable:updateOutput(input)
   checkTable(self, input, 'input', 'nn.ParallelTable:updateOutput')
+  if not utils.istable(self.output) then self.output = {} end   -- (read without one)
   for _, i in ipairs(self:_runOrder()) do
     self.output[i] = self:rethrowErrors(self.modules[i], i, 'updateOutput', input[i])
   end
@@ -41,6 +42,7 @@ local function backward(self, method, input, gradOutput, scale)
   local who = 'nn.ParallelTable:' .. method
   checkTable(self, input, 'input', who)
   checkTable(self, gradOutput, 'gradOutput', who)
+  if not utils.istable(self.gradInput) then self.gradInput = {} end   -- (read without one)
   for _, i in ipairs(self:_runOrder()) do
     self.gradInput[i] = self:rethrowErrors(self.modules[i], i, method, input[i], gradOutput[i], scale)
   end

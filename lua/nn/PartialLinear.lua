@@ -95,13 +95,14 @@ local function checkGradOutput(self, input, gradOutput, who)
   end
 end
 
+-- gradInput = nil (Torch7's way of skipping it) skips the copy only: the
+-- inner network's gradients are what accGradParameters reads (Torch7's
+-- skipped them too and its weight gradients came out stale)
 function PartialLinear:updateGradInput(input, gradOutput)
-  if self.gradInput then
-    checkInput(self, input, 'nn.PartialLinear:updateGradInput')
-    checkGradOutput(self, input, gradOutput, 'nn.PartialLinear:updateGradInput')
-    local gi = self.network:updateGradInput({input, self.partition}, gradOutput)[1]
-    self.gradInput:resizeAs(gi):copy(gi)
-  end
+  checkInput(self, input, 'nn.PartialLinear:updateGradInput')
+  checkGradOutput(self, input, gradOutput, 'nn.PartialLinear:updateGradInput')
+  local gi = self.network:updateGradInput({input, self.partition}, gradOutput)[1]
+  if self.gradInput then self.gradInput:resizeAs(gi):copy(gi) end
   return self.gradInput
 end
 

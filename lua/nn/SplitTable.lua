@@ -56,6 +56,8 @@ function SplitTable:updateGradInput(input, gradOutput)
     error(string.format('nn.SplitTable:updateGradInput: gradOutput must be a table of %d tensors, got %s',
                         slices, utils.shapeString(gradOutput)), 0)
   end
+  -- gradInput = nil computes nothing (Torch7's `if self.gradInput then`)
+  if self.gradInput == nil then return nil end
   if torch.type(self.gradInput) ~= torch.type(input) then self.gradInput = input.new() end
   self.gradInput:resizeAs(input)
   if input:dim() == 1 then

@@ -19,6 +19,21 @@
 -- Every module also gets the generic checks: 'output' and 'gradInput' are
 -- tensors or tables of them, and parameters() works and returns tensors
 -- whose gradients (when not empty) have the parameters' sizes.
+--
+-- Lenient where Torch7 was (docs/compat.md, 'What torch.load accepts'): a
+-- file refused here is one that would crash or compute wrong numbers later,
+-- never one Torch7's own code reads and runs. So before the checks a loaded
+-- module is completed as Torch7's modules completed themselves:
+-- - 'defaults[class]': fields old files lack, filled as Torch7's
+--   backCompatibility/read did (padW = 0, running_var from running_std...);
+-- - 'output' and 'gradInput' are nobody's requirement: a custom class
+--   whose __init never called its parent's has neither (torch-rnn's
+--   nn.LanguageModel). Where a missing one would be indexed by nn's own
+--   method, an empty one (a tensor of the module's type, or a table for
+--   the classes in 'tableOutput'/'tableGradInput') is made at load, as
+--   `self.x = self.x or input.new()` would; the classes in 'nilGradInput'
+--   keep gradInput = nil, which there means "do not compute it" (Torch7's
+--   `if self.gradInput then`, fb.resnet.torch's first layer).
 local torch = torch
 local sformat = string.format
 
@@ -68,6 +83,15 @@ V.kinds = {
     end
     return true
   end, 'a list of nn.Module'},
+  node = {function(v) return torch.typename(v) == 'nngraph.Node' end, 'an nngraph.Node'},
+  nodes = {function(v)
+    if type(v) ~= 'table' or torch.typename(v) then return false end
+    local n = #v
+    for k, x in pairs(v) do
+      if math.type(k) ~= 'integer' or k < 1 or k > n or torch.typename(x) ~= 'nngraph.Node' then return false end
+    end
+    return true
+  end, 'a list of nngraph.Node'},
   probability = {function(v) return type(v) == 'number' and v >= 0 and v < 1 end, 'a number in [0, 1)'},
   -- nn.Transpose: a list of {dim1, dim2} pairs of positive integers
   permutations = {function(v)
@@ -120,20 +144,22 @@ for name in ([[Linear Bilinear? Cosine Euclidean WeightedEuclidean LookupTable S
   if not name:find('?', 1, true) then V.tensorIO['nn.' .. name] = true end
 end
 
-local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH', 'padW', 'padH'}}
+-- (padW and padH: old files lack them, Torch7 read them as 0: 'defaults')
+local conv2 = {need = {'weight', 'nInputPlane', 'nOutputPlane', 'kW', 'kH', 'dW', 'dH'}}
 local pool2 = {need = {'kW', 'kH', 'dW', 'dH'}}
 
 V.classes = {
-  ['nn.Module'] = {need = {'output', 'gradInput'}},
-  -- nngraph's gModule makes them lazily ('optional' drops a parent's need)
-  ['nn.gModule'] = {optional = {'output', 'gradInput'}},
+  -- nngraph: the graph's entry, exit and orders its passes walk (the nodes'
+  -- own fields are not checked yet)
+  ['nn.gModule'] = {need = {'innode', 'outnode', 'forwardnodes', 'backwardnodes'},
+                    kinds = {innode = 'node', outnode = 'node', forwardnodes = 'nodes', backwardnodes = 'nodes',
+                             nInputs = 'count'},
+                    check = function(m, cname) return V.checkGraph(m, cname) end},
   -- a module whose output is a criterion's loss (a number)
   ['nn.CriterionTable'] = {kinds = {output = false}},
-  -- a container's gradInput is a child's, nil when the first child is a
-  -- gModule before its first backward (Torch7 loads it; backward sets it)
-  ['nn.Container'] = {need = {'modules'}, optional = {'gradInput'}},
-  ['nn.Concat'] = {need = {'dimension', 'output', 'gradInput'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
-  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension', 'output', 'gradInput'},
+  ['nn.Container'] = {need = {'modules'}},
+  ['nn.Concat'] = {need = {'dimension'}, kinds = {output = 'tensor', gradInput = 'tensor'}},
+  ['nn.Parallel'] = {need = {'inputDimension', 'outputDimension'},
                      kinds = {inputDimension = 'count', outputDimension = 'count', output = 'tensor',
                               gradInput = 'tensor'}},
   ['nn.Decorator'] = {need = {'modules'}},
@@ -143,7 +169,8 @@ V.classes = {
   ['nn.Euclidean'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
   ['nn.WeightedEuclidean'] = {need = {'weight', 'diagCov'}, kinds = {diagCov = 'tensor'},
                               shapes = {{'weight', '*', '*'}, {'diagCov', 'weight:1', 'weight:2'}}},
-  ['nn.LookupTable'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}},
+  -- accUpdateOnly() drops gradWeight (Torch7's way to save memory): saved so, it loads so
+  ['nn.LookupTable'] = {need = {'weight'}, shapes = {{'weight', '*', '*'}}, gradientsOptional = true},
   ['nn.SparseLinear'] = {need = {'weight', 'bias'}, shapes = {{'weight', '*', '*'}, {'bias', 'weight:1'}}},
   ['nn.PReLU'] = {need = {'weight', 'nOutputPlane'}, kinds = {nOutputPlane = 'size'},
                   shapes = {{'weight', function(m) return math.max(m.nOutputPlane, 1) end}}},
@@ -200,7 +227,7 @@ V.classes = {
   ['nn.SpatialAveragePooling'] = pool2,
   ['nn.SpatialCrossMapLRN'] = {need = {'size', 'alpha', 'beta', 'k'},
     kinds = {size = 'count', alpha = 'number', beta = 'number', k = 'number'}},
-  ['nn.Dropout'] = {need = {'p', 'noise'}, kinds = {p = 'probability', noise = 'tensor'}},
+  ['nn.Dropout'] = {need = {'p'}, kinds = {p = 'probability', noise = 'tensor'}},
   ['nn.View'] = {need = {'size'}, kinds = {size = 'longstorage', numElements = 'integer'}},
   ['nn.Reshape'] = {need = {'size', 'nelement', 'batchsize'},
     kinds = {size = 'longstorage', batchsize = 'longstorage', nelement = 'size'}},
@@ -216,11 +243,11 @@ V.classes = {
   ['nn.SplitTable'] = {need = {'dimension'}},
   ['nn.Select'] = {need = {'dimension', 'index'}, kinds = {index = 'integer'}},
   ['nn.Narrow'] = {need = {'dimension', 'index', 'length'}, kinds = {index = 'integer', length = 'integer'}},
-  ['nn.Replicate'] = {need = {'nfeatures', 'dim'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
+  ['nn.Replicate'] = {need = {'nfeatures'}, kinds = {nfeatures = 'count', dim = 'integer', ndim = 'integer'}},
   ['nn.Padding'] = {need = {'dim', 'pad', 'value', 'index'},
     kinds = {dim = 'integer', pad = 'integer', value = 'number', index = 'integer', nInputDim = 'integer'}},
   ['nn.Power'] = {need = {'pow'}, kinds = {pow = 'number'}},
-  ['nn.HardTanh'] = {need = {'min_val', 'max_val'}, kinds = {min_val = 'number', max_val = 'number'}},
+  ['nn.HardTanh'] = {kinds = {min_val = 'number', max_val = 'number'}},
   ['nn.ELU'] = {need = {'alpha'}, kinds = {alpha = 'number'}},
   ['nn.LeakyReLU'] = {need = {'negval'}, kinds = {negval = 'number'}},
   ['nn.SoftPlus'] = {need = {'beta', 'threshold'}, kinds = {beta = 'number'}},
@@ -232,7 +259,7 @@ V.classes = {
   ['nn.NarrowTable'] = {need = {'offset', 'length'}, kinds = {offset = 'integer', length = 'integer'}},
   ['nn.SoftShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
   ['nn.HardShrink'] = {need = {'lambda'}, kinds = {lambda = 'number'}},
-  ['nn.RReLU'] = {need = {'lower', 'upper', 'noise'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
+  ['nn.RReLU'] = {need = {'lower', 'upper'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
   ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
   ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
   ['thrnn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
@@ -240,6 +267,204 @@ V.classes = {
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
     shapes = {{'v', '*', '*'}, {'weight', 'v:1', 'v:2'}, {'g', 'v:1', 1}, {'bias', 'v:1'}}},
 }
+
+-- fields files written by older Torch7 versions lack, filled at load as
+-- Torch7's backCompatibility()/read() filled them (a value, or
+-- function(m) returning it; nil leaves the field missing)
+local function zero() return 0 end
+local pad2 = {padW = zero, padH = zero}
+V.defaults = {
+  -- Torch7's SpatialConvolution: an old 'padding' gives both, else 0
+  ['nn.SpatialConvolution'] = {padW = function(m) return math.tointeger(m.padding) or 0 end,
+                               padH = function(m) return math.tointeger(m.padding) or 0 end},
+  ['nn.SpatialFullConvolution'] = {padW = zero, padH = zero, adjW = zero, adjH = zero},
+  ['nn.SpatialDepthWiseConvolution'] = pad2,
+  ['nn.SpatialConvolutionLocal'] = pad2,
+  ['nn.SpatialMaxPooling'] = {padW = zero, padH = zero, ceil_mode = false},
+  ['nn.SpatialAveragePooling'] = {padW = zero, padH = zero, ceil_mode = false, count_include_pad = true},
+  ['nn.VolumetricFullConvolution'] = {padW = function(m) return m.pW or 0 end, padH = function(m) return m.pH or 0 end,
+                                      padT = function(m) return m.pT or 0 end, adjW = zero, adjH = zero, adjT = zero},
+  ['nn.VolumetricMaxPooling'] = {ceil_mode = false},
+  -- files before version 2 kept running_std = 1/sqrt(var + eps)
+  ['nn.BatchNormalization'] = {running_var = function(m)
+    local s, eps = m.running_std, m.eps
+    if not torch.isTensor(s) or type(eps) ~= 'number' then return nil end
+    m.running_std = nil   -- (Torch7's read dropped it)
+    return s.new():resizeAs(s):copy(s):pow(-2):add(-eps)
+  end},
+  ['nn.HardTanh'] = {min_val = -1, max_val = 1},
+  ['nn.Replicate'] = {dim = 1},
+  ['nn.Threshold'] = {inplace = false},
+  ['nn.LookupTable'] = {shouldScaleGradByFreq = false},
+  ['nn.GradientReversal'] = {lambda = 1},
+  ['nn.Sqrt'] = {eps = zero},
+  -- nngraph before gModule was a Container kept no 'modules': its nodes' (as its __postinit makes them)
+  ['nn.gModule'] = {modules = function(m)
+    local list = m.forwardnodes
+    if type(list) ~= 'table' or torch.typename(list) then return nil end
+    local mods = {}
+    for _, node in ipairs(list) do
+      local d = type(node) == 'table' and rawget(node, 'data')
+      if type(d) == 'table' and isModule(d.module) then mods[#mods + 1] = d.module end
+    end
+    return mods
+  end},
+  -- nn.View keeps the product of its sizes (-1 left out): derived from 'size'
+  ['nn.View'] = {numElements = function(m)
+    local size = m.size
+    if torch.typename(size) ~= 'torch.LongStorage' then return nil end
+    local n = 1
+    for i = 1, #size do
+      if size[i] ~= -1 then n = n * size[i] end
+    end
+    return n
+  end},
+  -- buffers Torch7 made in the constructor: a file without them runs
+  ['nn.Dropout'] = {noise = function(m) return V.emptyTensor(m) end},
+  ['nn.RReLU'] = {noise = function(m) return V.emptyTensor(m) end},
+}
+
+-- classes (and subclasses) whose updateGradInput computes nothing and
+-- returns nil when gradInput is nil, as Torch7's did (`if self.gradInput
+-- then`; BatchNormalization through THNN's NULL gradInput); their
+-- accGradParameters works as with it. Saved so, they load so.
+V.nilGradInput = {}
+for name in ([[Linear Add CAdd CMul Bilinear Cosine Euclidean WeightedEuclidean MulConstant PartialLinear
+  LookupTable SpatialAveragePooling SpatialConvolution SpatialConvolutionLocal SpatialDepthWiseConvolution
+  SpatialFullConvolution SpatialSubSampling SpatialConvolutionMap SpatialFullConvolutionMap
+  TemporalConvolution TemporalSubSampling TemporalRowConvolution TemporalMaxPooling TemporalDynamicKMaxPooling
+  VolumetricConvolution VolumetricFullConvolution BatchNormalization SplitTable]]):gmatch('%w+') do
+  V.nilGradInput['nn.' .. name] = true
+end
+
+-- classes whose constructor makes output / gradInput a table (a missing
+-- one is made a table again); every other nn class gets a tensor
+V.tableOutput, V.tableGradInput = {}, {}
+for name in ([[CAddTensorTable ConcatTable FlattenTable MapTable NarrowTable ParallelTable SelectTable
+  SplitTable ZipTable ZipTableOneToMany]]):gmatch('%w+') do
+  V.tableOutput['nn.' .. name] = true
+end
+for name in ([[CAddTable CAddTensorTable CDivTable CMaxTable CMinTable CMulTable CSubTable ConcatTable
+  FlattenTable Index IndexLinear JoinTable MapTable MaskedSelect MixtureTable NarrowTable PairwiseDistance
+  ParallelTable SelectTable SparseLinear ZipTable ZipTableOneToMany]]):gmatch('%w+') do
+  V.tableGradInput['nn.' .. name] = true
+end
+
+-- classes whose output and gradInput are their children's, assigned at
+-- each pass: nil until then (an nn.Sequential starting with an nngraph
+-- gModule, or with a module whose gradInput is nil) and left so
+V.routes = {['nn.Sequential'] = true, ['nn.Decorator'] = true, ['nn.gModule'] = true}
+
+-- --- nngraph's graph ---------------------------------------------------------
+-- What gModule's passes walk: forwardnodes in an order where every node's
+-- inputs come before it (innode first), each sending its output to its
+-- children into the slot their mapindex gives; backwardnodes the same from
+-- outnode, each child getting a gradient before its turn. A graph that
+-- breaks this would index nil inside the passes.
+local function isPlain(v) return type(v) == 'table' and not torch.typename(v) end
+
+function V.checkGraph(m, cname)
+  local function bad(field, fmt, ...)
+    error(sformat('%s: field \'%s\' ', cname, field) .. sformat(fmt, ...), 0)
+  end
+  -- (graph.Node's children also map each child to its position)
+  local function nodeKind(v)
+    if not isPlain(v) then return false end
+    for i = 1, #v do
+      if torch.typename(v[i]) ~= 'nngraph.Node' then return false end
+    end
+    return true
+  end
+  local function checkNode(node, field, i)
+    local d = rawget(node, 'data')
+    if not isPlain(d) then bad(field, 'node %d has no data table', i) end
+    if not nodeKind(rawget(node, 'children') or false) then bad(field, 'node %d has no list of children', i) end
+    if d.module ~= nil and not isModule(d.module) then bad(field, 'node %d holds %s, expected an nn.Module', i, what(d.module)) end
+    if rawequal(d.module, m) then bad(field, 'node %d holds the gModule itself', i) end
+    if not isPlain(d.mapindex) then bad(field, 'node %d has no mapindex table', i) end
+    if d.annotations == nil then d.annotations = {} end
+    if not isPlain(d.annotations) then bad(field, 'node %d has annotations of %s', i, what(d.annotations)) end
+    for _, k in ipairs({'selectindex', 'nSplitOutputs'}) do
+      if d[k] ~= nil and not V.kinds.count[1](d[k]) then bad(field, 'node %d has %s = %s', i, k, what(d[k])) end
+    end
+    for _, k in ipairs({'input', 'gradOutput'}) do
+      if d[k] ~= nil and not isPlain(d[k]) then bad(field, 'node %d has %s = %s', i, k, what(d[k])) end
+    end
+  end
+  local F, B = m.forwardnodes, m.backwardnodes
+  local inF = {}
+  for i, node in ipairs(F) do
+    checkNode(node, 'forwardnodes', i)
+    if inF[node.data] then bad('forwardnodes', 'node %d appears twice', i) end
+    inF[node.data] = i
+  end
+  for i, node in ipairs(B) do checkNode(node, 'backwardnodes', i) end
+  if not rawequal(F[1], m.innode) then bad('innode', 'is not the first of forwardnodes') end
+  if not rawequal(B[1], m.outnode) then bad('outnode', 'is not the first of backwardnodes') end
+  if not inF[m.outnode.data] then bad('outnode', 'is not in forwardnodes') end
+  -- forward: children later, each slot of each node filled once, 1..n
+  local slots = {}
+  for i, node in ipairs(F) do
+    for _, child in ipairs(node.children) do
+      local j = inF[child.data]
+      if not j or j <= i then bad('forwardnodes', 'node %d feeds a node not after it', i) end
+      local slot = child.data.mapindex[node.data]
+      if math.tointeger(slot) == nil or slot < 1 then bad('forwardnodes', 'node %d has no input slot in node %d', i, j) end
+      slots[j] = slots[j] or {}
+      if slots[j][slot] then bad('forwardnodes', 'node %d gets input %d twice', j, slot) end
+      slots[j][slot] = true
+    end
+  end
+  for j = 2, #F do
+    local got = slots[j] or {}
+    local n = 0
+    for _ in pairs(got) do n = n + 1 end
+    if n == 0 or #got ~= n then bad('forwardnodes', 'node %d gets its inputs from no earlier node or with a gap', j) end
+  end
+  -- backward: children later, every node after the first reached, the same nodes as forward
+  local inB, reached = {}, {[1] = true}
+  for i, node in ipairs(B) do
+    if not inF[node.data] then bad('backwardnodes', 'node %d is not in forwardnodes', i) end
+    if inB[node.data] then bad('backwardnodes', 'node %d appears twice', i) end
+    inB[node.data] = i
+  end
+  for i, node in ipairs(B) do
+    if not reached[i] then bad('backwardnodes', 'node %d gets no gradient from an earlier node', i) end
+    local d = node.data
+    if d.selectindex and #node.children == 0 then bad('backwardnodes', 'split node %d has no input', i) end
+    for _, child in ipairs(node.children) do
+      local j = inB[child.data]
+      if not j or j <= i then bad('backwardnodes', 'node %d sends to a node not after it', i) end
+      if #node.children > 1 and not d.selectindex and math.tointeger(d.mapindex[child.data]) == nil then
+        bad('backwardnodes', 'node %d has no slot for input node %d', i, j)
+      end
+      reached[j] = true
+    end
+  end
+  if not inB[m.innode.data] or inB[m.innode.data] == 1 then bad('innode', 'gets no gradient in backwardnodes') end
+end
+
+-- whether m is among the modules inside it (a module's 'modules', a
+-- decorator's 'module', a gModule's nodes are listed in its 'modules')
+function V.containsItself(m)
+  local seen = {}
+  local function walk(x, depth)
+    if type(x) ~= 'table' or seen[x] or depth > 20000 then return false end
+    seen[x] = true
+    for _, f in ipairs({'modules', 'module'}) do
+      local v = rawget(x, f)
+      if isModule(v) then
+        if rawequal(v, m) or walk(v, depth + 1) then return true end
+      elseif isPlain(v) then
+        for _, c in ipairs(v) do
+          if rawequal(c, m) or (isModule(c) and walk(c, depth + 1)) then return true end
+        end
+      end
+    end
+    return false
+  end
+  return walk(m, 0)
+end
 
 -- --- the check --------------------------------------------------------------
 
@@ -253,16 +478,26 @@ local function rulesOf(cname)
     table.insert(chain, 1, c)
     c = torch.parentname(c)
   end
-  r = {kinds = {}, need = {}, shapes = {}, shapeAt = {}}
+  r = {kinds = {}, classKinds = {}, need = {}, shapes = {}, shapeAt = {}, defaults = {}}
   for _, c2 in ipairs(chain) do
     if V.tensorIO[c2] then r.tensorIO = true end
+    if V.nilGradInput[c2] then r.nilGradInput = true end
+    if V.tableOutput[c2] then r.tableOutput = true end
+    if V.tableGradInput[c2] then r.tableGradInput = true end
+    if V.routes[c2] then r.routes = true end
+    for k, v in pairs(V.defaults[c2] or {}) do r.defaults[k] = v end
   end
   for k, kind in pairs(V.fields) do r.kinds[k] = kind end
   for _, c2 in ipairs(chain) do
     local e = V.classes[c2]
     if e then
-      for k, kind in pairs(e.kinds or {}) do r.kinds[k] = kind or nil end
+      for k, kind in pairs(e.kinds or {}) do
+        r.kinds[k] = kind or nil
+        r.classKinds[k] = kind or nil
+      end
       for _, f in ipairs(e.need or {}) do r.need[f] = true end
+      if e.gradientsOptional then r.gradientsOptional = true end
+      if e.check then r.checks = r.checks or {}; r.checks[#r.checks + 1] = e.check end
       for _, f in ipairs(e.optional or {}) do r.need[f] = nil end
       for _, s in ipairs(e.shapes or {}) do
         -- in declaration order (weight before bias), a subclass's rule in its parent's place
@@ -347,7 +582,9 @@ local function rowBlock(m, g, w)
   return false
 end
 
-local function checkParameters(m, cname)
+-- grads: whether the class's accGradParameters is nn's own (which needs
+-- a gradient wherever there is a parameter)
+local function checkParameters(m, cname, grads)
   local ok, ws, gs = pcall(m.parameters, m)
   if not ok then
     error(sformat('%s: parameters() failed on the loaded fields: %s', cname, tostring(ws)), 0)
@@ -362,7 +599,7 @@ local function checkParameters(m, cname)
       error(sformat('%s: parameter %s is %s, expected a tensor', cname, tostring(i), what(w)), 0)
     end
     local g = gs and gs[i]
-    if g == nil and gs then
+    if g == nil and gs and grads then
       -- weight without gradWeight: backward would index nil
       for f, gf in pairs(V.gradients) do
         if rawequal(m[f], w) then fail(cname, gf, 'is missing (%s is there)', f) end
@@ -379,21 +616,97 @@ local function checkParameters(m, cname)
   end
 end
 
--- raises "<class>: field '<name>' <what was wrong>" for a bad module
+-- --- completing a loaded module --------------------------------------------
+
+-- where the project's module classes live (nn, nngraph): a method defined
+-- there indexes the fields its constructor made. A class whose forward is
+-- somebody else's (a user's module, a third-party package's) is checked
+-- only by the rules of the classes it derives from (V.classes): Torch7
+-- loaded anything, and what its own code needs is unknown here.
+local luaroot = debug.getinfo(1, 'S').source:match('^@(.*/)nn/[^/]*$')
+V.packages = {'nn', 'nngraph'}
+local own = setmetatable({}, {__mode = 'k'})
+
+local function nnMethod(fn)
+  if type(fn) ~= 'function' or not luaroot then return false end
+  if own[fn] == nil then
+    local src = debug.getinfo(fn, 'S').source
+    own[fn] = false
+    for _, pkg in ipairs(V.packages) do
+      local dir = '@' .. luaroot .. pkg .. '/'
+      if src:sub(1, #dir) == dir then own[fn] = true end
+    end
+  end
+  return own[fn]
+end
+
+-- whether the module runs the project's own forward (or its class has
+-- rules of its own): then every rule applies
+local function strict(cname, mt)
+  return V.classes[cname] ~= nil or V.tensorIO[cname] or nnMethod(mt and mt.updateOutput)
+end
+
+-- the tensor type a re-made output/gradInput takes: the module's _type,
+-- else its weight's, else the default
+local function tensorType(m)
+  local t = rawget(m, '_type')
+  if type(t) == 'string' and t:match('^torch%.%w+Tensor$') and torch.getmetatable(t) then return t end
+  local w = rawget(m, 'weight')
+  if torch.isTensor(w) then return torch.typename(w) end
+  return torch.getdefaulttensortype()
+end
+
+-- an empty tensor of the module's type
+function V.emptyTensor(m)
+  return torch.getmetatable(tensorType(m)).new()
+end
+
+-- makes a missing output / gradInput that the class's own method needs
+local function remake(m, r, f, method, asTable)
+  if rawget(m, f) ~= nil or r.routes then return end
+  local mt = getmetatable(m)
+  local fn = mt and mt[method]
+  local Module = torch.getmetatable('nn.Module')
+  if not nnMethod(fn) or fn == Module[method] then return end   -- a user's method, or one that only returns it
+  if asTable then
+    m[f] = {}
+  else
+    m[f] = V.emptyTensor(m)
+  end
+end
+
+-- fills what Torch7 read as optional (V.defaults), and the output and
+-- gradInput nn's methods need (see the top of this file)
+local function complete(m, r)
+  for f, d in pairs(r.defaults) do
+    if rawget(m, f) == nil then
+      local v = d
+      if type(d) == 'function' then v = d(m) end
+      if v ~= nil then m[f] = v end
+    end
+  end
+  remake(m, r, 'output', 'updateOutput', r.tableOutput)
+  if not r.nilGradInput then remake(m, r, 'gradInput', 'updateGradInput', r.tableGradInput) end
+end
+
+-- raises "<class>: field '<name>' <what was wrong>" for a bad module;
+-- completes first what Torch7 treated as optional
 function V.check(m)
   local cname = torch.typename(m) or 'nn.Module'
   local r = rulesOf(cname)
+  local mt = getmetatable(m)
+  local all = strict(cname, mt)
+  complete(m, r)
   for f in pairs(r.need) do
     if rawget(m, f) == nil and m[f] == nil then fail(cname, f, 'is missing') end
   end
-  if r.tensorIO then
+  if r.tensorIO and all then
     for _, f in ipairs({'output', 'gradInput'}) do
       local v = rawget(m, f)
-      if v == nil and r.need[f] then fail(cname, f, 'is missing') end
       if v ~= nil and not torch.isTensor(v) then fail(cname, f, 'is %s, expected a tensor', what(v)) end
     end
   end
-  for f, kind in pairs(r.kinds) do
+  for f, kind in pairs(all and r.kinds or r.classKinds) do
     local v = rawget(m, f)
     if v ~= nil then
       local k = V.kinds[kind]
@@ -401,14 +714,19 @@ function V.check(m)
     end
   end
   -- a loaded field must not hide a method of the class (forward = 5)
-  local mt = getmetatable(m)
   for k, v in pairs(m) do
     if type(k) == 'string' and type(v) ~= 'function' and type(mt[k]) == 'function' then
       fail(cname, k, 'is %s and hides the method of that name', what(v))
     end
   end
   for _, rule in ipairs(r.shapes) do checkShape(m, cname, rule) end
-  checkParameters(m, cname)
+  for _, c in ipairs(r.checks or {}) do c(m, cname) end
+  if all and V.containsItself(m) then fail(cname, 'modules', 'holds the module itself (its forward would never end)') end
+  -- (a user's class may keep in its fields what it likes, and its
+  -- parameters() may need what only its forward makes)
+  if all then
+    checkParameters(m, cname, nnMethod(mt.accGradParameters) and not r.gradientsOptional)
+  end
   return true
 end
 

@@ -193,10 +193,14 @@ function gModule:updateGradInput(input, gradOutput)
       local go = totalGradOutput(node)
       local gi = go
       if d.module then gi = d.module:updateGradInput(nodeInput(node), go) end
+      -- a module whose gradInput is nil (it computes none: a first layer)
+      -- sends nothing, as in Torch7, whose inputs then get no gradient
       for _, child in ipairs(node.children) do
         local cd = child.data
         cd.gradOutput = cd.gradOutput or {}
-        cd.gradOutput[#cd.gradOutput + 1] = #node.children == 1 and gi or gi[d.mapindex[cd]]
+        local g = gi
+        if g ~= nil and #node.children > 1 then g = gi[d.mapindex[cd]] end
+        cd.gradOutput[#cd.gradOutput + 1] = g
       end
     end
     if self.verbose then print(' V : ' .. node:label()) end
