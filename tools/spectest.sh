@@ -98,6 +98,7 @@ order() {  # order file...: the files, longest expected time first
           t = k == 0 ? lt : ct
           if (t == "") continue
           while ((getline line < t) > 0) {
+            if (line ~ /^#/) continue
             split(line, a, " ")
             if (a[2] != "" && !(a[2] in secs)) secs[a[2]] = a[1] + 0
           }
