@@ -39,8 +39,9 @@ if [ "${1:-}" = "--one" ]; then
   key=$(printf '%s' "$file" | tr '/' '_')
   log="$SPEC_LOGDIR/$key.log"
   start=$(date +%s.%N)
+  # --foreground: busted stays in the terminal's process group (Ctrl-C)
   # shellcheck disable=SC2086  # SPEC_BUSTED is a command line
-  timeout -k 10 "$SPEC_TIMEOUT" $SPEC_BUSTED --output=plainTerminal --verbose "${opts[@]}" "$file" >"$log" 2>&1 </dev/null
+  timeout --foreground -k 10 "$SPEC_TIMEOUT" $SPEC_BUSTED --output=plainTerminal --verbose "${opts[@]}" "$file" >"$log" 2>&1 </dev/null
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   echo "$secs $rc" >"$SPEC_LOGDIR/$key.res"
@@ -117,6 +118,7 @@ order() {  # order file...: the files, longest expected time first
 }
 
 SPEC_LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/spectest.XXXXXX")
+trap 'rm -rf "$SPEC_LOGDIR"; exit 130' INT TERM
 export SPEC_LOGDIR SPEC_BUSTED SPEC_NFILES=${#files[@]}
 started=$(date +%s.%N)
 echo "spectest: ${#files[@]} spec files on $jobs busted processes, longest first" \
