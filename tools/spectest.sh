@@ -43,6 +43,7 @@ if [ "${1:-}" = "--one" ]; then
   # shellcheck disable=SC2086  # SPEC_BUSTED is a command line
   timeout --foreground -k 10 "$SPEC_TIMEOUT" $SPEC_BUSTED --output=plainTerminal --verbose "${opts[@]}" "$file" >"$log" 2>&1 </dev/null
   rc=$?
+  [ -d "$SPEC_LOGDIR" ] || exit 130  # the run was interrupted (Ctrl-C)
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   echo "$secs $rc" >"$SPEC_LOGDIR/$key.res"
   line=$(grep -aE "$SUMMARY_RE" "$log" | tail -n 1)
