@@ -64,7 +64,11 @@ $(BUILD)/mpi/core.so: $(MPI_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB)
 # (tools/spectest.sh: one summary line in busted's format, then every
 # failure as busted prints it). One file, or JOBS=1, is one plain busted run.
 # SPEC_ALONE: files that run after the others, one at a time, with the
-# machine to themselves (none need it today: see tools/spectest.sh).
+# machine to themselves. None need it today: every file makes its own temp
+# names (os.tmpname), tmux socket and mpirun job, and the MPI specs (4 ranks
+# oversubscribed, 120 s limits) pass beside another file on 2 loaded cores.
+# Each run writes its per-file times to $(BUILD)/spec_times.txt, which orders
+# the next run here (tools/spec_times.txt until then).
 JOBS ?= $(shell nproc)
 SPEC_ALONE ?=
 SPECTEST = $(RUNENV) JOBS=$(JOBS) SPEC_BUSTED="$(LUA) /usr/bin/busted" SPEC_ALONE="$(SPEC_ALONE)" \
