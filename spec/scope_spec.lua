@@ -557,10 +557,11 @@ describe('a training-like loop with a scope per iteration', function()
       if it == 10 then peak10 = torch.memoryStats().peak_bytes end
     end
     local peak200 = torch.memoryStats().peak_bytes
-    -- flat: a leak of one iteration's tensor would add 190 x 5 KB; the peak
-    -- moves by one 64x10 double (5120 B, ~1%) with when the GC runs, which
-    -- depends on what ran before in the process
-    assert.is_true(math.abs(peak200 - peak10) <= 0.02 * peak10,
+    -- flat: a leak of one iteration's tensor would add 190 x 5 KB (about
+    -- 2x the peak); the peak moves once by up to 11 KB (2.3%: a ByteTensor
+    -- mask and a 64x10 double) with when the GC runs, which depends on what
+    -- ran before in the process (seen when the file runs alone)
+    assert.is_true(math.abs(peak200 - peak10) <= 0.03 * peak10,
                    string.format('peak after 10: %d, after 200: %d', peak10, peak200))
     assert.is_true(losses[200] < losses[1], 'the loop really trains')
     assert.are.equal(0, torch.memoryStats().categories.scoped.live_bytes)
