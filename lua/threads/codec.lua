@@ -217,4 +217,42 @@ function codec.decode(bytes, refs)
   return value
 end
 
+-- the module threads.serialize (share = false) or threads.sharedserialize
+-- (share = true): encode/decode for the queues, and upstream's
+-- save(value) -> CharStorage / load(storage) -> value, the references
+-- travelling as integers inside the storage
+function codec.serializer(name, share)
+  local core = require 'threads.core'
+  local M = {}
+  function M.encode(value) return codec.encode(value, share) end
+  M.decode = codec.decode
+  M.release = codec.release
+  function M.save(value)
+    local bytes, refs = M.encode(value)
+    local ints = {}
+    for k = 1, #refs // 2 do ints[2 * k - 1], ints[2 * k] = core.ptrtoint(refs[2 * k - 1]), refs[2 * k] end
+    local f = torch.MemoryFile()
+    f:binary()
+    f:writeObject({bytes = bytes, refs = ints})
+    local st = f:storage()
+    f:close()
+    return st
+  end
+  function M.load(storage)
+    if not (torch.isStorage(storage) or type(storage) == 'string') then
+      error(name .. '.load: a CharStorage (from save) expected, got ' .. torch.type(storage), 2)
+    end
+    local f = torch.MemoryFile(storage)
+    f:binary()
+    local msg = f:readObject()
+    f:close()
+    local refs = {}
+    for k = 1, #msg.refs // 2 do
+      refs[2 * k - 1], refs[2 * k] = core.inttoptr(msg.refs[2 * k - 1]), msg.refs[2 * k]
+    end
+    return codec.decode(msg.bytes, refs)
+  end
+  return M
+end
+
 return codec
