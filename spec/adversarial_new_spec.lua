@@ -383,7 +383,7 @@ describe('adversarial: serialization', function()
   end)
 
   it('keeps the sample of clear errors', function()
-    H.fails({'torch.deserializeFromStorage', 'CharStorage expected'}, torch.deserializeFromStorage, 'abc')
+    H.fails({'torch.deserializeFromStorage', 'CharStorage or CharTensor expected, got string'}, torch.deserializeFromStorage, 'abc')
     H.fails({'torch.deserializeFromStorage', 'corrupt'}, torch.deserializeFromStorage, torch.CharStorage(10):fill(65))
     H.fails({'torch.deserializeFromStorage', 'truncated'}, torch.deserializeFromStorage, torch.CharStorage())
     H.fails({'torch.serializeToStorage', "mode 'binary' or 'ascii' expected, got xx"}, torch.serializeToStorage, {}, 'xx')
