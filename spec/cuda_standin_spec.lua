@@ -1,6 +1,9 @@
 -- cutorch, cunn and cudnn on the CPU (docs/cuda.md): Torch7 scripts written
 -- for the GPU run unchanged; CUDA types are the CPU types of their elements,
 -- cudnn.X is nn.X under another class name and computes exactly the same.
+-- the stand-in is asked for (TH_CUDA_STANDIN=1 or torch.cudaStandIn = true)
+require 'torch'
+torch.cudaStandIn = true
 require 'cudnn'
 
 local function rename(s, from, to)   -- a class name in a binary file, length prefix included
@@ -51,17 +54,29 @@ describe('cutorch stand-in', function()
     assert.are.equal(0, (a - torch.randn(4)):abs():max())
   end)
 
+  it('is asked for: by default require fails and says why, so pcall(require, "cunn") probes stay false', function()
+    local p = io.popen([[bin/th -e "print(pcall(require, 'cunn'))" 2>&1]])
+    local out = p:read('a')
+    p:close()
+    assert.matches('false\tcutorch: this engine is CPU-only and has no GPU; to run a script written for CUDA on the CPU, set TH_CUDA_STANDIN=1',
+                   out, 1, true)
+    p = io.popen([[TH_CUDA_STANDIN=1 bin/th -e "require 'cunn'; print(torch.type(torch.ones(2):cuda()))" 2>&1]])
+    out = p:read('a')
+    p:close()
+    assert.matches('torch.FloatTensor', out, 1, true)
+  end)
+
   it('without cutorch, a GPU checkpoint is an error that says to require it', function()
     local s = torch.serialize(torch.FloatTensor{1})
     local path = os.tmpname()
     local f = assert(io.open(path, 'wb'))
     f:write(rename(rename(s, 'torch.FloatTensor', 'torch.CudaTensor'), 'torch.FloatStorage', 'torch.CudaStorage'))
     f:close()
-    local p = io.popen('TH_CUDA_QUIET=1 bin/th -e "print(pcall(torch.load, \'' .. path .. '\'))" 2>&1')
+    local p = io.popen('bin/th -e "print(pcall(torch.load, \'' .. path .. '\'))" 2>&1')
     local out = p:read('a')
     p:close()
     os.remove(path)
-    assert.matches("torch.CudaTensor (object #1 at byte 0) is a GPU type: require 'cutorch' first", out, 1, true)
+    assert.matches("torch.CudaTensor (object #1 at byte 0) is a GPU type: this engine is CPU-only: with TH_CUDA_STANDIN=1, require 'cutorch' first", out, 1, true)
   end)
 
   it('loads Torch7 GPU checkpoints as CPU tensors (not half ones)', function()

@@ -5,15 +5,20 @@
 -- one "device" is the CPU, and the device calls do what they mean there:
 -- synchronize returns (every kernel has finished when it returns), seeds seed
 -- the one generator, memory figures are the machine's.
+-- The stand-in is asked for (TH_CUDA_STANDIN=1, or torch.cudaStandIn = true
+-- before the require): by default require 'cutorch' fails with a message
+-- that says why, so that a script or test suite probing for a GPU with
+-- pcall(require, 'cunn') takes its CPU path (torch/nn's own OneHot test
+-- asserts torch.type(x) == 'torch.CudaTensor' once cunn loads).
 require 'torch'
+
+if os.getenv('TH_CUDA_STANDIN') ~= '1' and rawget(torch, 'cudaStandIn') ~= true then
+  error("cutorch: this engine is CPU-only and has no GPU; to run a script written for CUDA on the CPU, "
+        .. "set TH_CUDA_STANDIN=1 (cutorch, cunn and cudnn then stand in with CPU types: docs/cuda.md)", 0)
+end
 
 local cutorch = {}
 local device = 1
-
--- said once, so that nobody believes a GPU is at work (TH_CUDA_QUIET=1 hushes it)
-if os.getenv('TH_CUDA_QUIET') ~= '1' then
-  io.stderr:write('cutorch: this engine has no GPU: CUDA tensors and modules run on the CPU here (docs/cuda.md)\n')
-end
 
 -- CUDA type name -> CPU element type; torch.CudaHalfTensor has no CPU half
 -- type here: it is a float tensor (twice the bytes, the same values or better)

@@ -830,7 +830,7 @@ local function readTorch(self, index, at)
   end
   if cname:match('^torch%.Cuda%w*Tensor$') or cname:match('^torch%.Cuda%w*Storage$') then
     local why = torch._loadAliases and "it has no CPU type here (half precision): convert it with :float() before saving"
-      or "require 'cutorch' first (this engine's CPU stand-in loads it as the CPU type of its elements, docs/cuda.md)"
+      or "this engine is CPU-only: with TH_CUDA_STANDIN=1, require 'cutorch' first and it loads as the CPU type of its elements (docs/cuda.md)"
     error(sformat('%s: %s (object #%d at byte %d) is a GPU type: %s', self._name, printable(cname), index, at, why), 0)
   end
   if cname:match('^torch%.%w*Tensor$') or cname:match('^torch%.%w*Storage$') then

@@ -5,6 +5,8 @@
 # for 2 epochs with 2 data threads and checkpoints, then resumed from its
 # latest checkpoint for a third epoch, then tested from it (-testOnly).
 . "$(dirname "$0")/lib.sh"
+# it requires cunn and cudnn unconditionally: the CPU stand-ins, asked for
+export TH_CUDA_STANDIN=1
 work=$(mktemp -d)
 cp -r "$1"/. "$work/" && cd "$work" || exit 1
 mkdir -p gen ckpt
