@@ -124,23 +124,7 @@ describe('files naming nn.LSTM, nn.GRU, nn.Recurrence', function()
   end)
 end)
 
--- a fresh bin/th running src; its output and exit status
-local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/thrnn_legacy_load_spec%.lua$') or ''
-local core = package.searchpath('torch.core', package.cpath)
-local build = core and core:match('^(.*)/torch/core%.so$')
-local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function th(src)
-  local script = os.tmpname()
-  local f = assert(io.open(script, 'w'))
-  f:write(src)
-  f:close()
-  local p = io.popen(string.format('cd %s && TH_BUILD=%s bin/th %s 2>&1', sh(root ~= '' and root or '.'), sh(build),
-                                   sh(script)))
-  local out = p:read('a')
-  local _, _, status = p:close()
-  os.remove(script)
-  return out, status
-end
+local th = H.th   -- a fresh bin/th running src: its output and exit status
 
 describe('loading an old nn.LSTM file in a fresh process', function()
   local file = os.tmpname()

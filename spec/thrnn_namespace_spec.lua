@@ -8,24 +8,8 @@
 -- o, g), and Element-Research/rnn's first lines run without a collision.
 require 'torch'
 
-local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/thrnn_namespace_spec%.lua$') or ''
-local core = package.searchpath('torch.core', package.cpath)
-local build = core and core:match('^(.*)/torch/core%.so$')
-local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
 -- a fresh bin/th running src: its output and exit status
-local function th(src)
-  local script = os.tmpname()
-  local f = assert(io.open(script, 'w'))
-  f:write(src)
-  f:close()
-  local p = io.popen(string.format('cd %s && TH_BUILD=%s bin/th %s 2>&1', sh(root ~= '' and root or '.'), sh(build),
-                                   sh(script)))
-  local out = p:read('a')
-  local _, _, status = p:close()
-  os.remove(script)
-  return out, status
-end
+local th = require('spec.support.helpers').th
 
 local UPSTREAM = os.getenv('UPSTREAM') or '/work/upstream'
 local function upstream(name)

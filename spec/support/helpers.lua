@@ -110,4 +110,24 @@ function M.gradFor(out, seed)
   return g
 end
 
+-- runs src (Lua source) as a script in a fresh bin/th of this tree, with the
+-- build the specs run against; returns its output (stdout and stderr) and
+-- exit status
+local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/support/helpers%.lua$') or ''
+local function sh(str) return "'" .. str:gsub("'", "'\\''") .. "'" end
+function M.th(src)
+  local core = package.searchpath('torch.core', package.cpath)
+  local build = core and core:match('^(.*)/torch/core%.so$') or 'build'
+  local script = os.tmpname()
+  local f = assert(io.open(script, 'w'))
+  f:write(src)
+  f:close()
+  local p = io.popen(string.format('cd %s && TH_BUILD=%s bin/th %s 2>&1', sh(root ~= '' and root or '.'), sh(build),
+                                   sh(script)))
+  local out = p:read('a')
+  local _, _, status = p:close()
+  os.remove(script)
+  return out, status
+end
+
 return M
