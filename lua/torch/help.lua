@@ -125,6 +125,69 @@ function help.index()
   return index
 end
 
+-- reference entries: docs/reference/*.md. An entry is a '### ' heading
+-- naming one or more things in backquotes ('### `torch.max` · `Tensor:max`')
+-- and the text up to the next heading of level 3 or above.
+--   help.reference() -> {byname = {name -> entry}, bymethod = {m -> {entry...}},
+--                        list = {entry...}}; entry = {file, names, text, group}
+local ref
+
+local function parseref(path, shown)
+  local f = io.open(path)
+  if not f then return end
+  local cur, infence, group = nil, false, ''
+  local function finish()
+    if cur then
+      cur.text = table.concat(cur.lines, '\n'):gsub('%s+$', '')
+      cur.lines = nil
+      ref.list[#ref.list + 1] = cur
+      for _, n in ipairs(cur.names) do
+        if not ref.byname[n] then ref.byname[n] = cur end
+        local m = n:match(':([%a_][%w_]*)$')
+        if m then
+          ref.bymethod[m] = ref.bymethod[m] or {}
+          table.insert(ref.bymethod[m], cur)
+        end
+      end
+      cur = nil
+    end
+  end
+  for line in f:lines() do
+    if line:match('^%s*```') then infence = not infence end
+    local level, title = line:match('^(#+)%s+(.*)$')
+    if level and not infence and #level <= 3 then
+      finish()
+      if #level == 3 then
+        local names = {}
+        for n in title:gmatch('`([^`]+)`') do names[#names + 1] = (n:gsub('%(.*$', '')) end
+        if #names > 0 then cur = {file = shown, names = names, lines = {}, group = group} end
+      else
+        group = title
+      end
+    elseif cur then
+      cur.lines[#cur.lines + 1] = line
+    end
+  end
+  finish()
+  f:close()
+end
+
+function help.reference()
+  if ref then return ref end
+  ref = {byname = {}, bymethod = {}, list = {}}
+  local seen = {}
+  for _, dir in ipairs(help.dirs()) do
+    for _, path in ipairs(mdfiles(dir .. '/reference')) do
+      local shown = 'docs/reference/' .. path:match('([^/]+)$')
+      if not seen[shown] then
+        seen[shown] = true
+        parseref(path, shown)
+      end
+    end
+  end
+  return ref
+end
+
 -- the qualified name of a value found in the libraries' tables
 local libs = {'torch', 'nn', 'optim', 'optnet', 'nngraph', 'thrnn', 'image', 'paths', 'sys', 'xlua', 'dataset'}
 local function nameof(v)
