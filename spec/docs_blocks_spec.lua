@@ -22,9 +22,11 @@ end
 
 local function mdfiles()
   local list = {root .. 'README.md'}
-  local out = exec('ls ' .. sh(root .. 'docs'))
-  for f in out:gmatch('[^\n]+') do
-    if f:match('%.md$') then list[#list + 1] = root .. 'docs/' .. f end
+  for _, dir in ipairs{'docs/', 'docs/reference/', 'docs/dev/'} do
+    local out = exec('ls ' .. sh(root .. dir) .. ' 2>/dev/null')
+    for f in out:gmatch('[^\n]+') do
+      if f:match('%.md$') then list[#list + 1] = root .. dir .. f end
+    end
   end
   return list
 end

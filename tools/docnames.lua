@@ -130,6 +130,15 @@ for _, n in ipairs(list) do
     end
   end
 end
+-- every name an entry gives exists (a typo would hide a missing entry)
+for _, e in ipairs(ref.list) do
+  for _, n in ipairs(e.names) do
+    if wanted(n) and not names[n] then
+      print('unknown ' .. n .. ' (in ' .. e.file .. '; not a public name)')
+      missing = missing + 1
+    end
+  end
+end
 -- every entry shows its use: a ```lua example
 for _, e in ipairs(ref.list) do
   if wanted(e.names[1]) and not e.text:find('```lua') then

@@ -118,7 +118,9 @@ function complete.candidates(word, before, env)
   end
   local out = {}
   for k in pairs(set) do
-    if k:sub(1, #partial) == partial and k:match('^[%a_][%w_]*$') and not (sep and k:find('^__')) then
+    -- names starting with '_' are internal: offered only once '_' is typed
+    if k:sub(1, #partial) == partial and k:match('^[%a_][%w_]*$') and not (sep and k:find('^__'))
+       and (partial:sub(1, 1) == '_' or k:sub(1, 1) ~= '_') then
       out[#out + 1] = head .. k
     end
   end

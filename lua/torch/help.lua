@@ -188,28 +188,129 @@ function help.reference()
   return ref
 end
 
--- the qualified name of a value found in the libraries' tables
-local libs = {'torch', 'nn', 'optim', 'optnet', 'nngraph', 'thrnn', 'image', 'paths', 'sys', 'xlua', 'dataset'}
+-- the libraries whose fields help names: 'lib.field', and one level of
+-- sub-tables ('nn.utils.recursiveType', 'dataset.mnist.load')
+local libs = {'torch', 'nn', 'optim', 'optnet', 'nngraph', 'thrnn', 'image', 'paths', 'sys', 'xlua',
+              'dataset', 'dataparallel', 'mpi'}
+
+-- the metatables a reference class name stands for ('Tensor:narrow')
+local function classtables(class)
+  local list = {}
+  local function add(name)
+    local mt = torch.getmetatable(name)
+    if mt then list[#list + 1] = mt end
+  end
+  if class == 'Tensor' or class == 'Storage' then
+    for _, ty in ipairs{'Double', 'Float', 'Long', 'Int', 'Short', 'Char', 'Byte', 'Half'} do
+      add('torch.' .. ty .. class)
+    end
+  elseif class == 'File' then
+    for _, c in ipairs{'File', 'DiskFile', 'MemoryFile', 'PipeFile'} do add('torch.' .. c) end
+  else
+    for _, prefix in ipairs{'nn.', 'torch.', 'optim.', 'nngraph.', 'dataparallel.', 'dataset.'} do
+      add(prefix .. class)
+    end
+  end
+  return list
+end
+
 local function nameof(v)
+  local tn = torch.typename(v)
+  if tn then
+    if tn:match('^torch%.%a+Tensor$') then return 'torch.Tensor' end
+    if tn:match('^torch%.%a+Storage$') then return 'torch.Storage' end
+    return tn
+  end
   for _, lib in ipairs(libs) do
     local t = package.loaded[lib]
     if type(t) == 'table' then
       if t == v then return lib end
       for k, x in pairs(t) do
-        if x == v and type(k) == 'string' then return lib .. '.' .. k end
+        if type(k) == 'string' then
+          if x == v then return lib .. '.' .. k end
+        end
+      end
+      for k, sub in pairs(t) do
+        if type(k) == 'string' and type(sub) == 'table' and not torch.typename(sub) then
+          for k2, x in pairs(sub) do
+            if x == v and type(k2) == 'string' then return lib .. '.' .. k .. '.' .. k2 end
+          end
+        end
       end
     end
   end
-  if torch and torch._metatables then
-    local mt = torch._metatables[torch.getdefaulttensortype()]
-    for k, x in pairs(mt) do
-      if x == v and type(k) == 'string' then return ':' .. k end
+  -- a method: the reference's classes, Tensor first
+  local r = help.reference()
+  local classes, seen = {'Tensor'}, {Tensor = true}
+  for _, e in ipairs(r.list) do
+    for _, n in ipairs(e.names) do
+      local c = n:match('^([%a_][%w_]*):')
+      if c and not seen[c] then seen[c] = true; classes[#classes + 1] = c end
+    end
+  end
+  for _, c in ipairs(classes) do
+    for _, mt in ipairs(classtables(c)) do
+      for k, x in pairs(mt) do
+        if x == v and type(k) == 'string' then return c .. ':' .. k end
+      end
     end
   end
   return nil
 end
 
--- the index keys tried for a name: itself, a method name, torch.<name>
+-- the reference entry for a name as a user types it: 'torch.max',
+-- 'x:max' (a method of any class, Tensor's first), 'torch.FloatTensor.max',
+-- 'max' (torch., nn., Tensor:, then the other libraries)
+function help.entry(name)
+  local r = help.reference()
+  if r.byname[name] then return r.byname[name], name end
+  local tensormeth = name:match('^torch%.%a*Tensor[.:]([%a_][%w_]*)$')
+  if tensormeth and r.byname['Tensor:' .. tensormeth] then
+    return r.byname['Tensor:' .. tensormeth], 'Tensor:' .. tensormeth
+  end
+  local meth = name:match('^[%w_.]*:([%a_][%w_]*)$')
+  if not name:find('[.:]') then
+    for _, p in ipairs{'torch.', 'nn.', 'Tensor:'} do
+      if r.byname[p .. name] then return r.byname[p .. name], p .. name end
+    end
+    for _, lib in ipairs(libs) do
+      if r.byname[lib .. '.' .. name] then return r.byname[lib .. '.' .. name], lib .. '.' .. name end
+    end
+    meth = name
+  end
+  if meth then
+    if r.byname['Tensor:' .. meth] then return r.byname['Tensor:' .. meth], 'Tensor:' .. meth end
+    local list = r.bymethod[meth]
+    if list then return list[1], list[1].names[1] end
+  end
+  return nil
+end
+
+-- an entry as the terminal shows it: the names, the signatures and the
+-- example indented, the prose as written
+local function render(e)
+  local out = {table.concat(e.names, ' · ') .. '    (' .. e.file .. ')', ''}
+  local fence
+  for line in (e.text .. '\n'):gmatch('(.-)\n') do
+    local lang = line:match('^%s*```(%w*)')
+    if lang then
+      if fence then fence = nil else
+        fence = lang
+        if lang == 'lua' then out[#out + 1] = 'Example:' end
+      end
+    elseif fence then
+      out[#out + 1] = '    ' .. line
+    else
+      out[#out + 1] = line
+    end
+  end
+  while out[#out] == '' do out[#out] = nil end
+  while out[3] == '' do table.remove(out, 3) end
+  return table.concat(out, '\n')
+end
+
+-- the index keys tried for a name in the guides: itself, a method name,
+-- torch.<name>
 local function keys(name)
   local list = {name}
   local last = name:match('[.:]([%a_][%w_]*)$')
@@ -222,6 +323,31 @@ local function keys(name)
   return list
 end
 
+-- the guides' paragraphs about a name, most defining first
+local function mentions(name)
+  local idx = help.index()
+  local hits
+  for _, k in ipairs(keys(name)) do
+    if idx[k] then hits = idx[k]; name = k; break end
+  end
+  if not hits then return nil, name end
+  local plain = name:gsub('^:', '')
+  local function rank(e)
+    if e.code then return 0 end
+    local t = e.text
+    if t:find('^%s*[-*|]%s*`[%w_.:]*' .. plain:gsub('%p', '%%%0') .. '[(`]') then return 3 end
+    if t:find('`[%w_.:]*' .. plain:gsub('%p', '%%%0') .. '[(`]') then return 2 end
+    return 1
+  end
+  local ordered = {}
+  for r = 3, 0, -1 do
+    for _, e in ipairs(hits) do if rank(e) == r then ordered[#ordered + 1] = e; e.rank = r end end
+  end
+  return ordered, name
+end
+
+help.maxsee = 3
+
 function help.text(what)
   local name = what
   if type(what) ~= 'string' then
@@ -233,45 +359,41 @@ function help.text(what)
     end
   end
   name = name:gsub('^%s+', ''):gsub('[%s(]+$', '')
-  local idx = help.index()
-  local hits
-  for _, k in ipairs(keys(name)) do
-    if idx[k] then hits = idx[k]; name = k; break end
+  local e, key = help.entry(name)
+  local ordered, mkey = mentions(key or name)
+  if e then
+    -- the entry, then where the guides explain it (sections, not lines)
+    local out, seen = {render(e)}, {}
+    local see = {}
+    for _, m in ipairs(ordered or {}) do
+      if m.rank and m.rank >= 2 then
+        local where = m.file .. (m.section ~= '' and (' § ' .. m.section) or '')
+        if not seen[where] and #see < help.maxsee then seen[where] = true; see[#see + 1] = where end
+      end
+    end
+    if #see > 0 then out[#out + 1] = '\nSee also: ' .. table.concat(see, '; ') end
+    return table.concat(out, '\n')
   end
-  if not hits then
-    if #entries == 0 then
+  if not ordered then
+    if #entries == 0 and #help.reference().list == 0 then
       return nil, 'help: the documentation was not found (looked in ' .. table.concat(help.dirs(), ', ') .. '; set TH_DOCS)'
     end
     return nil, 'help: no documentation found for ' .. name
   end
-  -- what defines the name first (a table row or list item opening with it,
-  -- then prose naming it in code quotes), then other prose, then code
-  -- lines (they show it used), each in doc order
-  local plain = name:gsub('^:', '')
-  local function rank(e)
-    if e.code then return 0 end
-    local t = e.text
-    if t:find('^%s*[-*|]%s*`[%w_.:]*' .. plain:gsub('%p', '%%%0') .. '[(`]') then return 3 end
-    if t:find('`[%w_.:]*' .. plain:gsub('%p', '%%%0') .. '[(`]') then return 2 end
-    return 1
-  end
-  local ordered = {}
-  for r = 3, 0, -1 do
-    for _, e in ipairs(hits) do if rank(e) == r then ordered[#ordered + 1] = e end end
-  end
-  local out, last = {}, nil
+  -- no reference entry: what the guides say, defining mentions first
+  local out, last = {'(no reference entry for ' .. mkey .. '; the guides mention it)'}, nil
   for i = 1, math.min(#ordered, help.maxhits) do
-    local e = ordered[i]
-    local where = e.file .. (e.section ~= '' and (': ' .. e.section) or '')
+    local m = ordered[i]
+    local where = m.file .. (m.section ~= '' and (': ' .. m.section) or '')
     if where ~= last then
-      if last then out[#out + 1] = '' end
+      out[#out + 1] = ''
       out[#out + 1] = '-- ' .. where
       last = where
     end
-    out[#out + 1] = e.text
+    out[#out + 1] = m.text
   end
   if #ordered > help.maxhits then
-    out[#out + 1] = string.format('(%d more mentions of %s)', #ordered - help.maxhits, name)
+    out[#out + 1] = string.format('(%d more mentions of %s)', #ordered - help.maxhits, mkey)
   end
   return table.concat(out, '\n')
 end

@@ -74,12 +74,36 @@ local function historyfile()
   return f ~= '' and f or nil
 end
 
+-- History is appended to the file as each line is entered (a session
+-- closed with the terminal, SIGHUP, keeps it); at exit the file is cut to
+-- its last HISTORY_LINES lines. Appending, not rewriting, keeps the lines
+-- of sessions running side by side.
+local function appendhistory(line)
+  local f = historyfile()
+  if not f then return end
+  local h = io.open(f, 'a')
+  if h then
+    h:write(line, '\n')
+    h:close()
+  end
+end
+
 local saved = false
 local function savehistory()
   if saved then return end
   saved = true
   local f = historyfile()
-  if f and torch._C.history then torch._C.history('write', f, HISTORY_LINES) end
+  local h = f and io.open(f)
+  if not h then return end
+  local lines = {}
+  for l in h:lines() do lines[#lines + 1] = l end
+  h:close()
+  if #lines <= HISTORY_LINES then return end
+  h = io.open(f, 'w')
+  if h then
+    h:write(table.concat(lines, '\n', #lines - HISTORY_LINES + 1), '\n')
+    h:close()
+  end
 end
 
 -- the error with its traceback, cut where this module's frames begin
@@ -109,6 +133,12 @@ function repl.stream(file, libsloaded)
   end
   for line in file:lines() do
     lineno = lineno + 1
+    if buf == nil and line:match('^%s*%?') then
+      -- '?name' as in the session
+      local name = line:match('^%s*%?%s*(.-)%s*$')
+      require('torch.help').help(name ~= '' and name or nil)
+      goto continue
+    end
     if buf == nil then
       buf, first = line, lineno
       if buf:sub(1, 1) == '=' then buf = 'return ' .. buf:sub(2) end   -- Lua 5.1's '= expr'
@@ -133,9 +163,18 @@ function repl.stream(file, libsloaded)
       buf = nil
       report(err)
     end
+    ::continue::
   end
   if buf then report(string.format('stdin:%d: incomplete statement at end of input', first)) end
   return not failed
+end
+
+-- help(fn | 'name') in every mode of th: the session, -e, scripts, stdin
+-- (the docs are read at the first call)
+function repl.sethelp()
+  if rawget(_G, 'help') == nil then
+    rawset(_G, 'help', function(...) return require('torch.help').help(...) end)
+  end
 end
 
 -- the libraries loaded, each under its global name (optnet returns a module)
@@ -197,13 +236,13 @@ function repl.loop(loaded)
   local help = require 'torch.help'
   local complete = require 'torch.complete'
   globals(loaded or {})
-  rawset(_G, 'help', help.help)
+  repl.sethelp()
   local f = historyfile()
   local note = ''
   if rl then
     C.readline.setcompleter(function(word, before) return complete.candidates(word, before) end)
     if f then
-      -- a missing file (first session) is fine: it is written at exit
+      -- a missing file (first session) is fine: lines are appended to it
       C.history('read', f)
       note = '; history in ' .. f
       local exit = os.exit
@@ -232,14 +271,14 @@ function repl.loop(loaded)
     elseif line == false then
       buf = nil   -- Ctrl-C: the line (and a statement begun) is dropped
     elseif buf == nil and line:match('^%s*%?') then
-      if rl then C.readline.addhistory(line) end
+      if rl then C.readline.addhistory(line); appendhistory(line) end
       local name = line:match('^%s*%?%s*(.-)%s*$')
       help.help(name ~= '' and name or nil)
     elseif buf ~= nil or line:match('%S') then
       buf = buf and (buf .. '\n' .. line) or line
       local chunk, err, more = compile(buf)
       if chunk or not more then
-        if rl then C.readline.addhistory(buf) end
+        if rl then C.readline.addhistory(buf); appendhistory(buf) end
         buf = nil
         if chunk then execute(chunk, true) else io.stderr:write(err, '\n') end
       end
@@ -294,6 +333,7 @@ function repl.main(argv)
 
   rawset(_G, 'arg', {[0] = 'th'})
   local loaded = repl.loadlibs()
+  repl.sethelp()
   for _, act in ipairs(actions) do
     if act[1] == '-l' then
       local name = act[2]
