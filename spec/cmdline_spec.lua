@@ -84,6 +84,24 @@ describe('torch.CmdLine', function()
     assert.are.equal('a=b', opt.name)
   end)
 
+  it("takes '--name value' and '-name' for any declared dash count, '--no-flag', and 'true'/'false' after a flag", function()
+    local opt = demo():parse({'--lr', '0.5', '--batch=8', '-longer-name', '3', '--cuda', 'true',
+                              '--no-shuffle', 'x'})
+    assert.are.same({lr = 0.5, batch = 8, name = 'exp', cuda = true, shuffle = false,
+                     ['longer-name'] = 3, data = 'x'}, opt)
+    -- a following true/false sets the flag; any other word is the next argument
+    opt = demo():parse({'-shuffle', 'false', '-cuda', 'false', 'y'})
+    assert.is_false(opt.shuffle)
+    assert.is_false(opt.cuda)
+    opt = demo():parse({'-cuda', 'data.t7'})
+    assert.is_true(opt.cuda)
+    assert.are.equal('data.t7', opt.data)
+    -- '--no-' applies to booleans only, and to declared names only
+    H.fails('cmdline: unknown option --no-lr', function() demo():parse({'--no-lr', 'x'}) end)
+    H.fails('cmdline: unknown option --no-such', function() demo():parse({'--no-such', 'x'}) end)
+    H.fails('cmdline: unknown option ---lr', function() demo():parse({'---lr', '1', 'x'}) end)
+  end)
+
   it('reads number arguments and arguments in any position', function()
     local cmd = parser()
     cmd:argument('-n', 'count', 'number')

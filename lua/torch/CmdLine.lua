@@ -7,9 +7,12 @@
 --   local opt = cmd:parse(arg)                     -- {lr = 0.1, cuda = false, data = ...}
 --   cmd:string('exp', opt, {data = true})          -- 'exp,cuda=t,lr=0.01'
 --   cmd:log('train.log', opt)                      -- print() also writes the file
--- Options are matched by their exact key ('-lr' or '--lr'); their values
--- come in the next word ('-lr 0.01'), or after '=' ('-lr=0.01', not in
--- Torch7). '-h', '-help' or '--help' prints the help and exits 0; a bad
+-- Options are matched by their key with one or two dashes ('-lr' and
+-- '--lr' both find an option declared '-lr'); their values come in the
+-- next word ('-lr 0.01') or after '=' ('--lr=0.01'). A boolean flag toggles
+-- its default as in Torch7, or takes a following 'true' or 'false'
+-- ('-optnet false'); '--no-name' sets it false. Torch7 knew the exact key
+-- and the toggle only. '-h', '-help' or '--help' prints the help and exits 0; a bad
 -- command line prints the reason on stderr, the help on stdout, and exits
 -- 1 (cmd:error(msg) does that: replace it on the object to raise instead).
 -- Numbers print as LuaJIT did ('%.14g': 1 rather than 1.0).
@@ -136,6 +139,24 @@ local function optionvalue(self, o, value)
   return value
 end
 
+-- the option a word names: its exact key, the same name with one or two
+-- dashes, or '--no-name' for a boolean 'name' (then negated is true)
+local function findoption(self, word)
+  if self.options[word] then return self.options[word] end
+  local name = word:match('^%-%-?([^-=][^=]*)$')
+  if not name then return nil end
+  local neg = name:match('^no%-(.+)$')
+  for key, o in pairs(self.options) do
+    if strip(key) == name then return o end
+  end
+  if neg then
+    for key, o in pairs(self.options) do
+      if strip(key) == neg and o.type == 'boolean' then return o, true end
+    end
+  end
+  return nil
+end
+
 -- reads the command line (a table like the global 'arg'); returns the
 -- options and arguments by name without dashes
 function CmdLine:parse(arg)
@@ -155,19 +176,30 @@ function CmdLine:parse(arg)
       self:help(arg)
       os.exit(0)
     end
-    local o = self.options[word]
+    local o, negated = findoption(self, word)
     local key, value = word:match('^(%-%-?[^=]+)=(.*)$')
+    local ko = key and findoption(self, key)
     if o then
-      if o.type == 'boolean' then
-        params[strip(word)] = not o.default
+      local name = strip(o.key)
+      if negated then
+        params[name] = false
         i = i + 1
+      elseif o.type == 'boolean' then
+        -- '-flag true|false', else Torch7's toggle of the default
+        local nxt = arg[i + 1]
+        if nxt == 'true' or nxt == 'false' then
+          params[name] = nxt == 'true'
+          i = i + 2
+        else
+          params[name] = not o.default
+          i = i + 1
+        end
       else
-        params[strip(word)] = optionvalue(self, o, arg[i + 1])
+        params[name] = optionvalue(self, o, arg[i + 1])
         i = i + 2
       end
-    elseif key and self.options[key] then
-      o = self.options[key]
-      params[strip(key)] = optionvalue(self, o, value)
+    elseif ko then
+      params[strip(ko.key)] = optionvalue(self, ko, value)
       i = i + 1
     elseif word:sub(1, 1) == '-' and #word > 1 and tonumber(word) == nil then
       return self:error('unknown option ' .. word)
