@@ -152,6 +152,7 @@ end
 local logger = optim.Logger(paths.concat(opt.save, 'accuracy.log'))
 logger:setNames{'% train accuracy', '% test accuracy'}
 logger:style{'-', '-'}
+logger:setAxisLabels('epoch', '% accuracy')
 logger:display(false)   -- write the .svg plot, open no window
 for _, h in ipairs(history) do logger:add{h.train, h.test} end
 

@@ -256,7 +256,9 @@ describe('optim.Logger', function()
     assert.are.equal(head, text:sub(1, #head))
     assert.are.equal(base .. '.svg', svg)
     local s = io.open(svg):read('a')
-    assert.truthy(s:find('<svg', 1, true) and s:find('polyline', 1, true) and s:find('&lt;Logger::', 1, true))
+    assert.truthy(s:find('<svg', 1, true) and s:find('polyline', 1, true))
+    -- the title is the log's file name
+    assert.truthy(s:find('>' .. base:match('([^/]+)$') .. '</text>', 1, true), s)
     logger:setlogscale(true)
     logger:plot('train')
     local keyed = optim.Logger(base .. 'k')
@@ -267,6 +269,46 @@ describe('optim.Logger', function()
     assert.are.equal(khead, kt:sub(1, #khead))
     assert.truthy(H.errmsg(keyed.add, keyed, {['a err'] = {}}):find('can only log numbers and strings', 1, true))
     for _, p in ipairs{base, svg, base .. 'k'} do os.remove(p) end
+  end)
+
+  -- the plot's text labels: x ticks, y ticks, axis labels
+  local function labels(svg)
+    local xt, yt, other = {}, {}, {}
+    for attrs, text in svg:gmatch('<text ([^>]*)>([^<]*)</text>') do
+      if attrs:find('text-anchor="end"', 1, true) then yt[#yt + 1] = text
+      elseif attrs:find('y="458"', 1, true) then xt[#xt + 1] = text
+      else other[#other + 1] = text end
+    end
+    return xt, yt, other
+  end
+
+  it('plots whole entries on the x axis, round y ticks with room above a curve at 100, axis labels', function()
+    local base = os.tmpname() .. '-accuracy.log'
+    local logger = optim.Logger(base)
+    logger:setNames{'% train', '% test'}
+    logger:add{91.5, 90}
+    logger:add{100, 96.25}
+    logger:setAxisLabels('epoch', '% accuracy')
+    local s = io.open(logger:plot()):read('a')
+    local xt, yt, other = labels(s)
+    assert.are.same({'1', '2'}, xt)
+    for _, y in ipairs(yt) do assert.truthy(tonumber(y), y) end
+    assert.is_true(#yt >= 4, table.concat(yt, ' '))
+    -- the highest tick is 100 or above, the frame's top above the curve's
+    assert.is_true(tonumber(yt[#yt]) >= 100)
+    local top = tonumber(s:match('<rect x="%d+" y="(%d+)"'))
+    for y in s:gmatch('points="[^"]*,([%d.]+)') do assert.is_true(tonumber(y) > top + 5, y) end
+    assert.are.same({base:match('([^/]+)%.log$'), 'epoch', '% accuracy', '% train', '% test'},
+                    {other[1], other[2], other[3], other[4], other[5]})
+    -- longer runs: integer steps of 1, 2, 5, 10, ...
+    local l2 = optim.Logger(base .. '2')
+    for i = 1, 37 do l2:add{loss = 1 / i} end
+    local xt2, _, other2 = labels(io.open(l2:plot()):read('a'))
+    assert.are.same({'1', '10', '20', '30'}, xt2)
+    assert.are.same({'entry', 'loss'}, {other2[2], other2[3]})
+    H.fails('optim.Logger:setAxisLabels: label (string or nil) expected as argument 2, got number',
+            function() logger:setAxisLabels('x', 3) end)
+    for _, p in ipairs{base, base .. '.svg', base .. '2', base .. '2.svg'} do os.remove(p) end
   end)
 end)
 

@@ -4,6 +4,7 @@
 --   logger:add{name = value, ...} or, after setNames{...}, logger:add{v1, v2, ...}
 --   logger:style{name = '-' | '+' | '+-' | '.' | '|' or a list of them}
 --   logger:setlogscale(true), logger:display(false), logger:plot([names...])
+--   logger:setAxisLabels('epoch', '% accuracy')   (not in Torch7)
 -- Torch7 drew through gnuplot into filename.eps; here plot() writes
 -- filename.svg directly (no gnuplot needed), which a browser opens: one
 -- curve per name against the line number, with axes, grid and legend.
@@ -118,6 +119,19 @@ function Logger:style(symbols)
 end
 
 function Logger:setlogscale(state) self.logscale = state end
+
+-- the axes' labels of the plot (default: 'entry' -- one per add -- and
+-- the curve's name when there is one curve, else 'value')
+function Logger:setAxisLabels(xlabel, ylabel)
+  for i, v in ipairs{xlabel, ylabel} do
+    if v ~= nil and type(v) ~= 'string' then
+      error(string.format('optim.Logger:setAxisLabels: label (string or nil) expected as argument %d, got %s',
+                          i, torch.type(v)), 2)
+    end
+  end
+  self.xlabel, self.ylabel = xlabel, ylabel
+  return self
+end
 function Logger:display(state) self.showPlot = state end
 
 -- --- the SVG plot ------------------------------------------------------------
@@ -128,8 +142,8 @@ local function esc(s)
   return (tostring(s):gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'):gsub('"', '&quot;'))
 end
 
--- about 5 round tick values covering [lo, hi]
-local function ticks(lo, hi)
+-- a round step giving about 5 ticks over [lo, hi]; at least 'minstep'
+local function tickstep(lo, hi, minstep)
   if hi <= lo then hi = lo + 1 end
   local raw = (hi - lo) / 5
   local mag = 10 ^ math.floor(math.log(raw, 10))
@@ -137,14 +151,29 @@ local function ticks(lo, hi)
   for _, m in ipairs{1, 2, 5, 10} do
     if raw <= m * mag then step = m * mag; break end
   end
+  return math.max(step, minstep or 0)
+end
+
+local function ticks(lo, hi, step)
   local out = {}
-  for v = math.ceil(lo / step) * step, hi + step * 1e-9, step do out[#out + 1] = v end
+  for v = math.ceil(lo / step - 1e-9) * step, hi + step * 1e-9, step do
+    out[#out + 1] = math.abs(v) < step * 1e-9 and 0 or v
+  end
   return out
 end
 
--- the curves {name, values, styles} as an SVG document
-function Logger.svg(curves, title, logscale)
-  local W, H, L, R, T, B = 800, 500, 70, 170, 40, 50
+local function label(v)
+  if math.abs(v - math.floor(v + 0.5)) < 1e-9 then return string.format('%d', math.floor(v + 0.5)) end
+  return string.format('%g', v)
+end
+
+-- the curves {name, values, styles} as an SVG document; opts: xlabel,
+-- ylabel. The x axis counts entries (whole numbers); the y axis is
+-- widened to round ticks with a margin, so that no curve runs along the
+-- frame (accuracies at 100%)
+function Logger.svg(curves, title, logscale, opts)
+  opts = opts or {}
+  local W, H, L, R, T, B = 800, 500, 80, 190, 40, 60
   local xmax, ymin, ymax = 1, math.huge, -math.huge
   for _, c in ipairs(curves) do
     xmax = math.max(xmax, #c.values)
@@ -157,22 +186,40 @@ function Logger.svg(curves, title, logscale)
   end
   if ymin > ymax then ymin, ymax = 0, 1 end
   if ymin == ymax then ymin, ymax = ymin - 1, ymax + 1 end
-  local function px(i) return L + (i - 1) / math.max(1, xmax - 1) * (W - L - R) end
+  local ystep = tickstep(ymin, ymax)
+  local ylo = math.floor(ymin / ystep + 1e-9) * ystep
+  local yhi = math.ceil(ymax / ystep - 1e-9) * ystep
+  -- a curve on a tick at the edge gets half a step of room
+  if ymin - ylo < ystep * 0.25 then ylo = ylo - ystep / 2 end
+  if yhi - ymax < ystep * 0.25 then yhi = yhi + ystep / 2 end
+  ymin, ymax = ylo, yhi
+  local xstep = tickstep(1, xmax, 1)
+  local xlo, xhi = 1, math.max(xmax, 2)
+  local xpad = (xhi - xlo) * 0.03
+  local function px(i) return L + (i - xlo + xpad) / (xhi - xlo + 2 * xpad) * (W - L - R) end
   local function py(y) return H - B - (y - ymin) / (ymax - ymin) * (H - T - B) end
   local out = {string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">', W, H),
                string.format('<rect width="%d" height="%d" fill="white"/>', W, H),
-               string.format('<text x="%d" y="24" text-anchor="middle" font-size="14">%s</text>', (W - R + L) // 2, esc(title))}
-  for _, y in ipairs(ticks(ymin, ymax)) do
+               string.format('<text x="%d" y="24" text-anchor="middle" font-size="15">%s</text>', (W - R + L) // 2, esc(title))}
+  for _, y in ipairs(ticks(ymin, ymax, ystep)) do
     out[#out + 1] = string.format('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>', L, py(y), W - R, py(y))
-    local label = logscale and string.format('1e%g', y) or string.format('%g', y)
-    out[#out + 1] = string.format('<text x="%d" y="%.1f" text-anchor="end">%s</text>', L - 6, py(y) + 4, label)
+    local text = logscale and ('1e' .. label(y)) or label(y)
+    out[#out + 1] = string.format('<text x="%d" y="%.1f" text-anchor="end">%s</text>', L - 6, py(y) + 4, text)
   end
-  for _, x in ipairs(ticks(1, xmax)) do
-    if x >= 1 and x <= xmax then
-      out[#out + 1] = string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', px(x), T, px(x), H - B)
-      out[#out + 1] = string.format('<text x="%.1f" y="%d" text-anchor="middle">%g</text>', px(x), H - B + 18, x)
-    end
+  local first = math.ceil(xlo / xstep) * xstep
+  if first ~= 1 then
+    -- the first entry is always labelled
+    out[#out + 1] = string.format('<text x="%.1f" y="%d" text-anchor="middle">1</text>', px(1), H - B + 18)
   end
+  for x = first, xhi + 1e-9, xstep do
+    out[#out + 1] = string.format('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', px(x), T, px(x), H - B)
+    out[#out + 1] = string.format('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(x), H - B + 18, label(x))
+  end
+  out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle">%s</text>', (W - R + L) // 2, H - 14,
+                                esc(opts.xlabel or 'entry'))
+  out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">%s</text>',
+                                18, (H - B + T) // 2, 18, (H - B + T) // 2,
+                                esc(opts.ylabel or (#curves == 1 and curves[1].name) or 'value'))
   out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>', L, T, W - L - R, H - T - B)
   for ci, c in ipairs(curves) do
     local color = COLORS[(ci - 1) % #COLORS + 1]
@@ -235,7 +282,9 @@ function Logger:plot(...)
   if #curves == 0 or not self.svgfile then return nil end
   local f, err = io.open(self.svgfile, 'w')
   if not f then error('optim.Logger:plot: cannot write ' .. self.svgfile .. ': ' .. tostring(err), 2) end
-  f:write(Logger.svg(curves, '<Logger::' .. self.name .. '>', self.logscale))
+  -- the title: the log's file name without its folder and extension
+  local title = self.name:match('([^/]+)$'):gsub('%.[%w]+$', '')
+  f:write(Logger.svg(curves, title, self.logscale, {xlabel = self.xlabel, ylabel = self.ylabel}))
   f:close()
   return self.svgfile
 end
