@@ -47,7 +47,7 @@ local function builder(opts)
     end
     s:add(Conv(nIn, n, 3, 3, stride, stride, 1, 1)):add(SBN(n)):add(nn.ReLU(true))
     s:add(Conv(n, n, 3, 3, 1, 1, 1, 1))
-    return block:add(nn.ConcatTable():add(s):add(shortcut(nIn, n, stride))):add(nn.CAddTable(true))
+    return block:add(nn.ConcatTable():add(s):add(shortcut(nIn, n, stride):setName('shortcut'))):add(nn.CAddTable(true))
   end
 
   local function bottleneck(n, stride, preact)
@@ -62,13 +62,19 @@ local function builder(opts)
     s:add(Conv(nIn, n, 1, 1, 1, 1, 0, 0)):add(SBN(n)):add(nn.ReLU(true))
     s:add(Conv(n, n, 3, 3, stride, stride, 1, 1)):add(SBN(n)):add(nn.ReLU(true))
     s:add(Conv(n, n * 4, 1, 1, 1, 1, 0, 0))
-    return block:add(nn.ConcatTable():add(s):add(shortcut(nIn, n * 4, stride))):add(nn.CAddTable(true))
+    return block:add(nn.ConcatTable():add(s):add(shortcut(nIn, n * 4, stride):setName('shortcut'))):add(nn.CAddTable(true))
   end
 
+  -- stages and blocks carry names (layer3.block2), so that reports and
+  -- graphs name modules as people do: layer3.block2.conv1
+  local nLayers = 0
   local function layer(block, features, count, stride, firstType)
     local s = nn.Sequential()
-    for i = 1, count do s:add(block(features, i == 1 and stride or 1, i == 1 and firstType or nil)) end
-    return s
+    for i = 1, count do
+      s:add(block(features, i == 1 and stride or 1, i == 1 and firstType or nil):setName('block' .. i))
+    end
+    nLayers = nLayers + 1
+    return s:setName('layer' .. nLayers)
   end
 
   local model = nn.Sequential()

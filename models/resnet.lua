@@ -53,7 +53,7 @@ local function builder(opts)
       :add(Conv(nIn, n, 3, 3, stride, stride, 1, 1)):add(SBN(n)):add(nn.ReLU(true))
       :add(Conv(n, n, 3, 3, 1, 1, 1, 1)):add(SBN(n))
     return nn.Sequential()
-      :add(nn.ConcatTable():add(s):add(shortcut(nIn, n, stride)))
+      :add(nn.ConcatTable():add(s):add(shortcut(nIn, n, stride):setName('shortcut')))
       :add(nn.CAddTable(true))
       :add(nn.ReLU(true))
   end
@@ -66,15 +66,19 @@ local function builder(opts)
       :add(Conv(n, n, 3, 3, stride, stride, 1, 1)):add(SBN(n)):add(nn.ReLU(true))
       :add(Conv(n, n * 4, 1, 1, 1, 1, 0, 0)):add(SBN(n * 4))
     return nn.Sequential()
-      :add(nn.ConcatTable():add(s):add(shortcut(nIn, n * 4, stride)))
+      :add(nn.ConcatTable():add(s):add(shortcut(nIn, n * 4, stride):setName('shortcut')))
       :add(nn.CAddTable(true))
       :add(nn.ReLU(true))
   end
 
+  -- stages and blocks carry names (layer3.block2), so that reports and
+  -- graphs name modules as people do: layer3.block2.conv1
+  local nLayers = 0
   local function layer(block, features, count, stride)
     local s = nn.Sequential()
-    for i = 1, count do s:add(block(features, i == 1 and stride or 1)) end
-    return s
+    for i = 1, count do s:add(block(features, i == 1 and stride or 1):setName('block' .. i)) end
+    nLayers = nLayers + 1
+    return s:setName('layer' .. nLayers)
   end
 
   local model = nn.Sequential()

@@ -128,7 +128,7 @@ local function checkCounts(net, r)
 end
 
 describe('optnet.graphgen', function()
-  it('has one node per module output, labelled with type, path, size and storage', function()
+  it('has one node per module output, labelled with readable name, type, size and storage', function()
     torch.manualSeed(1)
     local net, x = small('lenet')
     local text, info = optnet.graphgen(net, x)
@@ -144,8 +144,9 @@ describe('optnet.graphgen', function()
     end
     local conv = info.nodes[2]
     assert.are.equal('1.output', conv.path)
-    assert.truthy(conv.label:find('SpatialConvolution\n1.output\n2x6x28x28\nstorage %d+$'))
-    assert.truthy(text:find('label="SpatialConvolution\\n1.output\\n2x6x28x28\\nstorage', 1, true))
+    assert.are.equal('conv1', conv.name)
+    assert.truthy(conv.label:find('^conv1\nSpatialConvolution  2x6x28x28\nstorage %d+$'), conv.label)
+    assert.truthy(text:find('label="conv1\\nSpatialConvolution  2x6x28x28\\nstorage', 1, true))
   end)
 
   it('adds gradInput nodes in training mode, fed from the gradOutput', function()
@@ -154,7 +155,7 @@ describe('optnet.graphgen', function()
     local kinds = {}
     for _, n in ipairs(info.nodes) do kinds[n.kind] = (kinds[n.kind] or 0) + 1 end
     assert.are.same({input = 1, output = 13, gradOutput = 1, gradInput = 13}, kinds)
-    assert.truthy(text:find('label="Linear\\n12.gradInput\\n2x84', 1, true))
+    assert.truthy(text:find('label="fc3.gradInput\\nLinear  2x84', 1, true), text)
     assert.truthy(text:find('style="rounded,filled,dashed"', 1, true))
   end)
 
@@ -183,7 +184,7 @@ describe('optnet.graphgen', function()
     local x3 = torch.randn(3, 1, 32, 32):typeAs(x)
     local text, info = optnet.graphgen(net, x3)
     assert.are.equal(optnet._signature(x3), optnet._state(net).signature)
-    assert.truthy(info.nodes[2].label:find('\n3x6x28x28\n', 1, true))
+    assert.truthy(info.nodes[2].label:find('  3x6x28x28\n', 1, true))
     checkColours(net, text, info)
     local x4 = torch.randn(4, 1, 32, 32):typeAs(x)
     checkCounts(net, optnet.report(net, x4, {print = false}))
@@ -281,6 +282,53 @@ describe('optnet.graphgen', function()
 end)
 
 local function sum(t) local s = 0 for _, v in pairs(t) do s = s + v end return s end
+
+describe('optnet.graphgen for big nets', function()
+  local models = require 'models'
+
+  it('names modules by their containers names and kind + count (view.names)', function()
+    local net = models.build('resnet', {depth = 20})
+    local names, scopes = require('optnet.view').names(net)
+    local byName = {}
+    for m, n in pairs(names) do byName[n] = m end
+    assert.are.equal(net, byName.net)
+    assert.are.equal('nn.SpatialConvolution', torch.type(byName['conv1']))
+    assert.are.equal('nn.SpatialConvolution', torch.type(byName['layer3.block2.conv2']))
+    assert.are.equal('nn.SpatialBatchNormalization', torch.type(byName['layer2.block3.bn1']))
+    assert.are.equal('nn.CAddTable', torch.type(byName['layer1.block1.add1']))
+    assert.are.equal('layer3.block2', scopes[byName['layer3.block2.conv2']])
+    assert.are.equal('', scopes[byName['conv1']])
+    -- unnamed nets: kind and count over the whole net
+    local lenet = small('lenet')
+    local n2 = require('optnet.view').names(lenet)
+    assert.are.equal('conv2', n2[lenet.modules[4]])
+  end)
+
+  it('collapses named containers, folds gradients beside outputs, draws clusters and a legend', function()
+    torch.manualSeed(4)
+    local net, x = models.build('resnet', {depth = 20, batch = 2})
+    local text, info = optnet.graphgen(net, x, {mode = 'training', collapse = 2})
+    local boxes = 0
+    for _ in text:gmatch('\n  *n%d+ %[') do boxes = boxes + 1 end
+    -- the stem and head modules alone, 9 blocks, each forward and backward
+    assert.truthy(text:find('label="layer2.block3\\n', 1, true))
+    assert.truthy(text:find('label="layer2.block3 (backward)\\n', 1, true))
+    assert.truthy(text:find('legend [', 1, true))
+    assert.truthy(text:find('{rank=same; n', 1, true))
+    assert.truthy(text:find('subgraph "cluster_layer2"', 1, true))
+    -- no edge from a box to itself
+    for a, b in text:gmatch('n(%d+) %-> n(%d+)') do assert.are_not.equal(a, b) end
+    -- the data keeps every tensor node
+    assert.is_true(#info.nodes > boxes)
+    local compact = optnet.graphgen(net, x, {mode = 'training', compact = true, clusters = false})
+    assert.is_nil(compact:find('subgraph', 1, true))
+    assert.truthy(compact:find('label="layer1.block1.conv1\\n2x16x32x32"', 1, true))
+    assert.has_error(function() optnet.graphgen(net, x, {collapse = 0}) end,
+                     'optnet.graphgen: opts.collapse must be a positive integer (container depth), got 0')
+    assert.has_error(function() optnet.graphgen(net, x, {fold = 'yes'}) end,
+                     'optnet.graphgen: opts.fold must be a boolean, got string')
+  end)
+end)
 
 describe('optnet.timeline', function()
   it('peaks at the lower bound countUsedMemory reports, before and after', function()
@@ -524,6 +572,39 @@ describe('tools/memreport.lua', function()
     if hasDot then assert.are.equal('svg', wellFormed(readFile(dir .. '/lenet-graph.svg'))) end
     for _, f in ipairs{'lenet-timeline.svg', 'lenet-graph.dot', 'lenet-graph.svg'} do os.remove(dir .. '/' .. f) end
     os.remove(dir)
+  end)
+
+  -- the README's example: the graphs convert to PNG (rsvg-convert refuses
+  -- images over 32767 px, which the one-page ResNet-56 graph was)
+  local hasRsvg = os.execute('command -v rsvg-convert >/dev/null 2>&1') == true
+  local it_viz = (hasDot and hasRsvg) and it or pending
+  it_viz("draws the README's ResNet-56 as an overview and a full graph that convert to PNG", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local out, err, status = run('models.resnet --depth 56 --batch 64 --mode training --svg ' .. sh(dir))
+    assert.are.equal(0, status, err)
+    for _, f in ipairs{'resnet-graph.svg', 'resnet-graph-full.svg'} do
+      assert.truthy(out:find('wrote ' .. dir .. '/' .. f, 1, true), out)
+      local png = dir .. '/' .. f:gsub('svg$', 'png')
+      local ok = os.execute('rsvg-convert ' .. sh(dir .. '/' .. f) .. ' -o ' .. sh(png) .. ' 2>/dev/null')
+      assert.is_true(ok == true, f)
+      -- PNG: width and height are big-endian at bytes 17..24
+      local head = readFile(png):sub(17, 24)
+      local w, h = string.unpack('>I4>I4', head)
+      assert.is_true(w > 300 and w < 32767 and h > 300 and h < 32767, f .. ' ' .. w .. 'x' .. h)
+    end
+    local overview = readFile(dir .. '/resnet-graph.dot')
+    -- one box per block and direction: 3 stages of 9 blocks, forward and backward
+    local blocks = 0
+    for _ in overview:gmatch('label="layer%d%.block%d+\\n') do blocks = blocks + 1 end
+    for _ in overview:gmatch('label="layer%d%.block%d+ %(backward%)\\n') do blocks = blocks + 1 end
+    assert.are.equal(54, blocks)
+    assert.truthy(overview:find('How to read this graph', 1, true))
+    local full = readFile(dir .. '/resnet-graph-full.dot')
+    assert.truthy(full:find('label="layer3.block2.conv1\\n64x64x8x8"', 1, true))
+    assert.truthy(full:find('label="layer3.block2.conv1.gradInput\\n64x64x8x8"', 1, true))
+    assert.truthy(full:find('subgraph "cluster_layer3.block2"', 1, true))
+    os.execute('rm -rf ' .. sh(dir))
   end)
 
   it('says what is wrong with its arguments', function()

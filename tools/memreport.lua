@@ -1,8 +1,12 @@
 -- memreport: what a zoo model's memory looks like, before and after optnet.
 --   bin/th tools/memreport.lua models.resnet --depth 56 --batch 64 --mode training --svg out/
 -- Prints the named memory report of the optimized net (optnet.report) and
--- a summary; with --svg DIR also writes DIR/<model>-graph.dot (and .svg
--- when graphviz is installed) and DIR/<model>-timeline.svg.
+-- a summary; with --svg DIR also writes DIR/<model>-graph.dot, an overview
+-- with one box per named block (layer3.block2) and direction, when the net
+-- has named containers; DIR/<model>-graph-full.dot, every tensor with its
+-- module's readable name, coloured by memory block, a box per named
+-- container, each gradient beside its output (.svg of both when graphviz
+-- is installed); and DIR/<model>-timeline.svg.
 -- Options: --mode inference|training (default inference), --svg DIR,
 -- --before (report and graph the net without optimization), --planner NAME,
 -- --help; any other --key value is a model option (numbers and true/false
@@ -133,9 +137,22 @@ local function main(argv)
     mkdir(a.svg)
     local stem = a.svg:gsub('/+$', '') .. '/' .. a.model
     phase('graph')
-    local g = optnet.graphgen(net, input, {mode = a.mode})
-    local title = string.format('%s (%s, %s)', a.model, a.mode, a.before and 'not optimized' or 'optimized')
-    local dotFile, svgFile = optnet.dot(g, title, stem .. '-graph')
+    local state = a.before and 'not optimized' or 'optimized'
+    -- the overview: named blocks two levels deep (a zoo ResNet's layer3.block2)
+    local named = false
+    for _, m in ipairs(net:listModules()) do
+      if m ~= net and type(m.name) == 'string' then named = true; break end
+    end
+    if named then
+      local g = optnet.graphgen(net, input, {mode = a.mode, collapse = 2})
+      local dotFile, svgFile = optnet.dot(g, string.format('%s (%s, %s): blocks', a.model, a.mode, state),
+                                          stem .. '-graph')
+      files[#files + 1] = dotFile
+      files[#files + 1] = svgFile
+    end
+    local g = optnet.graphgen(net, input, {mode = a.mode, compact = true})
+    local title = string.format('%s (%s, %s)', a.model, a.mode, state)
+    local dotFile, svgFile = optnet.dot(g, title, stem .. (named and '-graph-full' or '-graph'))
     files[#files + 1] = dotFile
     files[#files + 1] = svgFile or '(no graphviz: no graph .svg; make viz-deps installs it)'
     local f = assert(io.open(stem .. '-timeline.svg', 'w'))

@@ -8,7 +8,16 @@
 --   optnet.dot(g, 'my net', 'out/net')     -- out/net.dot and, with graphviz, out/net.svg
 -- opts: displayProps (graphviz node attributes), nodeData(oldLabel, tensor)
 -- -> new label, mode ('inference' or 'training'; default: the mode the net
--- is optimized for, else inference), rankdir (default 'TB').
+-- is optimized for, else inference), rankdir (default 'TB'), and for big
+-- nets: compact (two-line labels: name, size), fold (each gradInput beside
+-- its output, so the graph is as tall as the forward pass; default in
+-- training mode), clusters (a box per named container; default true),
+-- collapse (N: one node per named container N levels deep, per direction),
+-- legend (a note saying what colours and lines mean; default with compact
+-- or collapse).
+-- Nodes are named as people name modules: the names containers were given
+-- (setName) and kind + count within them ('layer3.block2.conv1';
+-- optnet.view.names).
 --
 -- How: the net runs once (forward, and backward in training mode) with
 -- every module's methods wrapped. A leaf module's call makes one node per
@@ -28,7 +37,17 @@ require 'graph'
 
 local graphgen = {}
 
-local KNOWN = {displayProps = true, nodeData = true, mode = true, rankdir = true}
+local KNOWN = {displayProps = true, nodeData = true, mode = true, rankdir = true, compact = true,
+               fold = true, clusters = true, collapse = true, legend = true}
+
+local LEGEND = table.concat({
+  'How to read this graph',
+  'a box: a tensor; its name: the module that made it',
+  '  (layer3.block2.conv1: 1st convolution of block2 of layer3)',
+  'solid box and arrow: forward (output)',
+  'dashed box and arrow: backward (gradInput)',
+  'same fill colour: one memory block, shared over time',
+  'white: a block no other tensor uses'}, '\n')
 
 local function quote(s)
   s = tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub('\r?\n', '\\n')
@@ -133,7 +152,16 @@ local function generate(net, input, opts)
   if o.displayProps ~= nil and type(o.displayProps) ~= 'table' then
     view.fail('graphgen', 'opts.displayProps must be a table of graphviz node attributes, got %s', type(o.displayProps))
   end
+  for _, k in ipairs{'compact', 'fold', 'clusters', 'legend'} do
+    if o[k] ~= nil and type(o[k]) ~= 'boolean' then
+      view.fail('graphgen', 'opts.%s must be a boolean, got %s', k, type(o[k]))
+    end
+  end
+  if o.collapse ~= nil and (math.type(o.collapse) ~= 'integer' or o.collapse < 1) then
+    view.fail('graphgen', 'opts.collapse must be a positive integer (container depth), got %s', tostring(o.collapse))
+  end
   local mode = view.mode('graphgen', net, o)
+  local readable, scopes = view.names(net)
   local bindingOf = view.bindings(view.current(net, input))
   local number = view.storageNumbers(net, input)
   local paths = view.paths(net)
@@ -143,6 +171,9 @@ local function generate(net, input, opts)
     local id, lo = view.block(t, bindingOf)
     local n = {id = #nodes + 1, tensor = t, module = m, kind = kind,
                path = m and (paths[m] .. '.' .. field) or field,
+               name = m and (readable[m] .. (field:match('%.%d+$') and ('[' .. field:match('(%d+)$') .. ']') or '')
+                             .. (kind == 'gradInput' and '.gradInput' or '')) or field,
+               scope = m and scopes[m] or '',
                storage = number(id), offset = lo or 0}
     n.key = id and (tostring(id) .. '@' .. tostring(lo)) or ('none' .. n.id)
     nodes[n.id] = n
@@ -213,9 +244,6 @@ local function generate(net, input, opts)
     end
   end
 
-  local lines = {'digraph G {', '  rankdir=' .. quote(o.rankdir or 'TB') .. ';',
-                 '  node [' .. attrs{shape = 'box', style = 'rounded,filled', fontname = 'Helvetica', fontsize = 10} .. '];',
-                 '  edge [' .. attrs{color = '#555555', arrowsize = 0.6} .. '];'}
   for _, n in ipairs(nodes) do
     local where
     if bindingOf[n.tensor] then
@@ -226,7 +254,11 @@ local function generate(net, input, opts)
       where = 'no storage'
     end
     local title = n.module and view.typeName(n.module) or n.kind
-    n.label = table.concat({title, n.path, view.sizeString(n.tensor), where}, '\n')
+    if o.compact then
+      n.label = n.name .. '\n' .. view.sizeString(n.tensor)
+    else
+      n.label = table.concat({n.name, title .. '  ' .. view.sizeString(n.tensor), where}, '\n')
+    end
     if o.nodeData then
       local l = o.nodeData(n.label, n.tensor)
       if type(l) ~= 'string' then
@@ -234,14 +266,125 @@ local function generate(net, input, opts)
       end
       n.label = l
     end
+  end
+  local fold = o.fold
+  if fold == nil then fold = mode == 'training' end
+  local legend = o.legend
+  if legend == nil then legend = (o.compact or o.collapse) and true or false end
+  local lines = {'digraph G {', '  rankdir=' .. quote(o.rankdir or 'TB') .. ';',
+                 '  node [' .. attrs{shape = 'box', style = 'rounded,filled', fontname = 'Helvetica', fontsize = 10} .. '];',
+                 '  edge [' .. attrs{color = '#555555', arrowsize = 0.6} .. '];'}
+  if o.compact or o.collapse then
+    lines[#lines + 1] = '  graph [' .. attrs{nodesep = 0.15, ranksep = 0.2} .. '];'
+  end
+  if legend then
+    lines[#lines + 1] = string.format('  legend [%s];', attrs{shape = 'note', style = 'filled', fillcolor = '#ffffff',
+                                                              label = LEGEND, fontsize = 10})
+  end
+  local backward = function(kind) return kind == 'gradInput' or kind == 'gradOutput' end
+  -- what is drawn: the nodes, or one node per container and direction
+  local shown, shownEdges, idOf = {}, {}, {}
+  if o.collapse then
+    local groups = {}
+    for _, n in ipairs(nodes) do
+      local parts, scope = {}, n.scope
+      for part in scope:gmatch('[^.]+') do
+        if #parts < o.collapse then parts[#parts + 1] = part end
+      end
+      local prefix = #parts > 0 and table.concat(parts, '.') or n.name
+      local key = prefix .. (backward(n.kind) and ' (backward)' or '')
+      local g = groups[key]
+      if not g then
+        g = {id = #shown + 1, key = key, prefix = prefix, kind = backward(n.kind) and 'gradInput' or 'output',
+             scope = #parts > 0 and table.concat(parts, '.', 1, #parts - 1) or n.scope, count = 0, module = n.module}
+        groups[key] = g
+        shown[#shown + 1] = g
+      end
+      g.count = g.count + 1
+      g.last = n
+      idOf[n.id] = g.id
+    end
+    for _, g in ipairs(shown) do
+      g.label = string.format('%s%s\n%d tensor%s, last %s', g.prefix, g.kind == 'gradInput' and ' (backward)' or '',
+                              g.count, g.count == 1 and '' or 's', view.sizeString(g.last.tensor))
+      g.color = g.kind == 'gradInput' and '#eeeeee' or '#ffffff'
+      g.name = g.prefix
+    end
+    local seen = {}
+    for _, e in ipairs(edges) do
+      local a, b = idOf[e.from], idOf[e.to]
+      local k = a .. '>' .. b
+      if a ~= b and not seen[k] then
+        seen[k] = true
+        shownEdges[#shownEdges + 1] = {from = a, to = b}
+      end
+    end
+  else
+    shown, shownEdges = nodes, edges
+  end
+  local function nodeLine(n, indent)
     local a = {label = n.label, fillcolor = n.color}
     if n.kind ~= 'output' and n.kind ~= 'input' then a.style = 'rounded,filled,dashed' end
     for k, v in pairs(o.displayProps or {}) do a[k] = v end
-    lines[#lines + 1] = string.format('  n%d [%s];', n.id, attrs(a))
+    return string.format('%sn%d [%s];', indent, n.id, attrs(a))
   end
-  for _, e in ipairs(edges) do
-    local back = nodes[e.to].kind ~= 'output'
-    lines[#lines + 1] = string.format('  n%d -> n%d%s;', e.from, e.to, back and ' [style="dashed"]' or '')
+  -- each gradInput on the rank of the output of the same module and index
+  local pairsOf = {}
+  if fold then
+    -- a module's output and gradInput; a container's forward and backward
+    local function key(n) return (o.collapse and '' or tostring(n.module)) .. n.name:gsub('%.gradInput$', '') end
+    local outOf = {}
+    for _, n in ipairs(shown) do
+      if not backward(n.kind) and n.module then outOf[key(n)] = n end
+    end
+    for _, n in ipairs(shown) do
+      if n.kind == 'gradInput' and n.module then
+        local twin = outOf[key(n)]
+        if twin then pairsOf[#pairsOf + 1] = {twin, n} end
+      end
+    end
+  end
+  local clusters = o.clusters ~= false
+  -- scope -> its nodes; nested scopes become nested boxes
+  local byScope, children, scopeList = {}, {}, {}
+  local function addScope(sc)
+    if byScope[sc] then return end
+    byScope[sc] = {}
+    scopeList[#scopeList + 1] = sc
+    if sc ~= '' then
+      local parent = sc:match('^(.*)%.[^.]+$') or ''
+      addScope(parent)
+      children[parent] = children[parent] or {}
+      table.insert(children[parent], sc)
+    end
+  end
+  addScope('')
+  for _, n in ipairs(shown) do
+    local sc = clusters and n.scope or ''
+    addScope(sc)
+    table.insert(byScope[sc], n)
+  end
+  local function emit(sc, indent)
+    for _, n in ipairs(byScope[sc]) do lines[#lines + 1] = nodeLine(n, indent) end
+    for _, p in ipairs(pairsOf) do
+      if (clusters and p[1].scope or '') == sc and (clusters and p[2].scope or '') == sc then
+        lines[#lines + 1] = string.format('%s{rank=same; n%d; n%d;}', indent, p[1].id, p[2].id)
+      end
+    end
+    for _, c in ipairs(children[sc] or {}) do
+      lines[#lines + 1] = string.format('%ssubgraph %s {', indent, quote('cluster_' .. c))
+      lines[#lines + 1] = string.format('%s  %s; style="rounded"; color="#999999"; fontname="Helvetica"; fontsize=11;',
+                                        indent, attrs{label = c:match('([^.]+)$')})
+      emit(c, indent .. '  ')
+      lines[#lines + 1] = indent .. '}'
+    end
+  end
+  emit('', '  ')
+  for _, e in ipairs(shownEdges) do
+    local back = backward(shown[e.to].kind)
+    -- folded, the backward pass takes the forward pass's ranks
+    lines[#lines + 1] = string.format('  n%d -> n%d%s;', e.from, e.to,
+                                      back and (fold and ' [style="dashed", constraint=false]' or ' [style="dashed"]') or '')
   end
   lines[#lines + 1] = '}'
   return table.concat(lines, '\n') .. '\n', {nodes = nodes, edges = edges}

@@ -168,6 +168,56 @@ function view.typeName(m)
   return (torch.typename(m) or torch.type(m)):gsub('^nn%.', '')
 end
 
+-- the short kind a module is named by in readable names ('conv', 'bn')
+local SHORT = {
+  SpatialConvolution = 'conv', SpatialConvolutionMM = 'conv', SpatialDilatedConvolution = 'conv',
+  SpatialFullConvolution = 'deconv', VolumetricConvolution = 'conv', TemporalConvolution = 'conv',
+  SpatialBatchNormalization = 'bn', BatchNormalization = 'bn', VolumetricBatchNormalization = 'bn',
+  ReLU = 'relu', Linear = 'fc', SpatialMaxPooling = 'maxpool', SpatialAveragePooling = 'avgpool',
+  CAddTable = 'add', Dropout = 'dropout', SpatialDropout = 'dropout', View = 'view', Reshape = 'view',
+  LogSoftMax = 'logsoftmax', SoftMax = 'softmax', Identity = 'identity', JoinTable = 'join',
+  Concat = 'concat', DepthConcat = 'concat', ConcatTable = 'branches', Sequential = 'seq',
+  SpatialCrossMapLRN = 'lrn', LookupTable = 'embedding', MulConstant = 'mul',
+}
+
+-- module -> a readable name: the names modules were given (setName)
+-- joined through their named containers, other modules named by their
+-- kind and count within the nearest named container, unnamed containers
+-- being transparent: 'layer3.block2.conv1' is the first convolution of a
+-- container named block2 inside one named layer3. The root is its own
+-- name or 'net'. A module met twice keeps its first name. Second result:
+-- module -> its scope, the readable name of its nearest named container
+-- ('' for the root's).
+function view.names(net)
+  local names, scopes = {}, {}
+  local function short(m)
+    local t = view.typeName(m)
+    return SHORT[t] or t:gsub('^Spatial', ''):gsub('^%u', string.lower)
+  end
+  local function rec(m, scope, counters)
+    if type(m.modules) ~= 'table' then return end
+    for _, c in ipairs(m.modules) do
+      if names[c] == nil then
+        scopes[c] = scope
+        if type(c.name) == 'string' then
+          names[c] = scope == '' and c.name or (scope .. '.' .. c.name)
+          rec(c, names[c], {})
+        else
+          local s = short(c)
+          counters[s] = (counters[s] or 0) + 1
+          local own = s .. counters[s]
+          names[c] = scope == '' and own or (scope .. '.' .. own)
+          rec(c, scope, counters)
+        end
+      end
+    end
+  end
+  names[net] = type(net.name) == 'string' and net.name or 'net'
+  scopes[net] = ''
+  rec(net, '', {})
+  return names, scopes
+end
+
 function view.sizeString(t)
   if t:dim() == 0 then return 'empty' end
   local s = {}
