@@ -281,3 +281,25 @@ describe('conversions and sizes that are errors', function()
              "cat: the result's dimension 1 overflows")
   end)
 end)
+
+describe('errors of cross, renorm, histc, bhistc, mode, atan2, match', function()
+  it("are placed at the user's call, not in lua/torch/mathmore.lua", function()
+    local here = debug.getinfo(1, 'S').short_src
+    local calls = {
+      function() return (torch.histc(torch.IntTensor{1})) end,
+      function() return (torch.bhistc(torch.IntTensor{1})) end,
+      function() return (torch.renorm(torch.IntTensor{{1}}, 2, 1, 1)) end,
+      function() return (torch.mode(torch.Tensor{{1}}, 3)) end,
+      function() return (torch.cross(torch.Tensor{1, 2, 3}, 5)) end,
+      function() return (torch.atan2(torch.Tensor{1}, 5)) end,
+      function() return (torch.match(torch.Tensor{{1}}, 5)) end,
+      function() return (torch.Tensor{{1}}:mode(3)) end,
+    }
+    for i, f in ipairs(calls) do
+      local ok, e = pcall(f)
+      assert.is_false(ok)
+      assert.is_truthy(e:find(here, 1, true), 'call ' .. i .. ': ' .. e)
+      assert.is_falsy(e:find('mathmore', 1, true), 'call ' .. i .. ': ' .. e)
+    end
+  end)
+end)

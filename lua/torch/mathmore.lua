@@ -326,4 +326,10 @@ function torch.match(...)
 end
 define('match', function(self, ...) return torch.match(self, ...) end)
 
+-- the functions raise at the user's call: the checks above sit one or two
+-- helpers deep (need_tensor, split_res), so their level alone named this file
+for _, n in ipairs{'cross', 'renorm', 'histc', 'bhistc', 'mode', 'atan2', 'match'} do
+  torch[n] = torch._userCall(n, torch[n])
+end
+
 return torch
