@@ -221,6 +221,7 @@ describe('image codecs', function()
     local p = tmpname('.png')
     image.save(p, pattern(3, 5, 8))
     assert.are.same({3, 5, 8}, image.getSize(p):totable())
+    assert.are.equal('torch.LongTensor', torch.type(image.getSize(p)))   -- Torch7's type
     os.remove(p)
   end)
 end)

@@ -31,6 +31,9 @@ describe('sys', function()
     H.fails('sys.usleep: microseconds (number) expected, got nil', function() sys.usleep() end)
     H.fails("bad argument #1 to 'sys.usleep' (microseconds must be 0..1e15, got -1.000000)",
             function() sys.usleep(-1) end)
+    -- sys.sleep names itself and its unit, not the usleep it calls
+    H.fails('sys.sleep: seconds must be 0..1e9, got -1', function() sys.sleep(-1) end)
+    H.fails('sys.sleep: seconds must be 0..1e9, got', function() sys.sleep(0 / 0) end)
   end)
 
   it('toc(true) prints the time', function()

@@ -268,9 +268,10 @@ function image.save(path, img, quality)
   end
 end
 
+-- a LongTensor {C, H, W}, as Torch7's (which read the header only)
 function image.getSize(path)
   local img = image.load(path, nil, 'byte')
-  return img:size()
+  return torch.LongTensor(img:size():totable())
 end
 
 require 'image.color'

@@ -33,7 +33,11 @@ function sys.usleep(us)
 end
 
 function sys.sleep(seconds)
-  C.usleep(checktype('sleep', seconds, 'number', 'seconds') * 1e6)
+  checktype('sleep', seconds, 'number', 'seconds')
+  if not (seconds >= 0 and seconds <= 1e9) then
+    error(string.format('sys.sleep: seconds must be 0..1e9, got %s', tostring(seconds)), 2)
+  end
+  C.usleep(seconds * 1e6)
 end
 
 local tictime
