@@ -441,6 +441,16 @@ function torch.logspace(res, a, b, n)
 end
 define('logspace', function(self, a, b, n) return torch.logspace(self, a, b, n) end)
 
+-- x:cuda(), x:cudaDouble(), ...: cutorch's conversions. This engine has no
+-- GPU: they raise an error that says so and how to run the script anyway.
+-- The CUDA stand-in (lua/cutorch, asked for) replaces them with its own.
+for _, m in ipairs{'cuda', 'cudaDouble', 'cudaHalf', 'cudaLong', 'cudaInt', 'cudaShort', 'cudaChar', 'cudaByte'} do
+  local msg = 'Tensor:' .. m .. ': this engine is CPU-only; see docs/cuda.md '
+              .. '(TH_CUDA_STANDIN=1 runs cutorch scripts on the CPU)'
+  local f = function() error(msg, 2) end
+  for _, tn in ipairs(alltypes) do tmeta(tn)[m] = f end
+end
+
 -- functional forms: torch.f(x, ...) is x:f(...) (with Torch7's optional result first)
 for _, name in ipairs{'numel', 'view', 'viewAs', 'reshape', 'expand', 'expandAs', 'repeatTensor',
                       'split', 'chunk', 'totable', 'permute', 'transpose', 't', 'narrow', 'select',
