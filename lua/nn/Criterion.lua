@@ -62,6 +62,20 @@ end
 function Criterion:float() return self:type('torch.FloatTensor') end
 function Criterion:double() return self:type('torch.DoubleTensor') end
 
+-- Torch7's cuda, cudaHalf and cudaDouble: without the CUDA stand-in they
+-- say where to look; with it (docs/cuda.md) they convert to the stand-in's
+-- types, and cunn puts its own Criterion:cuda in place
+for name, tname in pairs{cuda = 'torch.CudaTensor', cudaHalf = 'torch.CudaHalfTensor',
+                         cudaDouble = 'torch.CudaDoubleTensor'} do
+  Criterion[name] = function(self)
+    if not torch._tensortypes[tname] then
+      error(string.format('nn.Criterion:%s: this engine is CPU-only; see docs/cuda.md '
+                          .. '(TH_CUDA_STANDIN=1 runs cunn scripts on the CPU)', name), 2)
+    end
+    return self:type(tname)
+  end
+end
+
 function Criterion:clearState()
   return utils.clear(self, 'gradInput')
 end

@@ -236,6 +236,17 @@ end
 function Module:float(...) return self:type('torch.FloatTensor', ...) end
 function Module:double(...) return self:type('torch.DoubleTensor', ...) end
 
+-- Torch7's nn has Module:cuda for cunn. Without the CUDA stand-in it says
+-- where to look; once cutorch's stand-in is required (docs/cuda.md) it is
+-- self:type('torch.CudaTensor'), and cunn puts its own definition in place.
+function Module:cuda(...)
+  if not torch._tensortypes['torch.CudaTensor'] then
+    error(string.format('%s: this engine is CPU-only; see docs/cuda.md (TH_CUDA_STANDIN=1 runs cunn scripts on the CPU)',
+                        'nn.Module:cuda'), 2)
+  end
+  return self:type('torch.CudaTensor', ...)
+end
+
 function Module:reset()
 end
 
