@@ -1,7 +1,10 @@
--- Every ```lua block of README.md and docs/*.md runs as written: one bin/th
--- process (spec/support/docblocks.lua) runs them all in order, each file's
--- blocks in one environment, in a fresh temporary directory (blocks that
--- write files write there). A block that cannot run in CI carries a
+-- Every ```lua block of README.md, docs/*.md, docs/reference/*.md and
+-- docs/dev/*.md runs as written: a bin/th process per file
+-- (spec/support/docblocks.lua) runs its blocks in order in one
+-- environment, in a fresh temporary directory (blocks that write files
+-- write there). A process per file: a page that loads nngraph, turns on
+-- the CUDA stand-in or logs print() through CmdLine changes the process
+-- for the pages after it. A block that cannot run in CI carries a
 -- '<!-- norun: reason -->' line before its fence: counted and printed here.
 -- And every example's header says how to run it with bin/th.
 require 'torch'
@@ -36,18 +39,20 @@ local it_plain = (build and not build:find('asan', 1, true)) and it or pending
 
 describe('documentation code blocks', function()
   it_plain('run as written (norun blocks counted)', function()
-    local dir = exec('mktemp -d'):gsub('%s+$', '')
-    local files = mdfiles()
-    local quoted = {}
-    for i, f in ipairs(files) do quoted[i] = sh(f) end
-    local out, status = exec(string.format('cd %s && TH_BUILD=%s %s %s %s %s >%s/output.txt',
-      sh(dir), sh(build), sh(root .. 'bin/th'), sh(root .. 'spec/support/docblocks.lua'),
-      sh(dir .. '/results.txt'), table.concat(quoted, ' '), sh(dir)))
-    local f = io.open(dir .. '/results.txt')
-    local results = f and f:read('a') or ''
-    if f then f:close() end
-    exec('rm -rf ' .. sh(dir))
-    assert.are.equal(0, status, out)
+    local results, outs = {}, {}
+    for _, file in ipairs(mdfiles()) do
+      local dir = exec('mktemp -d'):gsub('%s+$', '')
+      local out, status = exec(string.format('cd %s && TH_BUILD=%s %s %s %s %s >%s/output.txt',
+        sh(dir), sh(build), sh(root .. 'bin/th'), sh(root .. 'spec/support/docblocks.lua'),
+        sh(dir .. '/results.txt'), sh(file), sh(dir)))
+      local f = io.open(dir .. '/results.txt')
+      results[#results + 1] = f and f:read('a') or ''
+      if f then f:close() end
+      exec('rm -rf ' .. sh(dir))
+      assert.are.equal(0, status, file .. ': ' .. out)
+      outs[#outs + 1] = out
+    end
+    results = table.concat(results)
     local ok, failed, norun = 0, {}, {}
     for line in results:gmatch('[^\n]+') do
       local kind, rest = line:match('^(%S+) (.*)$')
@@ -60,6 +65,23 @@ describe('documentation code blocks', function()
     assert.are.same({}, failed)
     -- the files hold dozens of blocks: the driver saw them
     assert.is_true(ok >= 30, results)
+  end)
+
+  it('are not taken from inside a longer fence (a ````markdown example)', function()
+    local md = os.tmpname()
+    local f = assert(io.open(md, 'w'))
+    f:write('````markdown\n### `x`\n```lua\nerror("an example of an example")\n```\n````\n',
+            '```lua\nassert(true)\n```\n')
+    f:close()
+    local res = os.tmpname()
+    local out, status = exec(string.format('TH_BUILD=%s %s %s %s %s', sh(build), sh(root .. 'bin/th'),
+                             sh(root .. 'spec/support/docblocks.lua'), sh(res), sh(md)))
+    assert.are.equal(0, status, out)
+    local r = io.open(res):read('a')
+    os.remove(md)
+    os.remove(res)
+    assert.are.equal('ok', r:match('^(%S+)'))
+    assert.are.equal(1, select(2, r:gsub('\n', '\n')))
   end)
 
   it('are found in indented fences and after norun markers only right before them', function()

@@ -61,7 +61,8 @@ describe('the reference', function()
     os.execute('mkdir -p ' .. sh(dir .. '/reference'))
     local f = assert(io.open(dir .. '/reference/x.md', 'w'))
     f:write('# Page\n\n## Group\n\n### `a.b` · `C:d`\n\n```sig\n[n] a.b(x)\n```\n\ntext\n\n',
-            '```lua\n### not a heading\nassert(true)\n```\n\n### `e.f()`\n\nmore\n\n## Next group\n\nprose\n')
+            '```lua\n### not a heading\nassert(true)\n```\n\n### `e.f()`\n\nmore\n\n## Next group\n\nprose\n',
+            '````markdown\n### `g.h`\n```sig\nx\n```\n````\n')
     f:close()
     local saved = os.getenv('TH_DOCS')
     -- help.dirs reads TH_DOCS first: a fresh help module sees the folder
@@ -82,6 +83,8 @@ describe('the reference', function()
     assert.are.equal('Group', e.group)
     assert.are.equal('more', r.byname['e.f'].text:match('%S+'))
     assert.are.equal(e, r.bymethod.d[1])
+    -- an example entry inside a longer fence is no entry
+    assert.is_nil(r.byname['g.h'])
     local _ = saved and env
   end)
 end)

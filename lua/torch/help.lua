@@ -49,6 +49,18 @@ local function mdfiles(dir)
   return files
 end
 
+-- Markdown fences: a fence closes only with as many backticks as opened
+-- it (CommonMark), so a ````markdown example may hold ```lua blocks.
+-- fence(line, open) -> the open fence after this line (nil: none)
+local function fence(line, open)
+  local ticks = line:match('^%s*(```+)')
+  if not ticks then return open end
+  if open == nil then return ticks end
+  if #ticks >= #open and line:match('^%s*```+%s*$') then return nil end
+  return open
+end
+help.fence = fence
+
 -- entries: {file, section, text}; index: name -> list of entries
 local index, entries
 
@@ -72,7 +84,7 @@ end
 local function indexfile(path, shown)
   local f = io.open(path)
   if not f then return end
-  local section, infence, para = '', false, nil
+  local section, open, para = '', nil, nil
   local function flush()
     if para then
       local e = {file = shown, section = section, text = table.concat(para, '\n')}
@@ -82,10 +94,11 @@ local function indexfile(path, shown)
     end
   end
   for line in f:lines() do
-    if line:match('^```') then
+    local was = open
+    open = fence(line, open)
+    if was ~= open then
       flush()
-      infence = not infence
-    elseif infence then
+    elseif open then
       -- each code line is its own entry: the example that uses the name
       if line:match('%S') then
         local e = {file = shown, section = section, text = line, code = true}
@@ -135,7 +148,7 @@ local ref
 local function parseref(path, shown)
   local f = io.open(path)
   if not f then return end
-  local cur, infence, group = nil, false, ''
+  local cur, open, group = nil, nil, ''
   local function finish()
     if cur then
       cur.text = table.concat(cur.lines, '\n'):gsub('%s+$', '')
@@ -153,9 +166,10 @@ local function parseref(path, shown)
     end
   end
   for line in f:lines() do
-    if line:match('^%s*```') then infence = not infence end
+    local was = open
+    open = fence(line, open)
     local level, title = line:match('^(#+)%s+(.*)$')
-    if level and not infence and #level <= 3 then
+    if level and not was and not open and #level <= 3 then
       finish()
       if #level == 3 then
         local names = {}

@@ -12,22 +12,25 @@
 
 local results = assert(io.open(assert(arg[1], 'results file expected'), 'w'))
 
+-- a fence closes only with as many backticks as opened it (CommonMark):
+-- a ````markdown example may show ```lua blocks, which are not run
 local function blocks(path)
-  local list, inblock, cur, marker, n = {}, false, nil, nil, 0
+  local list, open, cur, marker, n = {}, nil, nil, nil, 0
   for line in io.lines(path) do
     n = n + 1
-    if inblock then
-      if line:match('^%s*```') then
-        inblock = false
+    local ticks = line:match('^%s*(```+)')
+    if open then
+      if ticks and #ticks >= #open and line:match('^%s*```+%s*$') then
+        open = nil
         list[#list + 1] = cur
       else
         cur.lines[#cur.lines + 1] = line
       end
-    elseif line:match('^%s*```lua%s*$') then
-      inblock, cur = true, {line = n, lines = {}, norun = marker}
+    elseif ticks and #ticks == 3 and line:match('^%s*```lua%s*$') then
+      open, cur = ticks, {line = n, lines = {}, norun = marker}
       marker = nil
-    elseif line:match('^%s*```') then
-      inblock, cur = true, {line = n, lines = {}, skip = true}
+    elseif ticks then
+      open, cur = ticks, {line = n, lines = {}, skip = true}
       marker = nil
     else
       local reason = line:match('^<!%-%-%s*norun:%s*(.-)%s*%-%->')
