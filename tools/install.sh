@@ -65,7 +65,7 @@ install)
   echo "f $BINDIR/th" >> "$list"
   putall 644 . "$DATADIR" tools/*.lua
   put 644 README.md "$DOCDIR/README.md"
-  putall 644 docs "$DOCDIR" $(cd docs && ls *.md img/*)
+  putall 644 docs "$DOCDIR" $(cd docs && ls *.md img/* dev/*.md)
   mkdirs "$DATADIR"
   sort -u "$list" > "$DESTDIR$manifest"
   echo "f $manifest" >> "$DESTDIR$manifest"
