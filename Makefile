@@ -281,7 +281,7 @@ VG_SPEC ?= $(filter-out $(VG_SLOW),$(sort $(wildcard spec/*_spec.lua)))
 VALGRIND := valgrind --quiet --undef-value-errors=no --leak-check=full --show-leak-kinds=definite,indirect \
   --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --num-callers=30 \
   --suppressions=$(CURDIR)/tools/valgrind.supp
-# --- optnet's differential fuzzer (fuzz/optnet/, docs/reliability.md "optnet
+# --- optnet's differential fuzzer (fuzz/optnet/, docs/dev/reliability-report.md "optnet
 # differential fuzzing"): random valid nets, every optnet entry point against
 # the unoptimized net, exactly; one process per seed under timeout.
 #   make fuzz-optnet [SEEDS=1-200] [JOBS=2] [FUZZ_TIMEOUT=600]   summary table

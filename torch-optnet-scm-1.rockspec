@@ -20,6 +20,8 @@ sys, xlua, and the th program (session with completion, help and history).]],
 }
 dependencies = {
   "lua >= 5.4, < 5.5",
+  "luafilesystem >= 1.6",   -- lfs: paths, sys, torch's file helpers (Debian: lua-filesystem)
+  "penlight >= 1.5",        -- pl: loaded by th's session as trepl did (Debian: lua-penlight)
 }
 build = {
   type = "make",

@@ -8,7 +8,7 @@
 -- every threshold at 0 (`make bench-layers` does that), the two-thread
 -- column is what a parallel region gives at that size: the break-even
 -- points of TH_NN_PAR_MIN_BN / _POOL / _CHEAP (src/nn/th_nn_internal.h;
--- docs/benchmarks.md, "Memory-bound layers").
+-- docs/dev/benchmark-notes.md, "Memory-bound layers").
 require 'torch'
 require 'nn'
 

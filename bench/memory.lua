@@ -14,6 +14,8 @@ local SETTINGS = {
   {'(c) training, batch 64, float', 64, 'training', 'float'},
 }
 local here = arg[0]:match('^(.*)/bench/memory%.lua$') or '.'
+-- the load guard (bench/loadguard.lua): docs/benchmarks.md is written only on a quiet machine
+local meter = dofile(here .. '/bench/loadguard.lua').start()
 local only = os.getenv('MODELS')
 if only then
   MODELS = {}
@@ -36,7 +38,7 @@ local want = {}
 for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder'):gmatch('[^,]+') do want[w] = true end
 local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
 local stamp = string.format('%s, commit %s', os.date('!%Y-%m-%d'), commit)
-local function md(title, text) require('bench.mdsection').write(here .. '/docs/benchmarks.md', title, text) end
+local function md(title, text) dofile(here .. '/bench/loadguard.lua').write(here .. '/docs/benchmarks.md', title, text, meter:other()) end
 local fields = require('bench.measure').fields
 local function run(script, args)
   local out = sh(string.format('%s/bin/th %s/bench/%s %s 2>&1', here, here, script, args))

@@ -10,6 +10,8 @@ require 'nn'
 local optnet = require 'optnet'
 local CONFIGS = require 'bench.memconfigs'
 local here = arg[0]:match('^(.*)/bench/reorder%.lua$') or '.'
+-- the load guard (bench/loadguard.lua): docs/benchmarks.md is written only on a quiet machine
+local meter = dofile(here .. '/bench/loadguard.lua').start()
 local reorder = require 'optnet.reorder'
 -- the per-container pass is measured with this many plans whatever the default
 local DEFAULT_GREEDY = reorder.GREEDY_PLANS
@@ -50,11 +52,11 @@ local text = table.concat(rows, '\n')
 print(text)
 if only then return end
 local commit = io.popen('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):read('a'):gsub('%s+$', '')
-require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Memory reorder', string.format(
+dofile(here .. '/bench/loadguard.lua').write(here .. '/docs/benchmarks.md', 'Memory reorder', string.format(
   '## Memory reorder\n\n%s, commit %s. Activation arena (MiB, float) for each branch order of the branching '
   .. 'containers (Concat, ConcatTable; "containers": how many may be reordered). opts.reorder = true plans '
   .. 'the four orders for all containers at once, then flips single containers (module order vs largest '
   .. 'first, at most %d plans here; the default is %d) on top of the best, keeping a change only if the arena '
   .. 'drops; ties keep module order. "+ greedy": the arena after the flips; "plans": traces and plans beyond '
   .. 'the first; "search": wall time of the reorder search (2 threads, shared machine).\n\n%s\n',
-  os.date('!%Y-%m-%d'), commit, reorder.GREEDY_PLANS, DEFAULT_GREEDY, text))
+  os.date('!%Y-%m-%d'), commit, reorder.GREEDY_PLANS, DEFAULT_GREEDY, text), meter:other())

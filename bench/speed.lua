@@ -351,15 +351,10 @@ local section = table.concat({
 -- ratio (PyTorch's oneDNN loses more to them than we do: 2026-11-25, a
 -- loaded run gave ResNet-56 fwd+bwd 0.93 and a quiet one 1.49), so such a
 -- run prints its tables but leaves the docs alone unless LOADED_OK=1
-local MAX_OTHER = 0.2
+-- (bench/loadguard.lua: the same guard as every bench that writes the page;
+-- the load here is measured per row around this bench's own processes)
 local busiest = 0
 for _, res in ipairs(results) do
   busiest = math.max(busiest, res.infer.other or 0, res.train.other or 0)
 end
-if busiest > MAX_OTHER and os.getenv('LOADED_OK') ~= '1' then
-  io.stderr:write(string.format('bench: other processes kept %.1f cores busy (more than %.1f): '
-    .. 'docs/benchmarks.md left as it was (LOADED_OK=1 writes it anyway)\n', busiest, MAX_OTHER))
-else
-  require('bench.mdsection').write(here .. '/docs/benchmarks.md', 'Speed', section)
-  io.stderr:write('bench: wrote ' .. here .. '/docs/benchmarks.md (section Speed)\n')
-end
+dofile(here .. '/bench/loadguard.lua').write(here .. '/docs/benchmarks.md', 'Speed', section, busiest)

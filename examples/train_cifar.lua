@@ -9,11 +9,11 @@
 --
 --   bin/th examples/train_cifar.lua
 --       generated CIFAR-10-format files (500 training, 200 test samples, in
---       -save/data), 2 epochs: a CI-sized run of a few seconds
+--       -save/data), 5 epochs: a run of a few seconds
 --   bin/th examples/train_cifar.lua -data /path/to/cifar-10-batches-bin -epochs 20
 --       the real binary files (data_batch_1.bin .. data_batch_5.bin, test_batch.bin)
---   bin/th examples/train_cifar.lua -epochs 4 -resume
---       continues from -save/checkpoint.t7 to epoch 4
+--   bin/th examples/train_cifar.lua -epochs 7 -resume
+--       continues from -save/checkpoint.t7 to epoch 7
 --   bin/th examples/train_cifar.lua -h          every option
 --
 -- Writes in -save (default logs/cifar): accuracy.log and its plot
@@ -42,7 +42,7 @@ cmd:option('-batchSize', 32, 'minibatch size')
 cmd:option('-learningRate', 0.05, 'learning rate')
 cmd:option('-momentum', 0.9, 'momentum')
 cmd:option('-weightDecay', 5e-4, 'weight decay')
-cmd:option('-epochs', 2, 'train up to this epoch (a resumed run counts the epochs done)')
+cmd:option('-epochs', 5, 'train up to this epoch (a resumed run counts the epochs done)')
 cmd:option('-hflip', true, 'flip training images left-right at random (-hflip gives false)')
 cmd:option('-save', 'logs/cifar', 'directory for the log, its plot and the checkpoint')
 cmd:option('-resume', false, 'continue from -save/checkpoint.t7')

@@ -5,12 +5,12 @@
 -- and a checkpoint written every epoch that -resume continues from.
 --
 --   bin/th examples/train_mnist.lua
---       generated MNIST-format files (600 training, 200 test samples, in
---       -save/data), 2 epochs: a CI-sized run of a few seconds
+--       generated MNIST-format files (2000 training, 500 test samples, in
+--       -save/data), 5 epochs: a run of a few seconds
 --   bin/th examples/train_mnist.lua -data /path/to/mnist -epochs 10
 --       the real files (train-images-idx3-ubyte etc., plain or .gz)
---   bin/th examples/train_mnist.lua -epochs 4 -resume
---       continues from -save/checkpoint.t7 to epoch 4
+--   bin/th examples/train_mnist.lua -epochs 7 -resume
+--       continues from -save/checkpoint.t7 to epoch 7
 --   bin/th examples/train_mnist.lua -h          every option
 --
 -- Writes in -save (default logs/mnist): accuracy.log and its plot
@@ -33,14 +33,14 @@ cmd:text('Train a convolutional net on MNIST (or generated MNIST-format data)')
 cmd:text()
 cmd:text('Options:')
 cmd:option('-data', '', 'directory of the MNIST idx files; empty: generate a small set in -save/data')
-cmd:option('-nTrain', 0, 'training samples: the first n of the files (0: all; generated: 600)')
-cmd:option('-nTest', 0, 'test samples: the first n of the files (0: all; generated: 200)')
+cmd:option('-nTrain', 0, 'training samples: the first n of the files (0: all; generated: 2000)')
+cmd:option('-nTest', 0, 'test samples: the first n of the files (0: all; generated: 500)')
 cmd:option('-model', 'convnet', 'convnet | mlp')
 cmd:option('-batchSize', 32, 'minibatch size')
 cmd:option('-learningRate', 0.05, 'learning rate')
 cmd:option('-momentum', 0.9, 'momentum')
 cmd:option('-weightDecay', 5e-4, 'weight decay')
-cmd:option('-epochs', 2, 'train up to this epoch (a resumed run counts the epochs done)')
+cmd:option('-epochs', 5, 'train up to this epoch (a resumed run counts the epochs done)')
 cmd:option('-save', 'logs/mnist', 'directory for the log, its plot and the checkpoint')
 cmd:option('-resume', false, 'continue from -save/checkpoint.t7')
 cmd:option('-optnet', true, "share activation memory with optnet (-optnet gives false)")
@@ -61,8 +61,8 @@ if opt.resume and not paths.filep(checkpointPath) then cmd:error('-resume: no ch
 local dir = opt.data
 if dir == '' then
   dir = paths.concat(opt.save, 'data')
-  local n = opt.nTrain > 0 and opt.nTrain or 600
-  dataset.mnist.writeSynthetic(dir, n, {nTest = opt.nTest > 0 and opt.nTest or 200})
+  local n = opt.nTrain > 0 and opt.nTrain or 2000
+  dataset.mnist.writeSynthetic(dir, n, {nTest = opt.nTest > 0 and opt.nTest or 500})
   print(string.format('generated MNIST-format files in %s', dir))
 end
 local limit = function(n) return n > 0 and {n = n} or nil end

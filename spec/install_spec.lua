@@ -96,20 +96,59 @@ describe('make install', function()
     run('rm -rf ' .. sh(dest))
   end)
 
+  -- the README's luarocks command, as written there
+  local function readmeLuarocks()
+    for line in io.lines(root .. 'README.md') do
+      local cmd = line:match('^%s+(luarocks .-)%s*$')
+      if cmd then return cmd end
+    end
+  end
+
+  it('the README gives a luarocks command for Lua 5.4, with the Debian packages as dependencies', function()
+    local cmd = readmeLuarocks()
+    assert.is_truthy(cmd, 'no indented luarocks line in README.md')
+    assert.is_truthy(cmd:find('--lua-version=5.4', 1, true), cmd)
+    assert.is_truthy(cmd:find('--deps-mode=none', 1, true), cmd)
+  end)
+
+  -- every module the code requires from outside the tree is a dependency of
+  -- the rockspec (and a Debian package tools/deps.sh installs)
+  it('the rockspec declares every module the code requires from outside the tree', function()
+    local rocks = {lfs = 'luafilesystem', pl = 'penlight'}
+    local debs = {lfs = 'lua-filesystem', pl = 'lua-penlight'}
+    local provided = {bit = true}   -- torch.compat preloads LuaJIT's bit
+    local out = run('cd ' .. sh(root) .. [[ && grep -rhoE "require *\(? *['\"][A-Za-z0-9_.]+['\"]" lua models bin]])
+    local names = {pl = true}       -- the session loads penlight through a list (torch/repl.lua)
+    for m in out:gmatch("['\"]([%w_]+)[%w_.]*['\"]") do names[m] = true end
+    local spec = assert(io.open(root .. 'torch-optnet-scm-1.rockspec')):read('a')
+    local deps = assert(io.open(root .. 'tools/deps.sh')):read('a')
+    local outside = {}
+    for m in pairs(names) do
+      local here = io.open(root .. 'lua/' .. m) or io.open(root .. 'lua/' .. m .. '.lua') or io.open(root .. m)
+      if here then here:close() elseif not provided[m] then outside[#outside + 1] = m end
+    end
+    table.sort(outside)
+    assert.are.same({'lfs', 'pl'}, outside)
+    for _, m in ipairs(outside) do
+      assert.is_truthy(spec:find('"' .. rocks[m] .. ' ', 1, true), 'rockspec lacks ' .. rocks[m])
+      assert.is_truthy(deps:find(' ' .. debs[m] .. ' ', 1, true), 'tools/deps.sh lacks ' .. debs[m])
+    end
+  end)
+
   local has_luarocks = os.execute('command -v luarocks >/dev/null 2>&1')
   local it_rocks = (has_luarocks and build and not build:find('asan', 1, true)) and it or pending
-  it_rocks('luarocks make --tree dir installs a th that runs from any directory', function()
+  it_rocks("the README's luarocks make --tree dir installs a th that runs from any directory", function()
     local dir = os.tmpname()
     os.remove(dir)
-    local out, status = run(string.format('cd %s && BUILD=%s luarocks --lua-version 5.4 make --tree %s torch-optnet-scm-1.rockspec',
-                                          sh(root), sh(build), sh(dir)))
+    local out, status = run(string.format('cd %s && BUILD=%s %s --tree %s',
+                                          sh(root), sh(build), readmeLuarocks(), sh(dir)))
     assert.are.equal(0, status, out)
     local o, s = run('cd / && env -u LUA_PATH -u LUA_CPATH ' .. sh(dir .. '/bin/th') ..
                      [[ -e "require 'nn'; io.write(nn.Linear(2, 3):forward(torch.ones(2)):size(1), ' ', ]] ..
                      [[package.searchpath('torch', package.path), ' ', tostring(require('torch.help').text('nn.Linear') ~= nil))"]])
     assert.are.equal(0, s, o)
     assert.are.equal('3 ' .. dir .. '/share/lua/5.4/torch/init.lua true', o:match('[^\n]*$'))
-    out, status = run(string.format('luarocks --lua-version 5.4 remove --tree %s torch-optnet', sh(dir)))
+    out, status = run(string.format('luarocks --lua-version=5.4 remove --tree %s torch-optnet', sh(dir)))
     assert.are.equal(0, status, out)
     assert.is_nil(io.open(dir .. '/bin/th'))
     run('rm -rf ' .. sh(dir))

@@ -6,7 +6,7 @@
 -- error at the optimizing call. Each seed runs in its own process (a crash
 -- or hang is that seed's failure, with its signal), two at a time.
 -- The range is set here only; `make fuzz-optnet SEEDS=a-b` runs more and
--- `make fuzz-optnet SEED=n SHRINK=1` shrinks a failure (docs/reliability.md).
+-- `make fuzz-optnet SEED=n SHRINK=1` shrinks a failure (docs/dev/reliability-report.md).
 local FIRST, LAST = 1, 30
 local TIMEOUT = 170 -- seconds per seed (seeds 1-30 took 0-20 s each on 2026-11-29, 25 s in all with 2 jobs; seed 32 takes 39 s)
 

@@ -135,39 +135,39 @@ function M.write(dir, set, split)
   return paths
 end
 
--- class k (1..10): stripes at angle (k-1)*18 degrees, period 6 pixels, in a
--- hue of its own (2*pi*k/10); each sample shifts them by up to 4 pixels, scales the
--- contrast and adds Gaussian noise
-local function prototypes()
-  local P = torch.FloatTensor(10, 3, 36, 36)
-  for k = 1, 10 do
-    local a = (k - 1) * math.pi / 10
-    local ca, sa = math.cos(a), math.sin(a)
-    local h = 2 * math.pi * k / 10
-    local colour = {0.5 + 0.5 * math.cos(h), 0.5 + 0.5 * math.cos(h + 2.1), 0.5 + 0.5 * math.cos(h + 4.2)}
-    for i = 1, 36 do
-      for j = 1, 36 do
-        local wave = math.cos(2 * math.pi * (j * ca + i * sa) / 6)
-        for c = 1, 3 do P[k][c][i][j] = 40 + 170 * colour[c] * (0.7 + 0.3 * wave) end
-      end
-    end
-  end
-  return P
-end
+-- class k (1..10): stripes at angle (k-1)*18 degrees in a hue of its own
+-- (2*pi*k/10). Each sample draws its own: the angle off by a Gaussian of 3
+-- degrees, the hue off by one of 7 degrees (neighbouring classes overlap
+-- in both), the stripes' period (5 to 7 pixels), phase and contrast, a
+-- rectangle of a random colour over part of the picture, brightness and
+-- Gaussian noise; and LABEL_NOISE of the samples get a random label. So a
+-- convnet learns it over several epochs and stays below 100%.
+M.LABEL_NOISE = 0.03
 
 -- n samples drawn from torch's generator
 function M.synthetic(n)
-  local P = prototypes()
   local data = torch.ByteTensor(n, 3, 32, 32)
   local labels = torch.LongTensor(n)
-  local x = torch.FloatTensor(3, 32, 32)
+  local X = torch.range(1, 32):float():view(1, 32):expand(32, 32):contiguous()
+  local Y = X:t():contiguous()
+  local wave, x = torch.FloatTensor(32, 32), torch.FloatTensor(3, 32, 32)
+  local noise = torch.FloatTensor(3, 32, 32)
   for i = 1, n do
     local k = torch.random(1, 10)
-    local dy, dx = torch.random(0, 4), torch.random(0, 4)
-    x:copy(P[k]:narrow(2, 1 + dy, 32):narrow(3, 1 + dx, 32))
-    x:mul(torch.uniform(0.7, 1))
-    x:add(torch.randn(3, 32, 32):float():mul(30)):add(0.5):clamp(0, 255)
+    local a = (k - 1) * math.pi / 10 + torch.normal(0, 3) * math.pi / 180
+    local ca, sa = math.cos(a), math.sin(a)
+    local period, phase = torch.uniform(5, 7), torch.uniform(0, 2 * math.pi)
+    -- cos(2 pi (x cos a + y sin a) / period + phase), scaled by the contrast
+    wave:copy(X):mul(ca):add(sa, Y):mul(2 * math.pi / period):add(phase):cos():mul(0.3 * torch.uniform(0.5, 1)):add(0.7)
+    local h = 2 * math.pi * k / 10 + torch.normal(0, 7) * math.pi / 180
+    for c = 1, 3 do x[c]:copy(wave):mul(170 * (0.5 + 0.5 * math.cos(h + 2.1 * (c - 1)))):add(40) end
+    -- a rectangle of a random colour
+    local rh, rw = torch.random(4, 10), torch.random(4, 10)
+    local r0, c0 = torch.random(1, 33 - rh), torch.random(1, 33 - rw)
+    for c = 1, 3 do x[c]:narrow(1, r0, rh):narrow(2, c0, rw):fill(torch.uniform(20, 230)) end
+    x:mul(torch.uniform(0.6, 1)):add(noise:normal(0, 35)):add(0.5):clamp(0, 255)
     data[i]:copy(x:byte())
+    if torch.uniform() < M.LABEL_NOISE then k = torch.random(1, 10) end
     labels[i] = k
   end
   return file.set(data, labels, 'dataset.cifar.synthetic')

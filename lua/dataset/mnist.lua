@@ -129,43 +129,53 @@ function M.write(dir, set, split, gzip)
   return ipath, lpath
 end
 
--- class k (1..10): a thick stroke through the middle at angle (k-1)*18
--- degrees, a ring whose radius grows with k; each sample shifts it by up
--- to 2 pixels, scales its brightness and adds Gaussian noise
-local function prototypes(size)
-  local P = torch.FloatTensor(10, size + 4, size + 4):zero()
-  local c = (size + 5) / 2
-  for k = 1, 10 do
-    local a = (k - 1) * math.pi / 10
-    local ca, sa = math.cos(a), math.sin(a)
-    local r = 3 + (k - 1) * 0.8
-    for i = 1, size + 4 do
-      for j = 1, size + 4 do
-        local y, x = i - c, j - c
-        local along, across = x * ca + y * sa, -x * sa + y * ca
-        local v = 0
-        if math.abs(across) <= 1.5 and math.abs(along) <= size / 2 - 3 then v = 255 end
-        if math.abs(math.sqrt(x * x + y * y) - r) <= 0.8 then v = math.max(v, 160) end
-        P[k][i][j] = v
-      end
-    end
-  end
-  return P
-end
+-- class k (1..10): a stroke through the middle at angle (k-1)*18 degrees
+-- and a ring whose radius grows with k. Each sample draws its own: the
+-- angle off by a Gaussian of 7 degrees (neighbouring classes overlap), the
+-- ring's radius off by 0.7 pixel, stroke and ring widths, the stroke's
+-- length, a shift of up to 3 pixels, a short stray stroke, brightness and
+-- Gaussian noise; and LABEL_NOISE of the samples get a random label. So a
+-- convnet learns it over several epochs and stays below 100%.
+M.LABEL_NOISE = 0.03
 
 -- n samples (size x size pixels, default 28) drawn from torch's generator
 function M.synthetic(n, size)
   size = size or 28
-  local P = prototypes(size)
   local data = torch.ByteTensor(n, 1, size, size)
   local labels = torch.LongTensor(n)
-  local x = torch.FloatTensor(size, size)
+  local c = (size + 1) / 2
+  local X = torch.range(1, size):float():add(-c):view(1, size):expand(size, size):contiguous()
+  local Y = X:t():contiguous()
+  local x, y, along, across, img, t = {}, {}, {}, {}, {}, {}
+  for _, v in ipairs{x, y, along, across, img, t} do v[1] = torch.FloatTensor(size, size) end
+  x, y, along, across, img, t = x[1], y[1], along[1], across[1], img[1], t[1]
+  local noise = torch.FloatTensor(size, size)
   for i = 1, n do
     local k = torch.random(1, 10)
-    local dy, dx = torch.random(0, 4), torch.random(0, 4)
-    x:copy(P[k]:narrow(1, 1 + dy, size):narrow(2, 1 + dx, size))
-    x:mul(torch.uniform(0.6, 1)):add(torch.randn(size, size):float():mul(40)):add(0.5):clamp(0, 255)
-    data[i][1]:copy(x:byte())
+    local a = (k - 1) * math.pi / 10 + torch.normal(0, 4) * math.pi / 180
+    local ca, sa = math.cos(a), math.sin(a)
+    local r = 3 + (k - 1) * 0.8 + torch.normal(0, 0.35)
+    local w, rw = torch.uniform(0.7, 2), torch.uniform(0.5, 1.2)
+    local len = size / 2 - torch.uniform(2, 6)
+    x:copy(X):add(-torch.uniform(-3, 3))
+    y:copy(Y):add(-torch.uniform(-3, 3))
+    -- the stroke: |across| <= w and |along| <= len
+    along:copy(x):mul(ca):add(sa, y)
+    across:copy(y):mul(ca):add(-sa, x)
+    img:copy(across:abs():le(w):float()):cmul(along:abs():le(len):float()):mul(255)
+    -- the ring: | |(x, y)| - r | <= rw, at 160
+    t:copy(x):cmul(x):addcmul(y, y):sqrt():add(-r):abs()
+    img:cmax(t:le(rw):float():mul(160))
+    -- a stray stroke: short, anywhere, at any angle
+    local b = torch.uniform(0, math.pi)
+    local cb, sb = math.cos(b), math.sin(b)
+    local ox, oy = torch.uniform(-8, 8), torch.uniform(-8, 8)
+    along:copy(x):add(-ox):mul(cb):add(sb, y):add(-sb * oy)
+    across:copy(y):add(-oy):mul(cb):add(-sb, x):add(sb * ox)
+    img:cmax(across:abs():le(0.9):float():cmul(along:abs():le(torch.uniform(2, 5)):float()):mul(200))
+    img:mul(torch.uniform(0.5, 1)):add(noise:normal(0, 50)):add(0.5):clamp(0, 255)
+    data[i][1]:copy(img:byte())
+    if torch.uniform() < M.LABEL_NOISE then k = torch.random(1, 10) end
     labels[i] = k
   end
   return file.set(data, labels, 'dataset.mnist.synthetic')

@@ -215,7 +215,7 @@ static void scale_c(float *c, int m, int n, ptrdiff_t ldc, float beta) {
    against 214 GFLOP/s, 16x256x16 234 against 250: its small-matrix kernels
    pack nothing), and the Haswell kernels that tools/coretype.sh passes
    through when preset run at half our speed on every shape
-   (docs/benchmarks.md, "sgemm: notes"). */
+   (docs/dev/benchmark-notes.md, "sgemm: notes"). */
 static int bad_args(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb,
                     int m, int n, int k, int lda, int ldb, int ldc) {
   const int row = order == CblasRowMajor;
