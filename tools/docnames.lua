@@ -133,7 +133,11 @@ end
 -- every name an entry gives exists (a typo would hide a missing entry)
 for _, e in ipairs(ref.list) do
   for _, n in ipairs(e.names) do
-    if wanted(n) and not names[n] then
+    -- an operator or other '_' method a page documents on purpose
+    -- (nngraph's Module:__call__) exists in its class
+    local class, m = n:match('^([%a_][%w_]*):(_[%w_]*)$')
+    local mt = class and (torch.getmetatable('nn.' .. class) or torch.getmetatable('torch.' .. class))
+    if wanted(n) and not names[n] and not (mt and type(mt[m]) == 'function') then
       print('unknown ' .. n .. ' (in ' .. e.file .. '; not a public name)')
       missing = missing + 1
     end
