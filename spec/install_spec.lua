@@ -72,15 +72,16 @@ describe('make install', function()
     local p = dest .. '/opt/th'
     for _, f in ipairs{'/share/lua/5.4/models/resnet.lua', '/share/lua/5.4/torch/repl.lua',
                        '/share/torch-optnet/tools/memreport.lua', '/share/doc/torch-optnet/README.md',
-                       '/share/doc/torch-optnet/tensor.md', '/share/torch-optnet/install-manifest.txt'} do
+                       '/share/doc/torch-optnet/tensor.md', '/share/doc/torch-optnet/reference/tensor.md',
+                       '/share/torch-optnet/install-manifest.txt'} do
       assert.is_truthy(io.open(p .. f), 'missing ' .. f)
     end
     -- the staged th works from elsewhere: models found by require, help from the installed docs
     local o, s = run('cd / && env -u LUA_PATH -u LUA_CPATH TH_DOCS= ' .. sh(p .. '/bin/th') ..
                      [[ -e "local m = require('models.lenet'); io.write(torch.type(m()), ' ', ]] ..
-                     [[require('torch.help').text('torch.randn'):match('^%-%- docs/%S+'))"]])
+                     [[require('torch.help').text('torch.cat'):match('%(docs/reference/%S+%)'))"]])
     assert.are.equal(0, s, o)
-    assert.are.equal('nn.Sequential -- docs/compat.md:', o:match('[^\n]*$'))
+    assert.are.equal('nn.Sequential (docs/reference/tensor.md)', o:match('[^\n]*$'))
     -- a file of the user's in an installed directory stays, with its directory
     assert(os.execute('touch ' .. sh(p .. '/share/lua/5.4/nn/user_added.lua')))
     out, status = run(mk .. 'uninstall')
