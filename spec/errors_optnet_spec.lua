@@ -45,6 +45,40 @@ describe('optnet.optimizeMemory argument checks', function()
     assert.is_false(optnet.isOptimized(net))
   end)
 
+  it('planGrads without a training step is refused before the net changes', function()
+    local ref = net:clone()
+    local g = T(2, 2):uniform()
+    fails("optnet.optimizeMemory: planGrads plans the gradients of optnet.trainStep: make one with "
+          .. "optnet.trainStep(net, input, optimizer, config), which plans them itself",
+          optnet.optimizeMemory, net, x, {mode = 'training', planGrads = true})
+    assert.is_false(optnet.isOptimized(net))
+    for _, m in ipairs{net, ref} do
+      m:zeroGradParameters()
+      m:forward(x)
+      m:backward(x, g)
+    end
+    local p1, g1 = net:parameters()
+    local p2, g2 = ref:parameters()
+    for i = 1, #p1 do
+      assert.are.equal(0, (p1[i] - p2[i]):abs():max())
+      assert.are.equal(0, (g1[i] - g2[i]):abs():max())
+      -- each gradient in a storage of its own size
+      assert.are.equal(g1[i]:nElement(), g1[i]:storage():size())
+    end
+  end)
+
+  it("names the caller's line, not optnet's, however deep the check", function()
+    local here = debug.getinfo(1, 'S').short_src
+    for _, bad in ipairs{{foo = 1}, {mode = 'eval'}, {planGrads = 1}} do
+      local ok, err = pcall(function() optnet.optimizeMemory(net, x, bad) end)
+      assert.is_false(ok)
+      assert.are.equal(here, err:match('^(.-):%d+: optnet%.optimizeMemory: '), err)
+    end
+    local ok, err = pcall(function() optnet.graphgen(net, x, {collapse = -1}) end)
+    assert.is_false(ok)
+    assert.are.equal(here, err:match('^(.-):%d+: optnet%.graphgen: '), err)
+  end)
+
   it('an input the net cannot take fails in the module and leaves the net unoptimized and working', function()
     local want = net:forward(x):clone()
     fails({'In 1 module of nn.Sequential', 'nn.Linear:updateOutput: size mismatch: input must be 1D or 2D with 4 columns, got 2D 2x5'},

@@ -16,6 +16,7 @@ local recompute = require 'optnet.recompute'
 local reorder = require 'optnet.reorder'
 local record = require 'optnet.record'
 local undo = require 'optnet.undo'
+local view = require 'optnet.view'
 
 local optnet = {}
 -- net -> optimization state (what this process holds: the arenas, the
@@ -39,7 +40,7 @@ local PLANNERS = {}
 for name in PLANNER_LIST:gmatch("'([%w_]+)'") do PLANNERS[name] = true end
 
 local function fail(fname, fmt, ...)
-  error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
+  error(string.format('optnet.%s: ' .. fmt, fname, ...), view.callerLevel())
 end
 
 local function checkNet(fname, net)
@@ -1214,6 +1215,12 @@ function optnet.optimizeMemory(net, input, opts)
   checkNet('optimizeMemory', net)
   checkInput('optimizeMemory', input)
   local o = options('optimizeMemory', opts)
+  -- planned gradients belong to a training step's optimizer: refused
+  -- before anything of the net changes
+  if o.planGrads and not require('optnet.step').has(net) then
+    fail('optimizeMemory', 'planGrads plans the gradients of optnet.trainStep: make one with '
+      .. 'optnet.trainStep(net, input, optimizer, config), which plans them itself')
+  end
   if owner[net] and owner[net] ~= net then
     fail('optimizeMemory', 'this module is part of a net optimized by optnet; '
       .. 'call optnet.removeOptimization on that net first')

@@ -25,7 +25,7 @@ local WHOLE = {lbfgs = 'a line search over several evaluations', cg = 'a line se
 local SCRATCH = {adamax = {'max'}, rmsprop = {'tmp'}, adagrad = {'paramStd'}, adadelta = {'paramStd', 'delta'}}
 
 local function fail(fmt, ...)
-  error(string.format('optnet.trainStep: ' .. fmt, ...), 3)
+  error(string.format('optnet.trainStep: ' .. fmt, ...), require('optnet.view').callerLevel())
 end
 
 -- the optimizer's name from a function of optim or a name
@@ -392,6 +392,12 @@ function step.untie(self)
     t.t:set(t.t.new(t.size):zero())
   end
   self.ties = {}
+end
+
+-- whether a live training step drives net (planGrads needs one)
+function step.has(net)
+  local self = of[net]
+  return self ~= nil and not self.dead
 end
 
 -- the wrappers of a planned state (init.lua's optimize, after rebind): each

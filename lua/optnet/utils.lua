@@ -7,7 +7,7 @@ require 'torch'
 local utils = {}
 
 local function fail(fname, fmt, ...)
-  error(string.format('optnet.utils.%s: ' .. fmt, fname, ...), 3)
+  error(string.format('optnet.utils.%s: ' .. fmt, fname, ...), require('optnet.view').callerLevel())
 end
 
 -- Walks a tensor or a (nested) array of tensors. The first time a storage

@@ -8,12 +8,26 @@ local view = {}
 
 -- an error blamed on the caller of the public function fname: view.fail
 -- from that function itself, fail from the checks below it
+-- optnet's own folder: errors point past its frames
+local here = debug.getinfo(1, 'S').source:match('^@(.*/)')
+
+-- the error level, counted from a fail helper that calls error, of the
+-- first caller outside optnet's files: a message names the user's line
+-- however deep in optnet the check ran (C frames, pcall's, are passed)
+function view.callerLevel()
+  -- getinfo's level 1 is this function, 2 the fail helper (error's 1)
+  for l = 3, 60 do
+    local info = debug.getinfo(l, 'S')
+    if not info then return 1 end
+    if info.what ~= 'C' and not (here and info.source:sub(2, #here + 1) == here) then return l - 1 end
+  end
+  return 1
+end
+
 function view.fail(fname, fmt, ...)
-  error(string.format('optnet.%s: ' .. fmt, fname, ...), 3)
+  error(string.format('optnet.%s: ' .. fmt, fname, ...), view.callerLevel())
 end
-local function fail(fname, fmt, ...)
-  error(string.format('optnet.%s: ' .. fmt, fname, ...), 4)
-end
+local fail = view.fail
 
 function view.checkNet(fname, net)
   if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
