@@ -326,4 +326,12 @@ describe('random argument errors', function()
                      errmsg(torch.rand, torch.LongTensor(), 2))
     assert.matches("^rand: size must be non%-negative", errmsg(torch.rand, -1))
   end)
+
+  it('reports a bad size of rand / randn at the caller\'s line, not in random.lua', function()
+    for _, f in ipairs{torch.rand, torch.randn} do
+      local ok, e = pcall(function() f(-1) end)
+      assert.is_false(ok)
+      assert.matches('random_spec%.lua:%d+: rand', e)
+    end
+  end)
 end)

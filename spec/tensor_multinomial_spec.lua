@@ -46,6 +46,15 @@ describe('torch.multinomial', function()
     assert.are.same(torch.multinomial(g2, torch.Tensor{3, 1}, 5, true):totable(), r:totable())
   end)
 
+  it('res:multinomial(prob, n, replacement) writes into res and keeps replacement', function()
+    torch.manualSeed(4)
+    local r = torch.LongTensor()
+    assert.are.equal(r, r:multinomial(torch.Tensor{1, 3}, 5, true))
+    torch.manualSeed(4)
+    assert.are.same(torch.multinomial(torch.Tensor{1, 3}, 5, true):totable(), r:totable())
+    assert.has_error(function() r:multinomial(torch.Tensor{1, 3}, 5) end)
+  end)
+
   it('refuses bad input, naming the function', function()
     local function msg(...) return H.errmsg(torch.multinomial, ...) end
     assert.truthy(msg(torch.Tensor{0, 0}, 1):find('sum of probabilities <= 0', 1, true))

@@ -218,8 +218,9 @@ function torch.multinomialAlias(output, state)
   return output
 end
 
-torch._defineTensorMethod('multinomial', function(self, n, replacement)
-  return torch.multinomial(self, n, replacement)
+-- prob:multinomial(n [, replacement]) and Torch7's res:multinomial([gen,] prob, n [, replacement])
+torch._defineTensorMethod('multinomial', function(self, ...)
+  return torch.multinomial(self, ...)
 end)
 
 return torch

@@ -53,9 +53,9 @@ local function typed(f)
 end
 
 -- torch.rand([res,] [gen,] sizes... [, typename]): uniform on [0, 1) in the default type (or res's)
-torch.rand = typed(R.rand)
+torch.rand = torch._userCall('rand', typed(R.rand))
 -- torch.randn([res,] [gen,] sizes... [, typename]): standard normal
-torch.randn = typed(R.randn)
+torch.randn = torch._userCall('randn', typed(R.randn))
 -- torch.randperm([res,] [gen,] n [, typename]): a random permutation of 1..n
 torch.randperm = torch._userCall('randperm', typed(R.randperm))
 
