@@ -43,7 +43,9 @@ local function classify(rec, net, input, opts)
     walk.moduleTensors(m, function(t, role, field)
       local id = t:_storageId()
       if not id then return end
-      if role == 'output' or role == 'gradInput' or role == 'buffer'
+      -- reuseBuffers = false (OptNet's option) keeps every buffer in a
+      -- storage of its own
+      if role == 'output' or role == 'gradInput' or (role == 'buffer' and opts.reuseBuffers ~= false)
          or (role == 'gradParam' and opts.planGrads) then
         movable[id] = true
         if not roleOf[id] or RANK[role] < RANK[roleOf[id]] then roleOf[id] = role end
