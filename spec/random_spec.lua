@@ -20,6 +20,23 @@ local function values(t)
   return out
 end
 
+describe('sizes and nothing else', function()
+  it('refuses what follows the sizes, unless it is a tensor type name', function()
+    local H = require 'spec.support.helpers'
+    H.fails("bad argument #2 to 'rand' (size must be a number, got string)", function() return torch.rand(2, 'x') end)
+    H.fails("bad argument #2 to 'randn' (size must be a number, got table)", function() return torch.randn(2, {}) end)
+    H.fails("bad argument #2 to 'zeros' (a number or a tensor type name expected, got string 'x')",
+            function() return torch.zeros(2, 'x') end)
+    H.fails("bad argument #3 to 'ones' (size must be a number, got string)",
+            function() return torch.Tensor():ones(2, 'x') end)
+    assert.are.equal('torch.FloatTensor', torch.rand(2, 3, 'torch.FloatTensor'):type())
+    assert.are.equal('torch.IntTensor', torch.zeros(2, 'torch.IntTensor'):type())
+    assert.are.equal(2, torch.rand(torch.Generator(), 2):size(1))
+    assert.are.equal(3, torch.rand(torch.FloatTensor(), 3):size(1))
+    assert.are.same({2, 2}, torch.ones(torch.LongStorage{2, 2}):size():totable())
+  end)
+end)
+
 describe('Torch7 random stream', function()
   local ref = torch.load(FIX .. 'random.t7')
 

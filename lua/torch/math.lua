@@ -89,6 +89,12 @@ local function constructor(name)
       local args = table.pack(first, ...)
       return method(torch[last:sub(7)](), table.unpack(args, 1, args.n - 1))
     end
+    if type(last) == 'string' then
+      -- counted as the caller wrote them (the C method's would count the
+      -- new tensor in front)
+      error(string.format("bad argument #%d to '%s' (a number or a tensor type name expected, got string '%s')",
+                          n + 1, name, last), 3)
+    end
     return method(torch.Tensor(), first, ...)
   end
 end

@@ -63,6 +63,8 @@ int64_t th_lua_checkindex(lua_State *L, int arg, int64_t n, const char *fname, c
 int th_lua_checkdim(lua_State *L, int arg, int ndim, int extra, const char *fname);
 /* reads sizes from numbers at arg.. or one LongStorage/table at arg; returns count */
 int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname);
+/* the same, and an error when anything follows the sizes */
+int th_lua_checksizes_only(lua_State *L, int arg, int64_t *size, const char *fname);
 /* like checksizes but stops at the first non-size argument */
 int64_t th_lua_checkint(lua_State *L, int arg, const char *fname, const char *what);
 int64_t th_lua_checksize(lua_State *L, int arg, const char *fname, const char *what);

@@ -506,7 +506,7 @@ static int m_conv(lua_State *L) {
 static int m_fillsized(lua_State *L) {
   int64_t size[TH_MAXDIM];
   th_tensor *t = tensor(L, 1);
-  const int n = th_lua_checksizes(L, 2, size, fname_of(L));
+  const int n = th_lua_checksizes_only(L, 2, size, fname_of(L));
   check(L, th_tensor_resize(t, n, size));
   check(L, th_tensor_fill(t, op_of(L)));
   lua_settop(L, 1);

@@ -247,6 +247,12 @@ static int new_random(lua_State *L, int normal) {
   t = result_arg(L, dt, 1, fname, &arg, &res);
   g = optgen(L, &arg);
   n = th_lua_checksizes(L, arg, size, fname);
+  {
+    /* nothing may follow the sizes but the result result_arg pushed */
+    int next = (th_lua_tostoragebox(L, arg) != NULL || lua_istable(L, arg)) ? arg + 1 : arg + n;
+    if (next != res && !lua_isnoneornil(L, next))
+      th_lua_argerror(L, next, fname, "size must be a number, got %s", th_lua_typename(L, next));
+  }
   th_lua_check(L, th_tensor_resize(t, n, size), fname);
   th_lua_check(L, normal ? th_tensor_normal(t, g, 0, 1) : th_tensor_uniform(t, g, 0, 1), fname);
   lua_pushvalue(L, res);

@@ -39,16 +39,6 @@ static int t_isfreed(lua_State *L) {
 
 /* --- construction ------------------------------------------------------- */
 
-/* sizes at arg (numbers, a LongStorage or a table) with nothing after them:
-   x:resize(2, 'a') is an error, not a resize to 2 */
-static int checksizes_only(lua_State *L, int arg, int64_t *size, const char *fname) {
-  int n = th_lua_checksizes(L, arg, size, fname);
-  int next = (th_lua_tostoragebox(L, arg) != NULL || lua_istable(L, arg)) ? arg + 1 : arg + n;
-  if (!lua_isnoneornil(L, next))
-    th_lua_argerror(L, next, fname, "size must be a number, got %s", th_lua_typename(L, next));
-  return n;
-}
-
 /* nested-table shape: walks first elements down, then checks every row */
 static int table_shape(lua_State *L, int idx, int64_t *size) {
   int n = 0;
@@ -197,7 +187,7 @@ static int t_new(lua_State *L) {
     if (lua_type(L, 1) != LUA_TNUMBER && !lua_istable(L, 1) && box == NULL)
       th_lua_argerror(L, 1, fname, "sizes, a table, a tensor or a storage expected, got %s",
                       th_lua_typename(L, 1));
-    n = checksizes_only(L, 1, size, fname);
+    n = th_lua_checksizes_only(L, 1, size, fname);
     /* Torch7 cut the sizes at the first 0: torch.Tensor(0) has no
        dimension. (A later 0, as in (3, 0), made Torch7 drop it and keep
        junk elements; here it stays a size-0 dimension.) */
@@ -365,7 +355,7 @@ static int t_zero(lua_State *L) {
 static int t_resize(lua_State *L) {
   int64_t size[TH_MAXDIM];
   th_tensor *t = th_lua_checkview(L, 1, "resize");
-  int n = checksizes_only(L, 2, size, "resize");
+  int n = th_lua_checksizes_only(L, 2, size, "resize");
   th_lua_check(L, th_tensor_resize(t, n, size), "resize");
   lua_settop(L, 1);
   return 1;
@@ -550,7 +540,7 @@ static int t_expand(lua_State *L) {
       return th_lua_argerror(L, 2, "expand", "%s expected, got %s", th_lua_tensor_mt[res->dtype], th_lua_tensor_mt[t->dtype]);
     a = 3;
   }
-  n = checksizes_only(L, a, size, "expand");
+  n = th_lua_checksizes_only(L, a, size, "expand");
   r = res ? res : newview(L, t);
   th_lua_check(L, th_tensor_expand(r, t, n, size), "expand");
   if (res) lua_settop(L, 1);
@@ -581,13 +571,13 @@ static int t_view(lua_State *L) {
   int64_t size[TH_MAXDIM];
   int n;
   if (src != NULL) {
-    n = checksizes_only(L, 3, size, "view");
+    n = th_lua_checksizes_only(L, 3, size, "view");
     if (src->dtype != t->dtype) return th_lua_argerror(L, 2, "view", "%s expected", th_lua_tensor_mt[t->dtype]);
     th_lua_check(L, th_tensor_view(t, src, n, size), "view");
     lua_settop(L, 1);
     return 1;
   }
-  n = checksizes_only(L, 2, size, "view");
+  n = th_lua_checksizes_only(L, 2, size, "view");
   r = newview(L, t);
   th_lua_check(L, th_tensor_view(r, t, n, size), "view");
   return 1;

@@ -316,6 +316,16 @@ int th_lua_checksizes(lua_State *L, int arg, int64_t *size, const char *fname) {
   return n;
 }
 
+/* sizes at arg (numbers, a LongStorage or a table) with nothing after them:
+   x:resize(2, 'a') and torch.zeros(2, 'x') are errors, not a size of 2 */
+int th_lua_checksizes_only(lua_State *L, int arg, int64_t *size, const char *fname) {
+  int n = th_lua_checksizes(L, arg, size, fname);
+  int next = (th_lua_tostoragebox(L, arg) != NULL || lua_istable(L, arg)) ? arg + 1 : arg + n;
+  if (!lua_isnoneornil(L, next))
+    th_lua_argerror(L, next, fname, "size must be a number, got %s", th_lua_typename(L, next));
+  return n;
+}
+
 void th_lua_pushsizes(lua_State *L, int n, const int64_t *v) {
   th_storage *s = th_storage_new(TH_LONG, n);
   if (s == NULL) th_lua_error(L, "size");
