@@ -320,7 +320,7 @@ function DPStep:_misfit(path, ck)
                #self.groups)
   end
   if ck.size ~= self.size or ck.shard ~= self.shard or ck.cap ~= self.cap then
-    return bad('written by %s ranks, shard %s, buckets of %s elements; this job has %d, %s, %d',
+    return bad('was written by %s ranks, shard %s, buckets of %s elements; this job has %d, %s, %d',
                tostring(ck.size), tostring(ck.shard), tostring(ck.cap), self.size, self.shard, self.cap)
   end
   for i, grp in ipairs(self.st.groups) do
