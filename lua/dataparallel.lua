@@ -373,17 +373,20 @@ end
 -- come from the first rank with a non-empty slice.
 function Trainer:_fullState()
   local fname = 'trainer:checkpoint'
+  local agree = require 'dataparallel.agree'
   if self.shard == 'none' then
-    local sliced = {}
-    for k, v in pairs(self.state) do
-      if torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.n then sliced[k] = torch.typename(v) end
-    end
-    return self.state, sliced
+    return agree.run(function()
+      require('dataparallel.checkpoint').fault('checkpoint.state')
+      local sliced = {}
+      for k, v in pairs(self.state) do
+        if torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.n then sliced[k] = torch.typename(v) end
+      end
+      return self.state, sliced
+    end)
   end
   local R = self.size
   local src = 0
   while select(2, mpi.range(self.n, src)) == 0 do src = src + 1 end
-  local agree = require 'dataparallel.agree'
   local mine = agree.run(function()
     require('dataparallel.checkpoint').fault('checkpoint.state')
     local d = {count = self.count, fields = {}}
@@ -427,7 +430,7 @@ function Trainer:_fullState()
       end
     end
   end
-  if problem then error(problem, 3) end
+  if problem then error(problem, 0) end
   table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   local full, sliced = {}, {}
   for _, k in ipairs(keys) do

@@ -35,13 +35,13 @@ function agree.strings(s)
   return out
 end
 
--- agree.check(ok, msg [, level]): every rank calls it (level as error()'s,
--- counted from its caller's caller: default 3) with whether its local
--- part succeeded and, if not, why. Returns when every rank succeeded;
+-- agree.check(ok, msg): every rank calls it with whether its local part
+-- succeeded and, if not, why. Returns when every rank succeeded;
 -- otherwise raises, on every rank, the lowest failing rank's message with
 -- the failing ranks named: every rank leaves the same way, none is left
--- waiting in the next collective.
-function agree.check(ok, msg, level)
+-- waiting in the next collective. The error carries no position (the
+-- message names the function; the failure may be another rank's).
+function agree.check(ok, msg)
   local R, me = mpi.size(), mpi.rank()
   local flags = torch.LongTensor(R):zero()
   flags[me + 1] = ok and 0 or 1
@@ -53,14 +53,14 @@ function agree.check(ok, msg, level)
   local first = failed[1]
   local where = #failed == 1 and string.format('rank %d of %d', first, R)
                 or string.format('ranks %s of %d', table.concat(failed, ', '), R)
-  error(string.format('%s (failed on %s)', msgs[first + 1], where), level or 3)
+  error(string.format('%s (failed on %s)', msgs[first + 1], where), 0)
 end
 
 -- agree.run(f, ...): f(...) on this rank under pcall, then agree.check; f's
 -- results when every rank's f returned
 function agree.run(f, ...)
   local res = table.pack(pcall(f, ...))
-  agree.check(res[1], res[2], 4)
+  agree.check(res[1], res[2])
   return table.unpack(res, 2, res.n)
 end
 
