@@ -351,13 +351,17 @@ function Trainer:stateBytes()
 end
 
 -- the fields of optim's elementwise methods that hold one value per
--- parameter: checked on resume in checkpoints that do not list theirs
-local PER_PARAMETER = {}
+-- parameter (rprop's sign masks are bytes) and those that hold a number:
+-- checked on resume (per-parameter fields: in checkpoints that do not
+-- list theirs)
+local PER_PARAMETER, BYTES, NUMBERS = {}, {}, {}
 for _, k in ipairs{'m', 'v', 'denom', 'u', 'dfdx', 'deltaParameters', 'decayParameters', 'paramVariance',
                    'paramStd', 'delta', 'accDelta', 'ax', 'tmp', 'stepsize', 'sign', 'psign', 'nsign', 'zsign',
                    'dminmax'} do
   PER_PARAMETER[k] = true
 end
+for _, k in ipairs{'psign', 'nsign', 'zsign', 'dminmax'} do BYTES[k] = true end
+for _, k in ipairs{'t', 'evalCounter', 'eta_t', 'mu_t', 'funcEval', 'nIter'} do NUMBERS[k] = true end
 
 local function keyname(k)
   return type(k) == 'string' and k or '[' .. tostring(k) .. ']'
@@ -518,6 +522,9 @@ function Trainer:_misfit(path, ck)
   for k, v in pairs(state) do
     local want = sliced and sliced[k]
     if want == nil and sliced == nil and PER_PARAMETER[k] and torch.isTensor(v) then want = true end
+    if NUMBERS[k] and type(v) ~= 'number' then
+      return bad('field state.%s should be a number, got %s', keyname(k), torch.type(v))
+    end
     if want then
       if not torch.isTensor(v) then
         return bad('field state.%s should be a tensor of %d elements (one per parameter), got %s', keyname(k), n,
@@ -527,12 +534,12 @@ function Trainer:_misfit(path, ck)
         return bad('field state.%s holds %d elements (size %s), the net has %d parameters', keyname(k),
                    v:nElement(), table.concat(v:size():totable(), 'x'), n)
       end
-      local wtype = type(want) == 'string' and want or nil
-      if wtype and torch.typename(v) ~= wtype then
-        return bad('field state.%s is a %s, the checkpoint lists it as %s', keyname(k), torch.typename(v), wtype)
-      end
-      if not wtype and torch.typename(v) ~= ptype and torch.typename(v) ~= 'torch.ByteTensor' then
-        return bad('field state.%s is a %s, the parameters are %s', keyname(k), torch.typename(v), ptype)
+      -- optim's own fields: the parameters' type (rprop's masks: bytes);
+      -- another method's: the type the checkpoint lists
+      local wtype = PER_PARAMETER[k] and (BYTES[k] and 'torch.ByteTensor' or ptype)
+                    or (type(want) == 'string' and want) or ptype
+      if torch.typename(v) ~= wtype then
+        return bad('field state.%s is a %s, %s expected', keyname(k), torch.typename(v), wtype)
       end
     end
   end
@@ -540,6 +547,33 @@ function Trainer:_misfit(path, ck)
     if state[k] == nil then return bad('field state.%s is missing (field sliced lists it)', keyname(k)) end
   end
   return nil
+end
+
+-- puts checkpoint ck (checked by _misfit) into this trainer: parameters,
+-- running statistics, the optimizer state (this rank's slices of the
+-- per-parameter fields when sharded, contiguous copies), steps
+function Trainer:_apply(ck)
+  self.params:copy(ck.params)
+  for i, b in ipairs(ck.running and self.bns or {}) do
+    b.running_mean:copy(ck.running[i].running_mean)
+    b.running_var:copy(ck.running[i].running_var)
+  end
+  local per = ck.sliced or {}
+  if not ck.sliced then
+    for k, v in pairs(ck.state or {}) do
+      if PER_PARAMETER[k] and torch.isTensor(v) then per[k] = true end
+    end
+  end
+  self.state = {}
+  for k, v in pairs(ck.state or {}) do
+    if per[k] then
+      local flat = v:contiguous():view(-1)
+      self.state[k] = self.shard ~= 'none' and flat:narrow(1, self.first, self.count):clone() or flat
+    else
+      self.state[k] = v
+    end
+  end
+  self.steps = ck.steps or 0
 end
 
 -- trainer:resume(path): every rank calls it; rank 0 reads the checkpoint and
@@ -559,26 +593,7 @@ function Trainer:resume(path)
   end)
   agree.run(function()
     ckio.fault('resume.apply')
-    self.params:copy(ck.params)
-    for i, b in ipairs(ck.running and self.bns or {}) do
-      b.running_mean:copy(ck.running[i].running_mean)
-      b.running_var:copy(ck.running[i].running_var)
-    end
-    local per = ck.sliced or {}
-    if not ck.sliced then
-      for k, v in pairs(ck.state or {}) do
-        if PER_PARAMETER[k] and torch.isTensor(v) then per[k] = true end
-      end
-    end
-    self.state = {}
-    for k, v in pairs(ck.state or {}) do
-      if per[k] and self.shard ~= 'none' then
-        self.state[k] = v:contiguous():view(-1):narrow(1, self.first, self.count):clone()
-      else
-        self.state[k] = v
-      end
-    end
-    self.steps = ck.steps or 0
+    self:_apply(ck)
   end)
   return ck.extra
 end
