@@ -301,16 +301,22 @@ end
 -- trainer:step(feval): feval() runs forward and backward of the net on this
 -- rank's batch (gradients zeroed by the trainer first) and returns the loss;
 -- then the averaged gradient updates the parameters. Returns feval's loss.
+-- A failure on one rank (feval raised, or was not a function): that rank
+-- still completes the step's reductions (with the gradients it has), then
+-- every rank raises its message before any update, so the ranks stay in
+-- step and keep the same parameters (one small collective per step).
 function Trainer:step(feval)
-  if type(feval) ~= 'function' then fail('trainer:step', 'a function expected, got %s', type(feval)) end
+  local ok, loss = type(feval) == 'function', nil
+  if not ok then loss = 'trainer:step: a function expected, got ' .. type(feval) end
   local R = self.size
   self.grads:zero()
   for _, b in ipairs(self.buckets) do b.pending, b.started, b.req = b.nmodules, false, nil end
   self.next, self.seen = 1, {}
-  self.inStep = true
-  local ok, loss = pcall(feval)
-  self.inStep = false
-  if not ok then error(loss, 0) end
+  if ok then
+    self.inStep = true
+    ok, loss = pcall(feval)
+    self.inStep = false
+  end
   -- modules that ran no backward this step: their buckets start now
   for _, b in ipairs(self.buckets) do b.pending = 0 end
   self:_advance()
@@ -318,6 +324,7 @@ function Trainer:step(feval)
   for _, b in ipairs(self.buckets) do b.req:wait(); b.req = nil end
   -- the reduction not hidden behind the backward (seconds, this step)
   self.waitTime = mpi.wtime() - t0
+  require('dataparallel.agree').check(ok, loss)
   local x, g
   if self.shard == 'none' then
     x, g = self.params, self.grads:div(R)

@@ -153,6 +153,30 @@ local function checks(np)
       assert.is_true(R.faultsInStep)
     end
   end)
+
+  it('a step failing on one rank raises its message on every rank; the ranks keep the same parameters and '
+     .. 'step on', function()
+    for _, R in ipairs(Rs) do
+      for _, shard in ipairs{'none', 'optim', 'grad'} do
+        local f = R.stepFaults[shard]
+        local on = string.format('(failed on rank %d of %d)', last, np)
+        assert.are.equal(string.format('feval fails on purpose on rank %d %s', last, on), f.err)
+        assert.are.equal('trainer:step: a function expected, got number ' .. on, f.notfn)
+        assert.are.equal(2, f.steps)
+        assert.are.equal(0, (f.params - Rs[1].stepFaults[shard].params):abs():max())
+        assert.matches('nn%.Linear:updateOutput: size mismatch: input must be 1D or 2D with 3 columns, got 2D 4x5 '
+          .. on:gsub('%p', '%%%0') .. '$', f.serr)
+        assert.are.equal(Rs[1].stepFaults[shard].serr, f.serr)
+        assert.are.equal('optnet.trainStep: the net is no longer planned for a training step; make a new one with '
+          .. 'optnet.trainStep ' .. on, f.snext)
+        assert.are.equal(1, f.ssteps)
+        for i, p in ipairs(f.sparams) do
+          assert.are.equal(0, (p - Rs[1].stepFaults[shard].sparams[i]):abs():max())
+        end
+      end
+      assert.is_true(R.stepFaultsInStep)
+    end
+  end)
 end
 
 describe('dataparallel faults on 2 ranks', function() checks(2) end)

@@ -183,6 +183,7 @@ function DPStep:_ready(i, grad)
       if part.group == g then
         local k = part.hi - part.lo
         b.send:narrow(1, part.lo - b.lo + 1, k):copy(flat:narrow(1, part.lo - g.lo + 1, k))
+        part.filled = true
       end
     end
     b.pending = b.pending - 1
@@ -238,23 +239,52 @@ end
 
 -- s:step(input, target): one step on this rank's batch; every rank calls
 -- it. Returns this rank's loss and output.
+-- A failure on one rank (the step raised, or a bucket never filled): that
+-- rank still completes the step's collectives, its missing gradients taken
+-- as zero; then every rank raises its message. The buckets reduced during
+-- the backward have updated their parts by then, on every rank alike: the
+-- ranks stay in step with the same parameters (one small collective per
+-- step).
 function DPStep:step(input, target)
-  for _, b in ipairs(self.buckets) do b.pending, b.req = #b.parts, nil end
+  for _, b in ipairs(self.buckets) do
+    b.pending, b.req = #b.parts, nil
+    for _, part in ipairs(b.parts) do part.filled = false end
+  end
   self.next, self.flight = 1, {}
   local ok, loss, out = pcall(self.st.step, self.st, input, target)
-  if not ok then error(loss, 0) end
-  self:_advance()
-  if self.next <= #self.buckets then
-    error(string.format('dataparallel.trainStep: bucket %d of %d never filled (a parameter got no gradient)',
-      self.next, #self.buckets), 2)
+  if ok and self.next <= #self.buckets then
+    self:_advance()
+    if self.next <= #self.buckets then
+      ok, loss = false, string.format('dataparallel.trainStep: bucket %d of %d never filled (a parameter got no '
+        .. 'gradient)', self.next, #self.buckets)
+    end
   end
+  if not ok then self:_complete() end
+  self:_advance()
   while #self.flight > 0 do self:_finish(table.remove(self.flight, 1)) end
   if self.shard ~= 'none' then
     for _, g in ipairs(self.groups) do mpi.allgather(g.flat, nil, g.counts) end
   end
   if self.syncBatchNorm then M.syncBatchNorms(self.bns) end
+  require('dataparallel.agree').check(ok, loss)
   self.steps = self.steps + 1
   return loss, out
+end
+
+-- after a failed step on this rank: the buckets not started get what
+-- gradient they have, zero for the rest, and are ready to start
+function DPStep:_complete()
+  for i = self.next, #self.buckets do
+    local b = self.buckets[i]
+    if not b.buf then
+      b.buf = self:_buffer()
+      b.send = b.buf:narrow(1, 1, b.hi - b.lo)
+    end
+    for _, part in ipairs(b.parts) do
+      if not part.filled then b.send:narrow(1, part.lo - b.lo + 1, part.hi - part.lo):zero() end
+    end
+    b.pending = 0
+  end
 end
 
 -- bytes this rank holds for gradients past the arena (the bucket pool and,

@@ -249,5 +249,39 @@ for _, shard in ipairs{'none', 'optim'} do
   R.faultsInStep = inStep()
 end
 
+-- 6. a step failing on one rank (its feval, dp.trainStep's forward): every
+-- rank raises its message, no rank updates apart, the next step works
+R.stepFaults = {}
+for _, shard in ipairs{'none', 'optim', 'grad'} do
+  local m = net('wide')
+  local t = dp.new(m, {optim = optim.adam, shard = shard, bucketMB = 1e-5})
+  stepOf(t, m, 'wide', 1)
+  local x = torch.randn(4, 3)
+  local err = try(t.step, t, function()
+    local out = m:forward(x)
+    if rank == last then error('feval fails on purpose on rank ' .. rank, 0) end
+    m:backward(x, out:clone())
+    return out:sum()
+  end)
+  local notfn = try(t.step, t, rank == last and 42 or function() return 0 end)
+  stepOf(t, m, 'wide', 3)
+  local sm = net('wide')
+  local crit = nn.MSECriterion():double()
+  local sx, sy = torch.randn(4, 3), torch.randn(4, 1)
+  local s = dp.trainStep(sm, crit, sx, {method = 'adam', shard = shard, bucketMB = 1e-5})
+  s:step(sx, sy)
+  -- rank 'last' feeds an input of the wrong width: its forward fails
+  local serr = try(s.step, s, rank == last and torch.randn(4, 5) or sx, sy)
+  -- optnet drops a step's plan after a failure: the next step then fails
+  -- on that rank, and so raises on every rank alike
+  local snext = try(s.step, s, sx, sy)
+  local sp = {}
+  for i, p in ipairs(sm:parameters()) do sp[i] = p:clone() end
+  pcall(s.remove, s)   -- the failing rank's plan is gone already
+  R.stepFaults[shard] = {err = err, notfn = notfn, params = t.params:clone(), steps = t.steps, serr = serr, snext = snext,
+                         sparams = sp, ssteps = s.steps}
+end
+R.stepFaultsInStep = inStep()
+
 torch.save(string.format('%s/rank%d.t7', dir, rank), R)
 mpi.finalize()
