@@ -306,6 +306,11 @@ end
 -- every rank raises its message before any update, so the ranks stay in
 -- step and keep the same parameters (one small collective per step).
 function Trainer:step(feval)
+  if self.broken then
+    -- set on every rank alike (an agreed error): no collective is skipped apart
+    error('trainer:step: an earlier step failed in the optim method, so the ranks may hold different parameters; '
+          .. 'resume from a checkpoint first (the error was: ' .. self.broken .. ')', 2)
+  end
   local ok, loss = type(feval) == 'function', nil
   if not ok then loss = 'trainer:step: a function expected, got ' .. type(feval) end
   local R = self.size
@@ -333,11 +338,19 @@ function Trainer:step(feval)
   else
     x, g = self.pslice, self.gshard:div(R)
   end
+  -- the method failing on one rank: the others have updated, it has not
+  -- (or half): every rank raises, and refuses further steps until a resume
+  local mok, merr = true, nil
   if x:nElement() > 0 then
-    self.method(function() return loss, g end, x, self.config, self.state)
+    mok, merr = pcall(self.method, function() return loss, g end, x, self.config, self.state)
   end
   if self.shard ~= 'none' then mpi.allgather(self.params) end
   if self.syncBatchNorm then require('dataparallel.batchnorm').sync(self.bns) end
+  local agreed, why = pcall(require('dataparallel.agree').check, mok, merr)
+  if not agreed then
+    self.broken = why
+    error(why, 0)
+  end
   self.steps = self.steps + 1
   return loss
 end
@@ -369,6 +382,9 @@ for _, k in ipairs{'m', 'v', 'denom', 'u', 'dfdx', 'deltaParameters', 'decayPara
 end
 for _, k in ipairs{'psign', 'nsign', 'zsign', 'dminmax'} do BYTES[k] = true end
 for _, k in ipairs{'t', 'evalCounter', 'eta_t', 'mu_t', 'funcEval', 'nIter'} do NUMBERS[k] = true end
+-- adamax's buffer of 2 values per parameter, overwritten before each use
+-- and rebuilt when missing: sharded, its shape is the rank's slice's
+local SCRATCH = {max = true}
 
 local function keyname(k)
   return type(k) == 'string' and k or '[' .. tostring(k) .. ']'
@@ -402,7 +418,9 @@ function Trainer:_fullState()
     require('dataparallel.checkpoint').fault('checkpoint.state')
     local d = {count = self.count, fields = {}}
     for k, v in pairs(self.state) do
-      if torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.count then
+      if SCRATCH[k] and torch.isTensor(v) then
+        -- shaped by this rank's slice, rebuilt when missing: not saved
+      elseif torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.count then
         d.fields[k] = {slice = torch.typename(v)}
       else
         d.fields[k] = {value = self.rank == src and v or nil}
@@ -576,6 +594,8 @@ function Trainer:_apply(ck)
     if per[k] then
       local flat = v:contiguous():view(-1)
       self.state[k] = self.shard ~= 'none' and flat:narrow(1, self.first, self.count):clone() or flat
+    elseif SCRATCH[k] and self.shard ~= 'none' then
+      self.state[k] = nil   -- another slice's shape (older checkpoints): rebuilt by the method
     else
       self.state[k] = v
     end
@@ -602,6 +622,7 @@ function Trainer:resume(path)
     ckio.fault('resume.apply')
     self:_apply(ck)
   end)
+  self.broken = nil
   return ck.extra
 end
 

@@ -73,6 +73,8 @@ local function checks(np)
           assert.are.equal(0, (c.straight - Rs[1].train[kind .. '_' .. shard].straight):abs():max())
         end
       end
+      assert.is_true(R.adamax.ok)
+      assert.are.equal(0, (R.adamax.straight - R.adamax.resumed):abs():max())
       -- 1 element on np ranks: only the last rank's slice is not empty
       assert.are.equal(r == np and 1 or 0, R.train.one_optim.count)
       for _, shard in ipairs{'none', 'optim', 'grad'} do
@@ -162,6 +164,10 @@ local function checks(np)
         local on = string.format('(failed on rank %d of %d)', last, np)
         assert.are.equal(string.format('feval fails on purpose on rank %d %s', last, on), f.err)
         assert.are.equal('trainer:step: a function expected, got number ' .. on, f.notfn)
+        assert.are.equal('the method fails on purpose on rank ' .. last .. ' ' .. on, f.merr)
+        assert.matches('^spec/support/dp_faults_job%.lua:%d+: trainer:step: an earlier step failed in the optim '
+          .. 'method, so the ranks may hold different '
+          .. 'parameters; resume from a checkpoint first', f.broken)
         assert.are.equal(2, f.steps)
         assert.are.equal(0, (f.params - Rs[1].stepFaults[shard].params):abs():max())
         assert.matches('nn%.Linear:updateOutput: size mismatch: input must be 1D or 2D with 3 columns, got 2D 4x5 '

@@ -101,6 +101,22 @@ for _, kind in ipairs{'one', 'two', 'wide'} do
   end
 end
 
+-- adamax keeps a buffer shaped by the rank's slice (uneven here: 21
+-- elements): rebuilt on resume, not restored from another rank
+do
+  local path = dir .. '/adamax.t7'
+  local m = net('wide')
+  local t = dp.new(m, {optim = optim.adamax, config = {learningRate = 0.1}, shard = 'optim'})
+  stepOf(t, m, 'wide', 1); stepOf(t, m, 'wide', 2)
+  t:checkpoint(path)
+  stepOf(t, m, 'wide', 3)
+  local m2 = net('wide', 7)
+  local t2 = dp.new(m2, {optim = optim.adamax, config = {learningRate = 0.1}, shard = 'optim'})
+  t2:resume(path)
+  local ok = pcall(stepOf, t2, m2, 'wide', 3)
+  R.adamax = {ok = ok, straight = t.params:clone(), resumed = t2.params:clone()}
+end
+
 -- dp.trainStep with the same nets: checkpoint and resume
 R.step = {}
 for _, kind in ipairs{'one', 'wide'} do
@@ -256,6 +272,7 @@ for _, shard in ipairs{'none', 'optim', 'grad'} do
   local m = net('wide')
   local t = dp.new(m, {optim = optim.adam, shard = shard, bucketMB = 1e-5})
   stepOf(t, m, 'wide', 1)
+  t:checkpoint(string.format('%s/stepfault_%s.t7', dir, shard))
   local x = torch.randn(4, 3)
   local err = try(t.step, t, function()
     local out = m:forward(x)
@@ -264,6 +281,17 @@ for _, shard in ipairs{'none', 'optim', 'grad'} do
     return out:sum()
   end)
   local notfn = try(t.step, t, rank == last and 42 or function() return 0 end)
+  -- the optim method failing once on the last rank
+  local method, failed = t.method, false
+  t.method = function(...)
+    if rank == last and not failed then failed = true; error('the method fails on purpose on rank ' .. rank, 0) end
+    return method(...)
+  end
+  local merr = try(stepOf, t, m, 'wide', 2)
+  t.method = method
+  -- the ranks may differ now: steps are refused (on every rank) until a resume
+  local broken = try(stepOf, t, m, 'wide', 2)
+  t:resume(string.format('%s/stepfault_%s.t7', dir, shard))
   stepOf(t, m, 'wide', 3)
   local sm = net('wide')
   local crit = nn.MSECriterion():double()
@@ -278,7 +306,7 @@ for _, shard in ipairs{'none', 'optim', 'grad'} do
   local sp = {}
   for i, p in ipairs(sm:parameters()) do sp[i] = p:clone() end
   pcall(s.remove, s)   -- the failing rank's plan is gone already
-  R.stepFaults[shard] = {err = err, notfn = notfn, params = t.params:clone(), steps = t.steps, serr = serr, snext = snext,
+  R.stepFaults[shard] = {err = err, notfn = notfn, merr = merr, broken = broken, params = t.params:clone(), steps = t.steps, serr = serr, snext = snext,
                          sparams = sp, ssteps = s.steps}
 end
 R.stepFaultsInStep = inStep()
