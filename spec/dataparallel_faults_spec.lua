@@ -130,6 +130,8 @@ local function checks(np)
       assert.matches('^trainer:resume: cannot read .*/none%.t7: torch%.load: .*No such file or directory '
         .. '%(failed on rank 0 of ' .. np .. '%)$', c.missing)
       assert.is_true(R.craftedUnchanged)
+      assert.matches('^trainer:checkpoint: cannot write .*/no/such/dir/ck%.t7: .*%(failed on rank 0 of ' .. np .. '%)$',
+        R.unwritable)
       assert.matches("^dataparallel%.Step:resume: .*/sshort%.t7: field states%[%d%]%['%d+:%d+'%]%.m holds %d+ "
         .. 'elements, the part has %d+', R.stepCrafted)
       assert.is_true(R.craftedInStep)

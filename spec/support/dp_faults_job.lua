@@ -209,6 +209,7 @@ do
   R.crafted = {short = try(t.resume, t, dir .. '/short.t7'), float = try(t.resume, t, dir .. '/float.t7'),
                old = try(t.resume, t, dir .. '/old.t7'), missing = try(t.resume, t, dir .. '/none.t7')}
   R.craftedUnchanged = (t.params - before):abs():max() == 0
+  R.unwritable = try(t.checkpoint, t, dir .. '/no/such/dir/ck.t7')
   -- dp.trainStep's states: a part's tensor cut short
   local sm = net('wide')
   local crit = nn.MSECriterion():double()
