@@ -35,12 +35,26 @@ function agree.strings(s)
   return out
 end
 
+-- the level (for error()) of the first frame outside dataparallel and
+-- C: the script's line that called into it
+local function callerLevel()
+  local level = 2
+  while true do
+    local info = debug.getinfo(level + 1, 'S')
+    if not info then return 0 end
+    if info.what ~= 'C' and not info.source:find('dataparallel[/.]') and not info.source:find('dataparallel%.lua$') then
+      return level
+    end
+    level = level + 1
+  end
+end
+
 -- agree.check(ok, msg): every rank calls it with whether its local part
 -- succeeded and, if not, why. Returns when every rank succeeded;
 -- otherwise raises, on every rank, the lowest failing rank's message with
 -- the failing ranks named: every rank leaves the same way, none is left
--- waiting in the next collective. The error carries no position (the
--- message names the function; the failure may be another rank's).
+-- waiting in the next collective. The position is this rank's script line
+-- that called into dataparallel.
 function agree.check(ok, msg)
   local R, me = mpi.size(), mpi.rank()
   local flags = torch.LongTensor(R):zero()
@@ -53,7 +67,7 @@ function agree.check(ok, msg)
   local first = failed[1]
   local where = #failed == 1 and string.format('rank %d of %d', first, R)
                 or string.format('ranks %s of %d', table.concat(failed, ', '), R)
-  error(string.format('%s (failed on %s)', msgs[first + 1], where), 0)
+  error(string.format('%s (failed on %s)', msgs[first + 1], where), callerLevel())
 end
 
 -- agree.run(f, ...): f(...) on this rank under pcall, then agree.check; f's
@@ -117,13 +131,13 @@ function agree.layout(fname, desc, what)
           else
             how = string.format('%s on rank %d is %s, on rank 0 %s', b[1], r - 1, b[2], a[2])
           end
-          error(string.format("%s: the ranks' %s differ: %s", fname, what or 'nets', how), 3)
+          error(string.format("%s: the ranks' %s differ: %s", fname, what or 'nets', how), callerLevel())
         end
       end
     end
   end
   -- equal descriptions, different hashes: cannot happen (same function)
-  error(string.format("%s: the ranks' %s differ (hashes differ)", fname, what or 'nets'), 3)
+  error(string.format("%s: the ranks' %s differ (hashes differ)", fname, what or 'nets'), callerLevel())
 end
 
 agree._hash = hash
