@@ -12,22 +12,34 @@
 -- the trainer's optimizer runs one step on it: an error there from Lua
 -- itself ("attempt to ...") means the check let through something the
 -- optimizer relies on.
--- MPI is not linked into the harness: a stand-in 'mpi' module answers
--- rank 1 of 2 (the collectives are not called on this path).
+-- MPI is not linked into the harness: dataparallel is loaded privately
+-- (its own copy, whatever the process loaded before) with a stand-in
+-- 'mpi' answering rank 1 of 2 (no collective is called on this path).
 require 'torch'
 require 'nn'
 local optim = require 'optim'
 
 local R, RANK = 2, 1
-package.loaded.mpi = package.loaded.mpi or {
-  rank = function() return RANK end, size = function() return R end, initialized = function() return true end,
-  range = function(n, rank)
-    rank = rank or RANK
-    local lo, hi = rank * n // R, (rank + 1) * n // R
-    return lo + 1, hi - lo
-  end,
-}
-local dp = require 'dataparallel'
+local function range(n, rank)
+  rank = rank or RANK
+  local lo, hi = rank * n // R, (rank + 1) * n // R
+  return lo + 1, hi - lo
+end
+local mpi = {rank = function() return RANK end, size = function() return R end,
+             initialized = function() return true end, range = range}
+local private = {}
+local function prequire(name)
+  if name == 'mpi' then return mpi end
+  if name == 'dataparallel' or name:find('^dataparallel%.') then
+    if private[name] == nil then
+      local path = assert(package.searchpath(name, package.path))
+      private[name] = assert(loadfile(path, 't', setmetatable({require = prequire}, {__index = _G})))(name)
+    end
+    return private[name]
+  end
+  return require(name)
+end
+local dp = prequire('dataparallel')
 local load = require 'fuzz.load_driver'
 
 -- a trainer without dp.new (no collectives): the fields resume uses
@@ -36,8 +48,8 @@ local function trainer(net, shard)
                           state = {}, rank = RANK, size = R, steps = 0}, dp.Trainer)
   t.params, t.grads = net:getParameters()
   t.n = t.params:nElement()
-  t.bns = require('dataparallel.batchnorm').list(net)
-  t.first, t.count = package.loaded.mpi.range(t.n)
+  t.bns = prequire('dataparallel.batchnorm').list(net)
+  t.first, t.count = range(t.n)
   t.pslice = shard ~= 'none' and t.params:narrow(1, t.first, t.count) or nil
   return t
 end
