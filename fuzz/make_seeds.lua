@@ -3,13 +3,14 @@
 -- writes, in both modes (the first byte of each input is the mode: 0
 -- binary, 1 ascii, as load_driver.lua reads it). 'ascii' (fuzz_ascii): the
 -- ascii files alone. 'modload' (fuzz_modload): short flip programs over
--- each of modload_driver.lua's fixture nets.
+-- each of modload_driver.lua's fixture nets; 'ckpt' (fuzz_ckpt): the same
+-- over ckpt_driver.lua's fixture checkpoints.
 require 'torch'
 require 'nn'
-local dir = assert(arg[1], 'usage: make_seeds.lua DIR [load|ascii|modload]')
+local dir = assert(arg[1], 'usage: make_seeds.lua DIR [load|ascii|modload|ckpt]')
 local kind = arg[2] or 'load'
-if kind == 'modload' then
-  local nets = require('fuzz.modload_driver').nfixtures
+if kind == 'modload' or kind == 'ckpt' then
+  local nets = require('fuzz.' .. kind .. '_driver').nfixtures
   for i = 0, nets - 1 do
     -- the net alone, then the net with one and with three bytes flipped
     for k, prog in ipairs({string.char(i), string.char(i, 0, 1, 7, 3), string.char(i, 0, 0, 40, 1, 0, 2, 9, 0, 0, 0, 60, 255)}) do

@@ -119,9 +119,35 @@ local function splitCounts(lo, hi, n, R)
 end
 dp._splitCounts = splitCounts  -- dataparallel.step splits its buckets the same way
 
--- dp.new(net, opts): see the file head. opts.optim (default optim.sgd),
--- opts.config (the optim config), opts.shard, opts.bucketMB (default 25)
-function dp.new(net, opts)
+-- what must be the same on every rank for the ranks to call the same
+-- collectives on buffers of the same sizes: the parameters' shapes, types
+-- and order, the batch normalisations' statistics, the options that choose
+-- the collectives (dataparallel.agree.layout compares it)
+local function layout(net, extra)
+  local ps = net:parameters() or {}
+  local desc = {{'the number of parameter tensors', tostring(#ps)}}
+  for i, p in ipairs(ps) do
+    desc[#desc + 1] = {'parameter ' .. i, table.concat(p:size():totable(), 'x') .. ' ' .. torch.typename(p)}
+  end
+  local total = 0
+  for _, p in ipairs(ps) do total = total + p:nElement() end
+  desc[#desc + 1] = {'the number of parameter elements', tostring(total)}
+  local bns = require('dataparallel.batchnorm').list(net)
+  desc[#desc + 1] = {'the number of batch normalisations', tostring(#bns)}
+  for i, b in ipairs(bns) do
+    desc[#desc + 1] = {'the running mean of batch normalisation ' .. i,
+                       b.running_mean:nElement() .. ' ' .. torch.typename(b.running_mean)}
+    desc[#desc + 1] = {'the running variance of batch normalisation ' .. i,
+                       b.running_var:nElement() .. ' ' .. torch.typename(b.running_var)}
+  end
+  for _, kv in ipairs(extra) do desc[#desc + 1] = kv end
+  return desc
+end
+dp._layout = layout  -- dataparallel.step describes its nets the same way
+
+-- dp.new's checks and set-up on this rank: no collective (so a failure
+-- here can be agreed on before any)
+local function prepare(net, opts)
   opts = opts or {}
   if type(net) ~= 'table' or type(net.getParameters) ~= 'function' then
     fail('dataparallel.new', 'an nn module expected as argument #1, got %s', torch.typename(net) or type(net))
@@ -140,7 +166,6 @@ function dp.new(net, opts)
   end
   local method = opts.optim or require('optim').sgd
   if type(method) ~= 'function' then fail('dataparallel.new', 'optim should be a function, got %s', type(method)) end
-  if not mpi.initialized() then mpi.init() end
 
   local self = setmetatable({}, Trainer)
   self.net, self.shard, self.method = net, shard, method
@@ -151,24 +176,42 @@ function dp.new(net, opts)
   local n = self.params and self.params:nElement() or 0
   if n == 0 then fail('dataparallel.new', 'the net (%s) has no parameters to train', torch.typename(net)) end
   self.n = n
-  mpi.broadcast(self.params, 0)
   self.steps = 0
   self.syncBatchNorm = opts.syncBatchNorm or false
   self.bns = require('dataparallel.batchnorm').list(net)
+  local cap = math.max(1, math.floor(bucketMB * 2^20 / self.grads:elementSize()))
+  self.buckets = buckets(units(net, self.grads), n, cap)
+  self.layout = layout(net, {
+    {'option shard', shard}, {'option syncBatchNorm', tostring(self.syncBatchNorm)},
+    {'the number of gradient buckets', tostring(#self.buckets)}})
+  for i, b in ipairs(self.buckets) do
+    self.layout[#self.layout + 1] = {'gradient bucket ' .. i, b.lo .. '..' .. b.hi}
+  end
+  return self
+end
+
+-- dp.new(net, opts): see the file head. opts.optim (default optim.sgd),
+-- opts.config (the optim config), opts.shard, opts.bucketMB (default 25).
+-- Every rank calls it; a failure on any rank raises on every rank, and so
+-- do nets or options that differ across ranks (what differs is named).
+function dp.new(net, opts)
+  if not mpi.initialized() then mpi.init() end
+  local agree = require 'dataparallel.agree'
+  local self = agree.run(prepare, net, opts)
+  agree.layout('dataparallel.new', self.layout)
+  local n, shard = self.n, self.shard
+  mpi.broadcast(self.params, 0)
   for _, b in ipairs(self.bns) do
     mpi.broadcast(b.running_mean, 0)
     mpi.broadcast(b.running_var, 0)
   end
-
-  local cap = math.max(1, math.floor(bucketMB * 2^20 / self.grads:elementSize()))
-  self.buckets = buckets(units(net, self.grads), n, cap)
   -- this rank's slice of the flat parameters (sharded modes)
   self.first, self.count = mpi.range(n)
   if shard ~= 'none' then
-    self.pslice = self.params:narrow(1, self.first, math.max(self.count, 0))
+    self.pslice = self.params:narrow(1, self.first, self.count)
   end
   if shard == 'grad' then
-    self.gshard = self.grads.new(math.max(self.count, 0)):zero()
+    self.gshard = self.grads.new(self.count):zero()
     local a = self.first - 1
     for _, b in ipairs(self.buckets) do
       b.counts = splitCounts(b.lo, b.hi, n, self.size)
@@ -258,16 +301,27 @@ end
 -- trainer:step(feval): feval() runs forward and backward of the net on this
 -- rank's batch (gradients zeroed by the trainer first) and returns the loss;
 -- then the averaged gradient updates the parameters. Returns feval's loss.
+-- A failure on one rank (feval raised, or was not a function): that rank
+-- still completes the step's reductions (with the gradients it has), then
+-- every rank raises its message before any update, so the ranks stay in
+-- step and keep the same parameters (one small collective per step).
 function Trainer:step(feval)
-  if type(feval) ~= 'function' then fail('trainer:step', 'a function expected, got %s', type(feval)) end
+  if self.broken then
+    -- set on every rank alike (an agreed error): no collective is skipped apart
+    error('trainer:step: an earlier step failed in the optim method, so the ranks may hold different parameters; '
+          .. 'resume from a checkpoint first (the error was: ' .. self.broken .. ')', 2)
+  end
+  local ok, loss = type(feval) == 'function', nil
+  if not ok then loss = 'trainer:step: a function expected, got ' .. type(feval) end
   local R = self.size
   self.grads:zero()
   for _, b in ipairs(self.buckets) do b.pending, b.started, b.req = b.nmodules, false, nil end
   self.next, self.seen = 1, {}
-  self.inStep = true
-  local ok, loss = pcall(feval)
-  self.inStep = false
-  if not ok then error(loss, 0) end
+  if ok then
+    self.inStep = true
+    ok, loss = pcall(feval)
+    self.inStep = false
+  end
   -- modules that ran no backward this step: their buckets start now
   for _, b in ipairs(self.buckets) do b.pending = 0 end
   self:_advance()
@@ -275,6 +329,7 @@ function Trainer:step(feval)
   for _, b in ipairs(self.buckets) do b.req:wait(); b.req = nil end
   -- the reduction not hidden behind the backward (seconds, this step)
   self.waitTime = mpi.wtime() - t0
+  require('dataparallel.agree').check(ok, loss)
   local x, g
   if self.shard == 'none' then
     x, g = self.params, self.grads:div(R)
@@ -283,11 +338,19 @@ function Trainer:step(feval)
   else
     x, g = self.pslice, self.gshard:div(R)
   end
+  -- the method failing on one rank: the others have updated, it has not
+  -- (or half): every rank raises, and refuses further steps until a resume
+  local mok, merr = true, nil
   if x:nElement() > 0 then
-    self.method(function() return loss, g end, x, self.config, self.state)
+    mok, merr = pcall(self.method, function() return loss, g end, x, self.config, self.state)
   end
   if self.shard ~= 'none' then mpi.allgather(self.params) end
   if self.syncBatchNorm then require('dataparallel.batchnorm').sync(self.bns) end
+  local agreed, why = pcall(require('dataparallel.agree').check, mok, merr)
+  if not agreed then
+    self.broken = why
+    error(why, 0)
+  end
   self.steps = self.steps + 1
   return loss
 end
@@ -307,24 +370,110 @@ function Trainer:stateBytes()
   return bytes
 end
 
--- the whole optimizer state: sharded tensors gathered (a collective: every
--- rank calls it)
+-- the fields of optim's elementwise methods that hold one value per
+-- parameter (rprop's sign masks are bytes) and those that hold a number:
+-- checked on resume (per-parameter fields: in checkpoints that do not
+-- list theirs)
+local PER_PARAMETER, BYTES, NUMBERS = {}, {}, {}
+for _, k in ipairs{'m', 'v', 'denom', 'u', 'dfdx', 'deltaParameters', 'decayParameters', 'paramVariance',
+                   'paramStd', 'delta', 'accDelta', 'ax', 'tmp', 'stepsize', 'sign', 'psign', 'nsign', 'zsign',
+                   'dminmax'} do
+  PER_PARAMETER[k] = true
+end
+for _, k in ipairs{'psign', 'nsign', 'zsign', 'dminmax'} do BYTES[k] = true end
+for _, k in ipairs{'t', 'evalCounter', 'eta_t', 'mu_t', 'funcEval', 'nIter'} do NUMBERS[k] = true end
+-- adamax's buffer of 2 values per parameter, overwritten before each use
+-- and rebuilt when missing: sharded, its shape is the rank's slice's
+local SCRATCH = {max = true}
+
+local function keyname(k)
+  return type(k) == 'string' and k or '[' .. tostring(k) .. ']'
+end
+
+-- the whole optimizer state (a collective: every rank calls it) and the
+-- fields holding one value per parameter, with their types. Sharded: the
+-- ranks first exchange which fields they hold and of what kind (a field
+-- is a slice when it is a tensor of the rank's slice length); the slices
+-- are then gathered field by field in an order every rank computed from
+-- the same exchanged lists, never from its own state alone (a rank whose
+-- slice is empty ran no optimizer and holds no field). The other fields
+-- come from the first rank with a non-empty slice.
 function Trainer:_fullState()
-  if self.shard == 'none' then return self.state end
-  local keys = {}
-  for k in pairs(self.state) do keys[#keys + 1] = k end
-  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-  local full = {}
-  for _, k in ipairs(keys) do
-    local v = self.state[k]
-    if torch.isTensor(v) and v:nElement() == self.count then
-      full[k] = v.new(self.n)
-      mpi.allgather(full[k], v:contiguous())
-    else
-      full[k] = v
+  local fname = 'trainer:checkpoint'
+  local agree = require 'dataparallel.agree'
+  if self.shard == 'none' then
+    return agree.run(function()
+      require('dataparallel.checkpoint').fault('checkpoint.state')
+      local sliced = {}
+      for k, v in pairs(self.state) do
+        if torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.n then sliced[k] = torch.typename(v) end
+      end
+      return self.state, sliced
+    end)
+  end
+  local R = self.size
+  local src = 0
+  while select(2, mpi.range(self.n, src)) == 0 do src = src + 1 end
+  local mine = agree.run(function()
+    require('dataparallel.checkpoint').fault('checkpoint.state')
+    local d = {count = self.count, fields = {}}
+    for k, v in pairs(self.state) do
+      if SCRATCH[k] and torch.isTensor(v) then
+        -- shaped by this rank's slice, rebuilt when missing: not saved
+      elseif torch.isTensor(v) and v:dim() == 1 and v:nElement() == self.count then
+        d.fields[k] = {slice = torch.typename(v)}
+      else
+        d.fields[k] = {value = self.rank == src and v or nil}
+      end
+    end
+    return torch.serialize(d)
+  end)
+  local descs = agree.strings(mine)
+  -- the fields, their kinds: the same computation on every rank
+  local kinds, values, keys, problem = {}, {}, {}, nil
+  for r = 1, R do
+    local d = torch.deserialize(descs[r])
+    if d.count > 0 then
+      for k, f in pairs(d.fields) do
+        local kind = f.slice and 'a slice (' .. f.slice .. ')' or 'a value'
+        if kinds[k] == nil then
+          kinds[k] = {kind = kind, slice = f.slice, rank = r - 1}
+          keys[#keys + 1] = k
+        elseif kinds[k].kind ~= kind and not problem then
+          problem = string.format("%s: the ranks' optimizer states differ: field %s is %s on rank %d, %s on rank %d",
+                                  fname, keyname(k), kinds[k].kind, kinds[k].rank, kind, r - 1)
+        end
+        if r - 1 == src and not f.slice then values[k] = f.value end
+      end
     end
   end
-  return full
+  for r = 1, R do
+    local d = torch.deserialize(descs[r])
+    if d.count > 0 and not problem then
+      for _, k in ipairs(keys) do
+        if d.fields[k] == nil then
+          problem = string.format("%s: the ranks' optimizer states differ: rank %d has no field %s, rank %d has",
+                                  fname, r - 1, keyname(k), kinds[k].rank)
+          break
+        end
+      end
+    end
+  end
+  if problem then error(problem, 0) end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local full, sliced = {}, {}
+  for _, k in ipairs(keys) do
+    if kinds[k].slice then
+      local T = torch.getmetatable(kinds[k].slice)
+      full[k] = T.new(self.n)
+      local v = self.state[k]
+      mpi.allgather(full[k], self.count > 0 and v:contiguous() or T.new())
+      sliced[k] = kinds[k].slice
+    else
+      full[k] = values[k]
+    end
+  end
+  return full, sliced
 end
 
 -- the batch-normalisation running statistics averaged across ranks (a
@@ -340,66 +489,140 @@ function Trainer:_runningStats()
 end
 
 -- trainer:checkpoint(path [, extra]): every rank calls it; rank 0 writes
--- {params, state (whole), running (the batch-normalisation running
+-- {params, state (whole), sliced (the state's fields holding one value per
+-- parameter: their types), running (the batch-normalisation running
 -- statistics averaged across ranks), steps, shard, extra} with torch.save
--- (through a temporary file, renamed: a crash never leaves half a checkpoint)
+-- (through a temporary file, renamed: a crash never leaves half a
+-- checkpoint). A failure on any rank raises on every rank.
 function Trainer:checkpoint(path, extra)
-  if type(path) ~= 'string' then fail('trainer:checkpoint', 'a path expected, got %s', type(path)) end
-  local full = self:_fullState()
+  local agree = require 'dataparallel.agree'
+  agree.check(type(path) == 'string', 'trainer:checkpoint: a path expected, got ' .. type(path))
+  local full, sliced = self:_fullState()
   local running = self:_runningStats()
-  if self.rank == 0 then
-    torch.save(path .. '.tmp', {params = self.params, state = full, steps = self.steps, running = running,
-                                shard = self.shard, size = self.size, extra = extra})
-    assert(os.rename(path .. '.tmp', path))
-  end
-  mpi.barrier()
+  require('dataparallel.checkpoint').write('trainer:checkpoint', path, function()
+    return {params = self.params, state = full, sliced = sliced, steps = self.steps, running = running,
+            shard = self.shard, size = self.size, extra = extra}
+  end)
 end
 
--- trainer:resume(path): every rank calls it; rank 0 reads the checkpoint and
--- broadcasts it (no shared file system needed). Returns its 'extra'.
-function Trainer:resume(path)
-  if type(path) ~= 'string' then fail('trainer:resume', 'a path expected, got %s', type(path)) end
-  local len = torch.LongTensor(1):zero()
-  local bytes
-  if self.rank == 0 then
-    local ok, ck = pcall(torch.load, path)
-    if ok then
-      local s = torch.serialize(ck)
-      bytes = torch.ByteTensor(torch.ByteStorage():string(s))
-      len[1] = #s
-    else
-      io.stderr:write('trainer:resume: ', tostring(ck), '\n')
-      len[1] = -1
-    end
+-- why ck (read from path) does not fit this trainer, or nil
+function Trainer:_misfit(path, ck)
+  local function bad(fmt, ...) return path .. ': ' .. string.format(fmt, ...) end
+  local n = self.n
+  if type(ck) ~= 'table' or not torch.isTensor(ck.params) then
+    return bad('not a checkpoint of dataparallel.new (no params tensor)')
   end
-  mpi.broadcast(len, 0)
-  if len[1] < 0 then fail('trainer:resume', 'rank 0 could not read %s', path) end
-  if self.rank ~= 0 then bytes = torch.ByteTensor(len[1]) end
-  mpi.broadcast(bytes, 0)
-  local ck = torch.deserialize(bytes:storage():string())
-  if type(ck) ~= 'table' or not torch.isTensor(ck.params) or ck.params:nElement() ~= self.n then
-    fail('trainer:resume', '%s is not a checkpoint of this net (%d parameters expected)', path, self.n)
+  if ck.params:nElement() ~= n then
+    return bad('not a checkpoint of this net: field params holds %d elements, the net has %d parameters',
+               ck.params:nElement(), n)
   end
-  self.params:copy(ck.params)
-  if ck.running then
+  if ck.steps ~= nil and (math.type(ck.steps) ~= 'integer' or ck.steps < 0) then
+    return bad('field steps should be an integer >= 0, got %s', tostring(ck.steps))
+  end
+  if ck.running ~= nil then
+    if type(ck.running) ~= 'table' then return bad('field running should be a table, got %s', type(ck.running)) end
     if #ck.running ~= #self.bns then
-      fail('trainer:resume', '%s holds running statistics of %d batch normalisations, the net has %d', path,
-           #ck.running, #self.bns)
+      return bad('field running holds the statistics of %d batch normalisations, the net has %d',
+                 #ck.running, #self.bns)
     end
     for i, b in ipairs(self.bns) do
-      b.running_mean:copy(ck.running[i].running_mean)
-      b.running_var:copy(ck.running[i].running_var)
+      local r = ck.running[i]
+      for _, f in ipairs{'running_mean', 'running_var'} do
+        local t = type(r) == 'table' and r[f]
+        if not torch.isTensor(t) or t:nElement() ~= b[f]:nElement() then
+          return bad('field running[%d].%s should be a tensor of %d elements, got %s', i, f, b[f]:nElement(),
+                     torch.isTensor(t) and t:nElement() .. ' elements' or torch.type(t))
+        end
+      end
+    end
+  end
+  local state = ck.state
+  if state == nil then return nil end
+  if type(state) ~= 'table' or torch.typename(state) then
+    return bad('field state should be a table (the optimizer state), got %s', torch.type(state))
+  end
+  local sliced = ck.sliced
+  if sliced ~= nil and type(sliced) ~= 'table' then return bad('field sliced should be a table, got %s', type(sliced)) end
+  local ptype = torch.typename(self.params)
+  for k, v in pairs(state) do
+    local want = sliced and sliced[k]
+    if want == nil and sliced == nil and PER_PARAMETER[k] and torch.isTensor(v) then want = true end
+    if NUMBERS[k] and type(v) ~= 'number' then
+      return bad('field state.%s should be a number, got %s', keyname(k), torch.type(v))
+    end
+    if want then
+      if not torch.isTensor(v) then
+        return bad('field state.%s should be a tensor of %d elements (one per parameter), got %s', keyname(k), n,
+                   torch.type(v))
+      end
+      if v:nElement() ~= n then
+        return bad('field state.%s holds %d elements (size %s), the net has %d parameters', keyname(k),
+                   v:nElement(), table.concat(v:size():totable(), 'x'), n)
+      end
+      -- optim's own fields: the parameters' type (rprop's masks: bytes);
+      -- another method's: the type the checkpoint lists
+      local wtype = PER_PARAMETER[k] and (BYTES[k] and 'torch.ByteTensor' or ptype)
+                    or (type(want) == 'string' and want) or ptype
+      if torch.typename(v) ~= wtype then
+        return bad('field state.%s is a %s, %s expected', keyname(k), torch.typename(v), wtype)
+      end
+    end
+  end
+  for k in pairs(sliced or {}) do
+    if state[k] == nil then return bad('field state.%s is missing (field sliced lists it)', keyname(k)) end
+  end
+  return nil
+end
+
+-- puts checkpoint ck (checked by _misfit) into this trainer: parameters,
+-- running statistics, the optimizer state (this rank's slices of the
+-- per-parameter fields when sharded, contiguous copies), steps
+function Trainer:_apply(ck)
+  self.params:copy(ck.params)
+  for i, b in ipairs(ck.running and self.bns or {}) do
+    b.running_mean:copy(ck.running[i].running_mean)
+    b.running_var:copy(ck.running[i].running_var)
+  end
+  local per = ck.sliced or {}
+  if not ck.sliced then
+    for k, v in pairs(ck.state or {}) do
+      if PER_PARAMETER[k] and torch.isTensor(v) then per[k] = true end
     end
   end
   self.state = {}
   for k, v in pairs(ck.state or {}) do
-    if torch.isTensor(v) and self.shard ~= 'none' and v:nElement() == self.n then
-      self.state[k] = v:narrow(1, self.first, self.count):clone()
+    if per[k] then
+      local flat = v:contiguous():view(-1)
+      self.state[k] = self.shard ~= 'none' and flat:narrow(1, self.first, self.count):clone() or flat
+    elseif SCRATCH[k] and self.shard ~= 'none' then
+      self.state[k] = nil   -- another slice's shape (older checkpoints): rebuilt by the method
     else
       self.state[k] = v
     end
   end
   self.steps = ck.steps or 0
+end
+
+-- trainer:resume(path): every rank calls it; rank 0 reads the checkpoint and
+-- broadcasts it (no shared file system needed); every rank checks it
+-- against its net (parameters, running statistics, the optimizer state's
+-- per-parameter fields: sizes and types) before anything is changed.
+-- Returns its 'extra'. A failure on any rank raises on every rank.
+function Trainer:resume(path)
+  local agree = require 'dataparallel.agree'
+  local ckio = require 'dataparallel.checkpoint'
+  agree.check(type(path) == 'string', 'trainer:resume: a path expected, got ' .. type(path))
+  local ck = ckio.read('trainer:resume', path)
+  agree.run(function()
+    ckio.fault('resume.check')
+    local why = self:_misfit(path, ck)
+    if why then error('trainer:resume: ' .. why, 0) end
+  end)
+  agree.run(function()
+    ckio.fault('resume.apply')
+    self:_apply(ck)
+  end)
+  self.broken = nil
   return ck.extra
 end
 

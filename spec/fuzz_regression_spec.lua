@@ -58,6 +58,19 @@ describe('fuzz regressions', function()
     end)
   end
 
+  -- dataparallel's checkpoint reader (fuzz_ckpt)
+  local ckpt = require 'fuzz.ckpt_driver'
+  for _, name in ipairs(inputs('fuzz/regressions/ckpt')) do
+    it('ckpt: ' .. name, function()
+      assert.is_boolean(ckpt(slurp('fuzz/regressions/ckpt/' .. name)))
+    end)
+  end
+
+  it('the ckpt driver resumes and steps every intact fixture checkpoint', function()
+    assert.are.equal(4, ckpt.nfixtures)
+    for i = 0, ckpt.nfixtures - 1 do assert.is_true(ckpt(string.char(i))) end
+  end)
+
   it('the view driver decodes programs as fuzz_view does', function()
     -- storage of 16, set() with size 3 stride 1 at offset 0: a valid view, so
     -- at least that operation succeeds and is checked

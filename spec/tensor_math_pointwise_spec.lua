@@ -249,7 +249,7 @@ for _, tname in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       local otype = torch.type(other)
       errors(function() T{1, 2}:add(other) end,
              "bad argument #2 to 'add' (" .. tname .. ' expected, got ' .. otype .. ')')
-      errors(function() torch.cmul(T{1, 2}, T{1, 2, 3}) end, 'cmul: element counts differ: 2 has 2, 3 has 3')
+      errors(function() torch.cmul(T{1, 2}, T{1, 2, 3}) end, 'cmul: element counts differ: a tensor of size 2 (2 elements) and one of size 3 (3 elements)')
       errors(function() T{1, 2}:add('x') end,
              "add: invalid arguments (" .. tname .. ", string); expected [result,] tensor, number | tensor, tensor | tensor, number, tensor")
       errors(function() T{1}:exp(1) end, 'exp: invalid arguments (' .. tname .. ', number); expected [result,] tensor')

@@ -209,7 +209,7 @@ for _, tname in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       errors(function() m:sum('a') end, 'sum: invalid arguments (' .. tname .. ', string); expected [result,] tensor | tensor, number')
       errors(function() m:max(1, 2) end, 'max: invalid arguments')
       errors(function() torch.max(T(), torch.DoubleTensor(), m, 1) end, "bad argument #2 to 'max' (torch.LongTensor expected")
-      errors(function() m:dist(T{1, 2}) end, 'dist: element counts differ: 2x3 has 6, 2 has 2')
+      errors(function() m:dist(T{1, 2}) end, 'dist: element counts differ: a tensor of size 2x3 (6 elements) and one of size 2 (2 elements)')
       errors(function() m:cumsum(3) end, "bad argument #2 to 'cumsum' (dimension 3 out of range")
       errors(function() T():cumsum() end, 'cumsum: tensor is empty (no dimension 1)')
       assert.are.equal(0, T():sum())

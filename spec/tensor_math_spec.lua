@@ -114,7 +114,7 @@ describe('operators', function()
     errors(function() return x + 'a' end, "__add: tensor and tensor, tensor and number, or number and tensor expected, got torch.DoubleTensor and string")
     errors(function() return {} * x end, '__mul: tensor and tensor, tensor and number, or number and tensor expected, got table and torch.DoubleTensor')
     errors(function() return x + torch.FloatTensor{1, 2} end, "bad argument #2 to 'add' (torch.DoubleTensor expected, got torch.FloatTensor)")
-    errors(function() return x - T{1, 2, 3} end, 'add: element counts differ: 2 has 2, 3 has 3')
+    errors(function() return x - T{1, 2, 3} end, 'add: element counts differ: a tensor of size 2 (2 elements) and one of size 3 (3 elements)')
     errors(function() return x * T{1, 2, 3} end, 'dot: element counts differ')
   end)
 

@@ -69,7 +69,9 @@ end
 -- rank r's part of [lo, hi) under the even split of n, as dp.new splits
 local counts = require('dataparallel')._splitCounts
 
-function M.new(net, criterion, input, opts)
+-- M.new's checks of its arguments on this rank: no collective (so a
+-- failure here can be agreed on before any)
+local function checkArgs(net, opts)
   if opts ~= nil and type(opts) ~= 'table' then fail('options table expected as argument 4, got %s', type(opts)) end
   opts = opts or {}
   local shard = opts.shard or 'none'
@@ -95,10 +97,25 @@ function M.new(net, criterion, input, opts)
   if type(net) ~= 'table' or not torch.isTypeOf(net, 'nn.Module') then
     fail('nn.Module expected as argument 1, got %s', torch.type(net))
   end
+  -- what decides the collectives: the same on every rank (agree.layout)
+  return require('dataparallel')._layout(net, {
+    {'option shard', shard}, {'option bucketMB', tostring(bucketMB)},
+    {'option syncBatchNorm', tostring(opts.syncBatchNorm or false)}})
+end
+
+-- dp.trainStep(net, criterion, input, opts): see the file head. Every rank
+-- calls it; a failure on any rank raises on every rank, and so do nets or
+-- options that differ across ranks (what differs is named).
+function M.new(net, criterion, input, opts)
   if not mpi.initialized() then mpi.init() end
-  local self = setmetatable({net = net, shard = shard, rank = mpi.rank(), size = mpi.size(),
-                             syncBatchNorm = opts.syncBatchNorm or false, inFlight = inFlight,
+  local agree = require 'dataparallel.agree'
+  local desc = agree.run(checkArgs, net, opts)
+  agree.layout('dataparallel.trainStep', desc)
+  opts = opts or {}
+  local self = setmetatable({net = net, shard = opts.shard or 'none', rank = mpi.rank(), size = mpi.size(),
+                             syncBatchNorm = opts.syncBatchNorm or false, inFlight = opts.inFlight or 2,
                              pool = {}, poolBytes = 0, flight = {}, steps = 0}, DPStep)
+  local shard, bucketMB = self.shard, opts.bucketMB or 25
   -- rank 0's parameters and running statistics everywhere
   for _, p in ipairs(net:parameters() or {}) do mpi.broadcast(p, 0) end
   self.bns = M.batchNorms(net)
@@ -110,23 +127,20 @@ function M.new(net, criterion, input, opts)
   for k, v in pairs(opts) do if not OWN[k] then stepOpts[k] = v end end
   stepOpts.deferUpdates = true
   stepOpts.onGradReady = function(i, grad) self:_ready(i, grad) end
-  self.st = optnet.trainStep(net, criterion, input, stepOpts)
+  self.st = agree.run(optnet.trainStep, net, criterion, input, stepOpts)
   -- the groups laid end to end
-  local n = 0
+  local n, why = 0, nil
   self.groups = {}
   for i, grp in ipairs(self.st.groups) do
-    if not grp.param:isContiguous() then
-      self.st:remove()
-      fail('parameter %d is not contiguous', i)
-    end
+    if not grp.param:isContiguous() and not why then why = string.format('parameter %d is not contiguous', i) end
     local k = grp.param:nElement()
-    self.groups[i] = {index = i, lo = n, hi = n + k, buckets = {}, flat = grp.param:view(-1)}
+    local flat = grp.param:isContiguous() and grp.param:view(-1) or nil
+    self.groups[i] = {index = i, lo = n, hi = n + k, buckets = {}, flat = flat}
     n = n + k
   end
-  if n == 0 then
-    self.st:remove()
-    fail('the net (%s) has no parameters to train', torch.type(net))
-  end
+  if n == 0 then why = string.format('the net (%s) has no parameters to train', torch.type(net)) end
+  if why then self.st:remove() end
+  agree.check(not why, 'dataparallel.trainStep: ' .. tostring(why))
   self.n = n
   self.tname = self.st.groups[1].param:type()
   local T = torch.getmetatable(self.tname)
@@ -169,6 +183,7 @@ function DPStep:_ready(i, grad)
       if part.group == g then
         local k = part.hi - part.lo
         b.send:narrow(1, part.lo - b.lo + 1, k):copy(flat:narrow(1, part.lo - g.lo + 1, k))
+        part.filled = true
       end
     end
     b.pending = b.pending - 1
@@ -224,23 +239,52 @@ end
 
 -- s:step(input, target): one step on this rank's batch; every rank calls
 -- it. Returns this rank's loss and output.
+-- A failure on one rank (the step raised, or a bucket never filled): that
+-- rank still completes the step's collectives, its missing gradients taken
+-- as zero; then every rank raises its message. The buckets reduced during
+-- the backward have updated their parts by then, on every rank alike: the
+-- ranks stay in step with the same parameters (one small collective per
+-- step).
 function DPStep:step(input, target)
-  for _, b in ipairs(self.buckets) do b.pending, b.req = #b.parts, nil end
+  for _, b in ipairs(self.buckets) do
+    b.pending, b.req = #b.parts, nil
+    for _, part in ipairs(b.parts) do part.filled = false end
+  end
   self.next, self.flight = 1, {}
   local ok, loss, out = pcall(self.st.step, self.st, input, target)
-  if not ok then error(loss, 0) end
-  self:_advance()
-  if self.next <= #self.buckets then
-    error(string.format('dataparallel.trainStep: bucket %d of %d never filled (a parameter got no gradient)',
-      self.next, #self.buckets), 2)
+  if ok and self.next <= #self.buckets then
+    self:_advance()
+    if self.next <= #self.buckets then
+      ok, loss = false, string.format('dataparallel.trainStep: bucket %d of %d never filled (a parameter got no '
+        .. 'gradient)', self.next, #self.buckets)
+    end
   end
+  if not ok then self:_complete() end
+  self:_advance()
   while #self.flight > 0 do self:_finish(table.remove(self.flight, 1)) end
   if self.shard ~= 'none' then
     for _, g in ipairs(self.groups) do mpi.allgather(g.flat, nil, g.counts) end
   end
   if self.syncBatchNorm then M.syncBatchNorms(self.bns) end
+  require('dataparallel.agree').check(ok, loss)
   self.steps = self.steps + 1
   return loss, out
+end
+
+-- after a failed step on this rank: the buckets not started get what
+-- gradient they have, zero for the rest, and are ready to start
+function DPStep:_complete()
+  for i = self.next, #self.buckets do
+    local b = self.buckets[i]
+    if not b.buf then
+      b.buf = self:_buffer()
+      b.send = b.buf:narrow(1, 1, b.hi - b.lo)
+    end
+    for _, part in ipairs(b.parts) do
+      if not part.filled then b.send:narrow(1, part.lo - b.lo + 1, part.hi - part.lo):zero() end
+    end
+    b.pending = 0
+  end
 end
 
 -- bytes this rank holds for gradients past the arena (the bucket pool and,
@@ -250,97 +294,147 @@ function DPStep:memory()
   return {grads = grads, optimState = require('optnet.step').stateBytes(self.net)}
 end
 
--- every rank's serialized table on rank 0 (a collective): a list by rank there, nil elsewhere
-local function gather(t)
-  local R = mpi.size()
-  local str = torch.serialize(t)
-  local lens = torch.LongTensor(R):zero()
-  lens[mpi.rank() + 1] = #str
-  mpi.allreduce(lens)
-  local counts, total = {}, 0
-  for r = 1, R do counts[r] = lens[r]; total = total + lens[r] end
-  local all = torch.ByteTensor(total)
-  mpi.allgather(all, torch.ByteTensor(torch.ByteStorage():string(str)), counts)
-  if mpi.rank() ~= 0 then return nil end
-  local out, o = {}, 0
-  for r = 1, R do
-    out[r] = torch.deserialize(all:narrow(1, o + 1, counts[r]):clone():storage():string())
-    o = o + counts[r]
-  end
-  return out
-end
-
 -- s:checkpoint(path [, extra]): every rank calls it; rank 0 writes
 -- {params, running (batch normalisation's, averaged across ranks), states
 -- (each rank's optimizer state, by rank), steps, shard, size, cap, extra}
--- through a temporary file renamed over path
+-- through a temporary file renamed over path. A failure on any rank raises
+-- on every rank.
 function DPStep:checkpoint(path, extra)
-  if type(path) ~= 'string' then error('dataparallel.Step:checkpoint: a path expected, got ' .. type(path), 2) end
+  local fname = 'dataparallel.Step:checkpoint'
+  local agree = require 'dataparallel.agree'
+  local ckio = require 'dataparallel.checkpoint'
+  agree.check(type(path) == 'string', fname .. ': a path expected, got ' .. type(path))
   local running = {}
   for _, b in ipairs(self.bns) do
     local m, v = b.running_mean:clone(), b.running_var:clone()
     M.syncBatchNorms{{running_mean = m, running_var = v}}
     running[#running + 1] = {running_mean = m, running_var = v}
   end
-  local states = gather(self.st.states)
-  if self.rank == 0 then
+  -- every rank's state, serialized; the exchange's sequence is fixed
+  local mine = agree.run(function()
+    ckio.fault('checkpoint.state')
+    return torch.serialize(self.st.states)
+  end)
+  local all = agree.strings(mine)
+  ckio.write(fname, path, function()
+    local states = {}
+    for r = 1, self.size do states[r] = torch.deserialize(all[r]) end
     local params = {}
     for i, grp in ipairs(self.st.groups) do params[i] = grp.param end
-    torch.save(path .. '.tmp', {params = params, running = running, states = states, steps = self.steps,
-                                shard = self.shard, size = self.size, cap = self.cap, extra = extra})
-    assert(os.rename(path .. '.tmp', path))
+    return {params = params, running = running, states = states, steps = self.steps,
+            shard = self.shard, size = self.size, cap = self.cap, extra = extra}
+  end)
+end
+
+-- the optimizer-state parts this rank keeps: key -> elements
+function DPStep:_parts()
+  local parts = {}
+  for _, b in ipairs(self.buckets) do
+    for _, part in ipairs(b.parts) do
+      local lo, hi = part.lo, part.hi
+      if self.shard ~= 'none' then lo, hi = math.max(lo, b.mlo), math.min(hi, b.mhi) end
+      if hi > lo then parts[part.group.index .. ':' .. lo] = hi - lo end
+    end
   end
-  mpi.barrier()
+  return parts
+end
+
+-- why ck (read from path) does not fit this step object, or nil
+function DPStep:_misfit(path, ck)
+  local function bad(fmt, ...) return path .. ': ' .. string.format(fmt, ...) end
+  if type(ck) ~= 'table' or type(ck.params) ~= 'table' then
+    return bad('not a checkpoint of dataparallel.trainStep (no params table)')
+  end
+  if #ck.params ~= #self.groups then
+    return bad('not a checkpoint of this net: field params holds %d tensors, the net has %d', #ck.params,
+               #self.groups)
+  end
+  if ck.size ~= self.size or ck.shard ~= self.shard or ck.cap ~= self.cap then
+    return bad('was written by %s ranks, shard %s, buckets of %s elements; this job has %d, %s, %d',
+               tostring(ck.size), tostring(ck.shard), tostring(ck.cap), self.size, self.shard, self.cap)
+  end
+  for i, grp in ipairs(self.st.groups) do
+    local p = ck.params[i]
+    if not torch.isTensor(p) or p:nElement() ~= grp.param:nElement() then
+      return bad('field params[%d] should be a tensor of %d elements, got %s', i, grp.param:nElement(),
+                 torch.isTensor(p) and p:nElement() .. ' elements' or torch.type(p))
+    end
+  end
+  if ck.steps ~= nil and (math.type(ck.steps) ~= 'integer' or ck.steps < 0) then
+    return bad('field steps should be an integer >= 0, got %s', tostring(ck.steps))
+  end
+  for i, b in ipairs(self.bns) do
+    local r = type(ck.running) == 'table' and ck.running[i]
+    for _, f in ipairs{'running_mean', 'running_var'} do
+      local t = type(r) == 'table' and r[f]
+      if r and (not torch.isTensor(t) or t:nElement() ~= b[f]:nElement()) then
+        return bad('field running[%d].%s should be a tensor of %d elements, got %s', i, f, b[f]:nElement(),
+                   torch.isTensor(t) and t:nElement() .. ' elements' or torch.type(t))
+      end
+    end
+  end
+  local states = type(ck.states) == 'table' and ck.states[self.rank + 1] or {}
+  if type(states) ~= 'table' then
+    return bad('field states[%d] should be a table (rank %d\'s optimizer state), got %s', self.rank + 1, self.rank,
+               torch.type(states))
+  end
+  local parts, ptype = self:_parts(), self.tname
+  for key, st in pairs(states) do
+    local k = parts[key]
+    if not k then
+      return bad("field states[%d]['%s'] is not a part of this net's parameters on rank %d", self.rank + 1,
+                 tostring(key), self.rank)
+    end
+    if type(st) ~= 'table' then
+      return bad("field states[%d]['%s'] should be a table, got %s", self.rank + 1, tostring(key), torch.type(st))
+    end
+    for f, v in pairs(st) do
+      if torch.isTensor(v) and f ~= 'max' then
+        if v:nElement() ~= k then
+          return bad("field states[%d]['%s'].%s holds %d elements, the part has %d", self.rank + 1, tostring(key),
+                     tostring(f), v:nElement(), k)
+        end
+        if v:type() ~= ptype and v:type() ~= 'torch.ByteTensor' then
+          return bad("field states[%d]['%s'].%s is a %s, the parameters are %s", self.rank + 1, tostring(key),
+                     tostring(f), v:type(), ptype)
+        end
+      end
+    end
+  end
+  return nil
 end
 
 -- s:resume(path): every rank calls it; rank 0 reads the checkpoint and
--- broadcasts it. Same net, ranks, shard and bucket size expected (the
--- optimizer state is kept per bucket part). Returns its 'extra'.
+-- broadcasts it; every rank checks it against its net, ranks, shard and
+-- bucket size (the optimizer state is kept per bucket part: sizes and
+-- types checked) before anything changes. Returns its 'extra'. A failure
+-- on any rank raises on every rank.
 function DPStep:resume(path)
   local fname = 'dataparallel.Step:resume'
-  if type(path) ~= 'string' then error(fname .. ': a path expected, got ' .. type(path), 2) end
-  local len, bytes = torch.LongTensor(1):zero(), nil
-  if self.rank == 0 then
-    local ok, ck = pcall(torch.load, path)
-    if ok then
-      local str = torch.serialize(ck)
-      bytes, len[1] = torch.ByteTensor(torch.ByteStorage():string(str)), #str
-    else
-      io.stderr:write(fname, ': ', tostring(ck), '\n')
-      len[1] = -1
+  local agree = require 'dataparallel.agree'
+  local ckio = require 'dataparallel.checkpoint'
+  agree.check(type(path) == 'string', fname .. ': a path expected, got ' .. type(path))
+  local ck = ckio.read(fname, path)
+  agree.run(function()
+    ckio.fault('resume.check')
+    local why = self:_misfit(path, ck)
+    if why then error(fname .. ': ' .. why, 0) end
+  end)
+  agree.run(function()
+    ckio.fault('resume.apply')
+    for i, grp in ipairs(self.st.groups) do grp.param:copy(ck.params[i]) end
+    for i, b in ipairs(self.bns) do
+      local r = ck.running and ck.running[i]
+      if r then
+        b.running_mean:copy(r.running_mean)
+        b.running_var:copy(r.running_var)
+      end
     end
-  end
-  mpi.broadcast(len, 0)
-  if len[1] < 0 then error(string.format('%s: rank 0 could not read %s', fname, path), 2) end
-  if self.rank ~= 0 then bytes = torch.ByteTensor(len[1]) end
-  mpi.broadcast(bytes, 0)
-  local ck = torch.deserialize(bytes:storage():string())
-  if type(ck) ~= 'table' or type(ck.params) ~= 'table' or #ck.params ~= #self.groups then
-    error(string.format('%s: %s is not a checkpoint of this net (%d parameters expected)', fname, path,
-      #self.groups), 2)
-  end
-  if ck.size ~= self.size or ck.shard ~= self.shard or ck.cap ~= self.cap then
-    error(string.format('%s: %s was written by %d ranks, shard %s, buckets of %d elements; this job has %d, %s, %d',
-      fname, path, ck.size, tostring(ck.shard), ck.cap, self.size, self.shard, self.cap), 2)
-  end
-  for i, grp in ipairs(self.st.groups) do
-    if ck.params[i]:nElement() ~= grp.param:nElement() then
-      error(string.format('%s: parameter %d holds %d elements in %s, %d here', fname, i, ck.params[i]:nElement(),
-        path, grp.param:nElement()), 2)
-    end
-    grp.param:copy(ck.params[i])
-  end
-  for i, b in ipairs(self.bns) do
-    local r = ck.running and ck.running[i]
-    if r then
-      b.running_mean:copy(r.running_mean)
-      b.running_var:copy(r.running_var)
-    end
-  end
-  local states = self.st.states
-  for k in pairs(states) do states[k] = nil end
-  for k, v in pairs(ck.states[self.rank + 1] or {}) do states[k] = v end
-  self.steps = ck.steps or 0
+    local states = self.st.states
+    for k in pairs(states) do states[k] = nil end
+    for k, v in pairs(ck.states and ck.states[self.rank + 1] or {}) do states[k] = v end
+    self.steps = ck.steps or 0
+  end)
   return ck.extra
 end
 

@@ -8,8 +8,10 @@
 --   mpi.iallreduce / ibroadcast / ireducescatter / iallgather: the same, returning
 --     an mpi.Request (req:wait(), req:test()); the tensors are owned by MPI until then
 --   mpi.barrier(), mpi.rank(), mpi.size(), mpi.wtime(), mpi.abort(msg), mpi.finalize()
--- A script that ends without mpi.finalize() (a Lua error) aborts the whole
--- job with a message, so the other ranks never wait for it.
+-- A script that ends without mpi.finalize(): on an error (exit status not
+-- 0) the whole job aborts with a message, so the other ranks never wait for
+-- it; at a normal end MPI is finalized for it (as mpi4py does), waiting at
+-- most TH_MPI_FINALIZE_TIMEOUT seconds (default 300) for the other ranks.
 require 'torch'
 local C = require 'mpi.core'
 

@@ -204,8 +204,12 @@ define('map', function(self, other, f)
     error(string.format('map: tensor expected as argument 1, got %s', torch.type(other)), 2)
   end
   if other:nElement() ~= self:nElement() then
-    error(string.format('map: element counts differ: %s has %d, %s has %d', sizestr(self), self:nElement(),
-                        sizestr(other), other:nElement()), 2)
+    local function desc(t, second)
+      if t:dim() == 0 then return second and 'an empty one' or 'an empty tensor' end
+      return string.format('%s of size %s (%d element%s)', second and 'one' or 'a tensor', sizestr(t), t:nElement(),
+                           t:nElement() == 1 and '' or 's')
+    end
+    error(string.format('map: element counts differ: %s and %s', desc(self), desc(other, true)), 2)
   end
   checkcallable('map', f)
   local a, b = self:contiguous(), other:contiguous()

@@ -1,11 +1,22 @@
 /*
 ** th_mpi.c: MPI's life cycle for Lua: init, rank, size, barrier, abort,
-** finalize. Invariant: once mpi.init() ran, the process either calls
-** mpi.finalize() or, at exit, MPI_Abort: a rank that ends on a Lua error
-** (the interpreter prints it and exits) takes the whole job down at once,
-** so the other ranks never wait in a collective for a peer that is gone.
+** finalize. Invariant: once mpi.init() ran, the process ends through
+** MPI_Finalize or MPI_Abort, chosen by its exit status (on_exit):
+** - status 0 (the script ran to its end, or os.exit(true)): MPI_Finalize,
+**   as mpi4py does, when the script did not call mpi.finalize() itself;
+** - any other status (a Lua error: the interpreter printed it and exits 1):
+**   MPI_Abort, so the whole job ends at once and the other ranks never wait
+**   in a collective for a peer that is gone.
+** MPI_Finalize waits for every rank to finalize. A rank that exits normally
+** while another still waits in a collective this one never called (the
+** ranks ran different numbers of steps) would wait forever: a watchdog
+** (alarm) ends this rank after TH_MPI_FINALIZE_TIMEOUT seconds (default
+** 300, 0 = wait forever), which makes mpirun end the job.
 */
 #include <dlfcn.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <lauxlib.h>
@@ -31,13 +42,52 @@ void th_mpi_need(lua_State *L, const char *fname) {
 int th_mpi_rank(void) { return rank_; }
 int th_mpi_size(void) { return size_; }
 
-/* exit without mpi.finalize(): an error ended this rank's script */
-static void at_exit(void) {
+/* the finalize watchdog fired: the other ranks did not finalize in time */
+static void finalize_timeout(int sig) {
+  static const char msg[] = "mpi: the other ranks did not finish within TH_MPI_FINALIZE_TIMEOUT seconds of this "
+                            "rank's normal exit (one still waits in a collective this rank never called?): "
+                            "ending the job\n";
+  (void)sig;
+  if (write(2, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+  _exit(1);
+}
+
+static unsigned finalize_seconds(void) {
+  const char *s = getenv("TH_MPI_FINALIZE_TIMEOUT");
+  char *end;
+  long v;
+  if (!s || !*s) return 300;
+  v = strtol(s, &end, 10);
+  return (*end || v < 0) ? 300 : (unsigned)(v > 86400 ? 86400 : v);
+}
+
+/* MPI_Finalize under the watchdog (the file head) */
+static int finalize_guarded(void) {
+  unsigned secs = finalize_seconds();
+  int rc;
+  finalized_ = 1;
+  if (secs > 0) {
+    signal(SIGALRM, finalize_timeout);
+    alarm(secs);
+  }
+  rc = MPI_Finalize();
+  alarm(0);
+  return rc;
+}
+
+/* exit without mpi.finalize(): finalize when the script ended well, abort
+   the job when it ended on an error */
+static void at_exit(int status, void *arg) {
+  (void)arg;
   if (rank_ < 0 || finalized_) return;
-  fprintf(stderr, "mpi: rank %d of %d exits without mpi.finalize() (the error above?): "
-                  "aborting the job\n", rank_, size_);
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
+  if (status != 0) {
+    fprintf(stderr, "mpi: rank %d of %d exits without mpi.finalize() (the error above?): "
+                    "aborting the job\n", rank_, size_);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    return;
+  }
+  finalize_guarded();
 }
 
 /* Open MPI loads its components with dlopen and they expect libmpi's
@@ -70,7 +120,7 @@ static int l_init(lua_State *L) {
     th_mpi_check(L, MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "mpi.init");
     th_mpi_check(L, MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "mpi.init");
     th_mpi_check(L, MPI_Comm_size(MPI_COMM_WORLD, &size_), "mpi.init");
-    if (atexit(at_exit) != 0) return luaL_error(L, "mpi.init: atexit failed");
+    if (on_exit(at_exit, NULL) != 0) return luaL_error(L, "mpi.init: on_exit failed");
   }
   lua_pushinteger(L, rank_);
   lua_pushinteger(L, size_);
@@ -107,8 +157,7 @@ static int l_wtime(lua_State *L) {
 
 static int l_finalize(lua_State *L) {
   if (rank_ < 0 || finalized_) return 0;
-  th_mpi_check(L, MPI_Finalize(), "mpi.finalize");
-  finalized_ = 1;
+  th_mpi_check(L, finalize_guarded(), "mpi.finalize");
   return 0;
 }
 

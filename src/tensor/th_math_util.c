@@ -5,6 +5,7 @@
 */
 #include <string.h>
 #include <math.h>
+#include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -128,12 +129,22 @@ int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what) 
                       th_dtype_name[a->dtype], th_dtype_name[b->dtype]);
 }
 
+/* "a tensor of size 6x12 (72 elements)", or "one of ..." for the second;
+   a 1-d size alone ("72 has 72") read as a count, not a shape */
+static const char *numel_desc(const th_tensor *t, int second, char *buf, size_t len) {
+  char sz[96];
+  if (t->ndim == 0) snprintf(buf, len, second ? "an empty one" : "an empty tensor");
+  else snprintf(buf, len, "%s of size %s (%lld element%s)", second ? "one" : "a tensor",
+                th_tensor_sizestr(t, sz, sizeof sz), (long long)th_tensor_numel(t),
+                th_tensor_numel(t) == 1 ? "" : "s");
+  return buf;
+}
+
 int th_math_same_numel(const th_tensor *a, const th_tensor *b) {
-  char sa[128], sb[128];
+  char sa[160], sb[160];
   if (th_tensor_numel(a) == th_tensor_numel(b)) return TH_OK;
-  return th_error_set("element counts differ: %s has %lld, %s has %lld",
-                      th_tensor_sizestr(a, sa, sizeof sa), (long long)th_tensor_numel(a),
-                      th_tensor_sizestr(b, sb, sizeof sb), (long long)th_tensor_numel(b));
+  return th_error_set("element counts differ: %s and %s", numel_desc(a, 0, sa, sizeof sa),
+                      numel_desc(b, 1, sb, sizeof sb));
 }
 
 th_tensor th_math_rowview(const th_tensor *t, int dim) {
