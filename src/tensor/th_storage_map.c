@@ -30,6 +30,7 @@ static int file_elements(int fd, const char *filename, th_dtype dtype, int share
   struct stat st;
   const int64_t esize = (int64_t)th_dtype_size[dtype];
   if (fstat(fd, &st) != 0) return th_error_set("cannot stat '%s': %s", filename, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return th_error_set("cannot map '%s': %s", filename, strerror(EISDIR));
   if (*size == 0) {
     *size = (int64_t)st.st_size / esize;
     return TH_OK;
