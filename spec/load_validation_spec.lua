@@ -102,6 +102,11 @@ describe('load validation', function()
      "nn.Linear: field '__validate' is boolean and hides the method of that name"},
     {'thrnn.LSTM', function() return require('thrnn').LSTM(3, 4) end, function(m) m.hiddenSize = 0 end,
      "thrnn.LSTM: field 'hiddenSize' is the number 0, expected a positive integer"},
+    -- issue 36: was "attempt to index a nil value (field 'integer index')" from parameters()
+    {'thrnn.LSTM', function() return require('thrnn').LSTM(3, 4) end, function(m) m.modules = {} end,
+     "thrnn.LSTM: field 'modules' is an empty list, expected the step module at modules[1]"},
+    {'thrnn.GRU', function() return require('thrnn').GRU(3, 4) end, function(m) m.nState = 'x' end,
+     "thrnn.GRU: field 'nState' is the string 'x', expected a positive integer"},
   }
   for i, c in ipairs(cases) do
     it(string.format('%d: %s, damaged: %s', i, c[1], c[4]), function()

@@ -262,6 +262,13 @@ V.classes = {
   ['nn.RReLU'] = {need = {'lower', 'upper'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
   ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
   ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
+  -- every method of a recurrence works through its step, modules[1]
+  ['thrnn.Recurrence'] = {need = {'modules', 'nState', 'stateSize'}, kinds = {nState = 'count', stateSize = 'count'},
+    check = function(m, cname)
+      if not isModule(rawget(m, 'modules')[1]) then
+        error(sformat("%s: field 'modules' is an empty list, expected the step module at modules[1]", cname), 0)
+      end
+    end},
   ['thrnn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['thrnn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
