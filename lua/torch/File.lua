@@ -288,14 +288,18 @@ end
 -- file's byte order (Long in longSize bytes); ascii, Byte and Char raw,
 -- numbers as text, with autoSpacing a space between them and a newline
 -- after the last. Returns the number of elements.
-local function wStorage(self, name, s)
+-- 'who' names the method for a direct write (f:writeLong(storage)); inside
+-- writeObject the message names the object's path instead
+local function wStorage(self, name, s, who)
   local n = #s
   if n == 0 then return 0 end
   if self._mode == 'binary' then
     if name == 'Long' and self._longSize == 4 then
       local str, bad = S.toint32(s)
       if not str then
-        error(sformat('%s: LongStorage element %d does not fit in 4 bytes (longSize 4) at %s', self._name, bad, path(self)), 0)
+        local at = path(self)
+        error(sformat('%s: LongStorage element %d (%d) does not fit in 4 bytes (longSize 4)%s', who or self._name, bad,
+                      s[bad], at ~= '' and ' at ' .. at or ''), 0)
       end
       put(self, self._bigEndian and swapped(str, 4) or str)
     elseif self._bigEndian then
@@ -1189,7 +1193,7 @@ local function defineType(name)
       writeScalar(self, name, toElement(self, wname, name, arg))
       return
     elseif torch.typename(arg) == sname then
-      return wStorage(self, name, arg)
+      return wStorage(self, name, arg, methodName(self, wname))
     elseif type(arg) == 'string' and (name == 'Char' or name == 'Byte') then
       wRaw(self, arg)      -- this project's: a Lua string's bytes
       return #arg

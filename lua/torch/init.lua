@@ -42,11 +42,12 @@ for _, name in ipairs(typenames) do
   tmt.new = newT
   smt.new = newS
   -- constructor tables: torch.FloatTensor(2, 3); torch.FloatTensor.add is the method
+  -- (__call is C: an error in the arguments points at the caller's line)
   torch[name .. 'Tensor'] = setmetatable({}, {
-    __call = function(_, ...) return newT(...) end,
+    __call = C.constructor(dt, C.newTensor),
     __index = tmt, __newindex = tmt, __tostring = function() return tname end})
   torch[name .. 'Storage'] = setmetatable({}, {
-    __call = function(_, ...) return newS(...) end,
+    __call = C.constructor(dt, C.newStorage),
     __index = smt, __newindex = smt, __tostring = function() return sname end})
   torch._tensortypes[tname] = name
   torch._metatables[tname] = tmt
