@@ -57,6 +57,14 @@ local function header(s, path, ndim, what, who)
     error(string.format('%s: %s: truncated (%s: %.0f bytes of data expected, got %d)', who, path,
                         table.concat(sizes, 'x'), count, #s - pos + 1), 0)
   end
+  -- no images, each of rows x cols beyond what a tensor can index: the
+  -- (empty) tensor's strides would overflow
+  local sample = 1.0
+  for i = 2, ndim do sample = sample * sizes[i] end
+  if sample >= 2.0 ^ 53 then
+    error(string.format('%s: %s: samples of %s elements are too large (sizes %s)', who, path,
+                        table.concat(sizes, 'x', 2), table.concat(sizes, 'x')), 0)
+  end
   return sizes, pos
 end
 
