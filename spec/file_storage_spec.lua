@@ -190,6 +190,22 @@ describe('a file cut shorter under its storage', function()
                      "8192\t42.0\t2048.0\t0.0\t0.0\n", text)
   end)
 
+  it('shared = true: two storages cut under one call give one error; the next call runs clean', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, true, 4096)
+      local path2 = os.tmpname()
+      local g = io.open(path2, 'wb'); g:write(string.rep('\0', 16384)); g:close()
+      local s2 = torch.FloatStorage(path2, true, 4096)
+      cut(0)
+      io.open(path2, 'w'):close()
+      local ok, err = pcall(function() return torch.FloatTensor(s):add(torch.FloatTensor(s2)) end)
+      print(ok, select(2, err:gsub('was cut to 0 bytes', '')))
+      print(pcall(function() return torch.FloatTensor(s2):sum() + s[1] end))
+      os.remove(path2)]])
+    assert.are.equal(0, rc)
+    assert.are.equal('false\t1\ntrue\t0.0\n', text)
+  end)
+
   it('shared = true, uncaught: the script ends with the error (status 1), not a signal', function()
     local rc, text = run([[
       local s = torch.FloatStorage(path, true, 4096)

@@ -9,27 +9,25 @@
 ** guard's message there. A hook set before (debug.sethook, a profiler) is
 ** put back first.
 */
-#include <signal.h>
 #include "th_lua.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_map_guard.h"
 
 static lua_Hook saved_hook;
 static int saved_mask, saved_count;
-static volatile sig_atomic_t armed;
+static int armed;   /* atomic: the threads of a kernel may fault at once */
 
 static void fault_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lua_sethook(L, saved_hook, saved_mask, saved_count);
-  armed = 0;
+  __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
   if (th_map_guard_report(L)) luaL_error(L, "Storage(filename, true): %s", th_error_msg());
 }
 
 /* in the signal handler: arm the hook once per pending report */
 static void on_fault(void *owner) {
   lua_State *L = owner;
-  if (armed) return;
-  armed = 1;
+  if (__atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) return;
   saved_hook = lua_gethook(L);
   saved_mask = lua_gethookmask(L);
   saved_count = lua_gethookcount(L);

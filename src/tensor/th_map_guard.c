@@ -153,19 +153,21 @@ void th_map_guard_set_notify(void (*fn)(void *owner)) {
 int th_map_guard_report(void *owner) {
   int i, found = 0;
   pthread_mutex_lock(&lock);
-  for (i = 0; i < TH_MAP_GUARD_SLOTS && !found; i++) {
+  /* one error says the first; the others pending for this owner are
+     counted as said (the error unwinds the call that met them all) */
+  for (i = 0; i < TH_MAP_GUARD_SLOTS; i++) {
     slot *s = &slots[i];
     struct stat st;
     char now[48] = "";
     int faults = __atomic_load_n(&s->faults, __ATOMIC_ACQUIRE);
     if (s->start == 0 || s->owner != owner || s->reported == faults) continue;
     s->reported = faults;
-    found = 1;
+    if (found++) continue;
     if (stat(s->filename, &st) == 0) snprintf(now, sizeof now, " to %lld bytes", (long long)st.st_size);
     th_error_set("the file '%s' mapped shared (%zu bytes) was cut%s while mapped: "
                  "the storage's bytes from byte %zu on now read 0 and no longer reach the file",
                  s->filename, s->len, now, s->cut);
   }
   pthread_mutex_unlock(&lock);
-  return found;
+  return found > 0;
 }
