@@ -711,12 +711,12 @@ local function rStorageInto(self, name, s, what, at)
     if k < bytes then
       -- the rest goes straight from the file into the storage
       local got = self._fh and S.read(self._fh, s, k) or 0
-      self._base = self._base + #self._buf + got
-      -- a MemoryFile's _buf is its contents: they stay
-      if self._fh then self._buf, self._pos = '', 1 else self._base = self._base - #self._buf end
+      local stop = self._base + #self._buf + got
+      -- (a MemoryFile's _buf is its contents: they stay)
+      if self._fh then self._base, self._buf, self._pos = stop, '', 1 end
       if got < bytes - k then
         error(sformat('%s: truncated at byte %d (%s at byte %d needs %d bytes, %d left)',
-                      self._name, self._base, what, at, bytes, self._base - at), 0)
+                      self._name, stop, what, at, bytes, stop - at), 0)
       end
     end
     return
