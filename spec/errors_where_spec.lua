@@ -25,6 +25,13 @@ describe('errors point at the caller', function()
                      .. 'got string)', msg)
     msg = caught(function() line = here(); local s = torch.LongStorage(-1); return s end)
     assert.are.equal(SPEC .. ':' .. line .. ': torch.LongStorage: size must be non-negative, got -1', msg)
+    local x = torch.FloatTensor(2)
+    msg = caught(function() line = here(); local t = x.new(2, 'a'); return t end)
+    assert.are.equal(SPEC .. ':' .. line .. ": bad argument #2 to 'torch.FloatTensor' (size must be a number, got string)",
+                     msg)
+    assert.are.equal('torch.FloatTensor', torch.type(x.new(3)))
+    assert.are.same({2, 3}, torch.FloatTensor.new(2, 3):size():totable())
+    assert.are.equal(3, #torch.ByteStorage.new(3))
     -- the constructors still work, and torch.Tensor is still the default type's
     assert.are.same({2, 3}, torch.Tensor(2, 3):size():totable())
     assert.are.equal('torch.FloatTensor', torch.type(torch.FloatTensor({1})))

@@ -21,12 +21,23 @@ static int ctor_call(lua_State *L) {
   return f(L);
 }
 
-/* C.constructor(dtype, C.newTensor | C.newStorage) -> that __call */
+/* x.new(...) / torch.FloatTensor.new(...): the same constructor with the
+   dtype put before the arguments (no table to replace) */
+static int ctor_plain(lua_State *L) {
+  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(2));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  return f(L);
+}
+
+/* C.constructor(dtype, C.newTensor | C.newStorage [, plain]) -> that
+   __call, or (plain) the 'new' function */
 static int ctor_new(lua_State *L) {
+  int plain = lua_toboolean(L, 3);
   luaL_checkinteger(L, 1);
   if (lua_tocfunction(L, 2) == NULL) return luaL_argerror(L, 2, "C function expected");
   lua_settop(L, 2);
-  lua_pushcclosure(L, ctor_call, 2);
+  lua_pushcclosure(L, plain ? ctor_plain : ctor_call, 2);
   return 1;
 }
 
