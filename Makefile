@@ -211,7 +211,7 @@ clean:
 # --- fuzzing (fuzz/): libFuzzer harnesses built with clang, ASan and UBSan.
 # `make fuzz FUZZ_SECONDS=N` runs each harness for N seconds, one after the
 # other, on one core (fuzz/run.sh: fork mode, a finding does not stop the
-# run); FUZZ_TARGETS picks a subset (load, ascii, modload, ckpt, view, image, plan).
+# run); FUZZ_TARGETS picks a subset (load, ascii, modload, ckpt, dataset, view, image, plan).
 # Corpora grow in fuzz/corpus-<name>/ (not committed); findings land in
 # build-fuzz/findings/<name>/, a summary table is printed and the target
 # fails if any harness found something: copy the input to
@@ -219,7 +219,7 @@ clean:
 # replays it in `make test`.
 .PHONY: fuzz fuzz-build
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= load ascii modload ckpt view image plan
+FUZZ_TARGETS ?= load ascii modload ckpt dataset view image plan
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      := clang
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
@@ -232,9 +232,11 @@ $(FUZZ_BUILD)/fuzz_view: fuzz/fuzz_view.c $(FUZZ_CORE) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_view.c $(FUZZ_CORE) -lopenblas -lm
 
 # one Lua harness, four drivers: torch.load in both modes, the ascii reader
-# alone, saved nets with flipped bytes run forward and backward, and
-# dataparallel's checkpoints with flipped bytes checked, resumed and stepped
-$(FUZZ_BUILD)/fuzz_load $(FUZZ_BUILD)/fuzz_ascii $(FUZZ_BUILD)/fuzz_modload $(FUZZ_BUILD)/fuzz_ckpt: $(FUZZ_BUILD)/fuzz_%: \
+# alone, saved nets with flipped bytes run forward and backward,
+# dataparallel's checkpoints with flipped bytes checked, resumed and
+# stepped, and the dataset readers (MNIST idx, CIFAR-10 binary) with a
+# Loader epoch
+$(FUZZ_BUILD)/fuzz_load $(FUZZ_BUILD)/fuzz_ascii $(FUZZ_BUILD)/fuzz_modload $(FUZZ_BUILD)/fuzz_ckpt $(FUZZ_BUILD)/fuzz_dataset: $(FUZZ_BUILD)/fuzz_%: \
   fuzz/fuzz_load.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_DRIVER='"fuzz/$*_driver.lua"' -o $@ fuzz/fuzz_load.c $(FUZZ_ALL) \
@@ -257,11 +259,12 @@ fuzz-build: deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 fuzz: fuzz-build build
-	@mkdir -p fuzz/corpus-load fuzz/corpus-ascii fuzz/corpus-modload fuzz/corpus-ckpt fuzz/corpus-image
+	@mkdir -p fuzz/corpus-load fuzz/corpus-ascii fuzz/corpus-modload fuzz/corpus-ckpt fuzz/corpus-dataset fuzz/corpus-image
 	@[ -n "$$(ls fuzz/corpus-load)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-load
 	@[ -n "$$(ls fuzz/corpus-ascii)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-ascii ascii
 	@[ -n "$$(ls fuzz/corpus-modload)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-modload modload
 	@[ -n "$$(ls fuzz/corpus-ckpt)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-ckpt ckpt
+	@[ -n "$$(ls fuzz/corpus-dataset)" ] || $(RUNENV) $(LUA) fuzz/make_seeds.lua fuzz/corpus-dataset dataset
 	@[ -n "$$(ls fuzz/corpus-image)" ] || $(RUNENV) $(LUA) fuzz/make_image_seeds.lua fuzz/corpus-image
 	@fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

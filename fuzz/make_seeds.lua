@@ -4,10 +4,11 @@
 -- binary, 1 ascii, as load_driver.lua reads it). 'ascii' (fuzz_ascii): the
 -- ascii files alone. 'modload' (fuzz_modload): short flip programs over
 -- each of modload_driver.lua's fixture nets; 'ckpt' (fuzz_ckpt): the same
--- over ckpt_driver.lua's fixture checkpoints.
+-- over ckpt_driver.lua's fixture checkpoints. 'dataset' (fuzz_dataset):
+-- MNIST and CIFAR-10 files in dataset_driver.lua's input format.
 require 'torch'
 require 'nn'
-local dir = assert(arg[1], 'usage: make_seeds.lua DIR [load|ascii|modload|ckpt]')
+local dir = assert(arg[1], 'usage: make_seeds.lua DIR [load|ascii|modload|ckpt|dataset]')
 local kind = arg[2] or 'load'
 if kind == 'modload' or kind == 'ckpt' then
   local nets = require('fuzz.' .. kind .. '_driver').nfixtures
@@ -20,6 +21,42 @@ if kind == 'modload' or kind == 'ckpt' then
     end
   end
   print(string.format('make_seeds: %d seeds in %s', 3 * nets, dir))
+  return
+end
+if kind == 'dataset' then
+  -- dataset_driver.lua's inputs: small MNIST idx pairs and CIFAR-10
+  -- batches (one 3073-byte record fits libFuzzer's 4096-byte inputs)
+  local function idx(sizes, body)
+    local parts = {string.pack('>I4', 0x800 + #sizes)}
+    for i, n in ipairs(sizes) do parts[i + 1] = string.pack('>I4', n) end
+    return table.concat(parts) .. body
+  end
+  local function bytes(n, f)
+    local t = {}
+    for i = 1, n do t[i] = string.char(f(i) % 256) end
+    return table.concat(t)
+  end
+  local function input(b1, b2, a, b)
+    return string.char(b1, b2) .. string.pack('>I2', #a) .. a .. b
+  end
+  local seeds = {}
+  for _, s in ipairs({{3, 5, 5}, {1, 28, 28}, {4, 2, 3}, {0, 7, 7}}) do
+    local n, h, w = s[1], s[2], s[3]
+    local images = idx({n, h, w}, bytes(n * h * w, function(i) return i * 37 end))
+    local labels = idx({n}, bytes(n, function(i) return i % 10 end))
+    seeds[#seeds + 1] = input(0, 3, images, labels)
+    seeds[#seeds + 1] = input(6, 9, images, labels)        -- type = 'float', shuffled
+  end
+  local record = function(label) return string.char(label) .. bytes(3072, function(i) return i * 13 + label end) end
+  seeds[#seeds + 1] = string.char(1, 0, 0, 0) .. record(3)
+  seeds[#seeds + 1] = string.char(3, 12, 0, 0) .. record(9)
+  seeds[#seeds + 1] = input(5, 1, record(1):sub(1, 500), record(2):sub(1, 500))   -- two cut records
+  for i, s in ipairs(seeds) do
+    local f = assert(io.open(string.format('%s/seed-dataset-%d', dir, i), 'wb'))
+    f:write(s)
+    f:close()
+  end
+  print(string.format('make_seeds: %d seeds in %s', #seeds, dir))
   return
 end
 torch.manualSeed(1)

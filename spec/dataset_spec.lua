@@ -118,6 +118,18 @@ describe('dataset.mnist', function()
             dataset.mnist.load, tmp)
     spit(img, s:sub(1, 100))
     H.fails({img .. ': truncated (20x28x28: 15680 bytes of data expected, got 84)'}, dataset.mnist.load, tmp)
+    -- sizes whose product wraps to 0 in 64-bit integers (issue 36: failed in view with 'size overflows')
+    spit(img, string.pack('>I4I4I4I4', 0x803, 4, 2 ^ 31, 2 ^ 31) .. 'abcd')
+    assert.are.equal('dataset.mnist.load: ' .. img .. ': truncated (4x2147483648x2147483648: 18446744073709551616 '
+                     .. 'bytes of data expected, got 4)', H.errmsg(dataset.mnist.load, tmp))
+    spit(img, string.pack('>I4I4I4I4', 0x803, 0, 2 ^ 20, 2 ^ 20))
+    spit(lab, string.pack('>I4I4', 0x801, 0))
+    assert.are.equal(0, dataset.mnist.load(tmp):size())   -- no images: empty
+    -- no images, but each too large for a tensor's strides (fuzz_dataset)
+    spit(img, string.pack('>I4I4I4I4', 0x803, 0, 2 ^ 32 - 1, 2 ^ 31))
+    assert.are.equal('dataset.mnist.load: ' .. img .. ': samples of 4294967295x2147483648 elements are too large '
+                     .. '(sizes 0x4294967295x2147483648)', H.errmsg(dataset.mnist.load, tmp))
+    spit(lab, l)
     spit(img, s:sub(1, 10))
     H.fails({img .. ': truncated idx header (16 bytes expected, got 10)'}, dataset.mnist.load, tmp)
     spit(img, 'ab')

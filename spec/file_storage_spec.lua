@@ -100,7 +100,10 @@ describe('storages mapped from files', function()
     assert.are.equal(string.pack('<i4i4i4', 7, -1, 300), readbytes(name))
     local t = torch.IntTensor(s)
     assert.are.same({99, -1, 300}, t:totable())
-    H.errors(function() s:resize(10) end, 'cannot resize a storage mapped from a file')
+    -- shared = false reads the file into memory: a heap storage, resizable
+    s:resize(4)
+    assert.are.same({99, -1, 300}, {s[1], s[2], s[3]})
+    s:resize(3)
     -- a size within the file maps a prefix; beyond it is an error without 'shared'
     assert.are.equal(2, torch.IntStorage(name, false, 2):size())
     H.errors(function() torch.IntStorage(name, false, 4) end, 'holds 12 bytes, fewer than the 4 elements asked (16 bytes)')
@@ -126,6 +129,92 @@ describe('storages mapped from files', function()
     assert(io.open(name, 'wb')):close()
     assert.are.equal(0, torch.DoubleStorage(name):size())
     os.remove(name)
+  end)
+end)
+
+-- the file of a mapped storage cut shorter while the storage lives: once a
+-- SIGBUS that killed the process (issue 36). Each case runs in a child
+-- bin/th, so a crash fails the spec instead of ending busted.
+describe('a file cut shorter under its storage', function()
+  local function run(body)
+    local script, out = tmpname() .. '.lua', tmpname()
+    local f = assert(io.open(script, 'w'))
+    f:write("local path = os.tmpname()\n",
+            "local f = io.open(path, 'wb'); f:write(string.pack(('<f'):rep(4096), ",
+            "table.unpack((function() local t = {} for i = 1, 4096 do t[i] = i end return t end)()))); f:close()\n",
+            "local function cut(n) local g = io.open(path, 'r+b'); ",
+            "if n == 0 then g:close(); io.open(path, 'w'):close() else g:close(); os.execute('truncate -s ' .. n .. ' ' .. path) end end\n",
+            body, "\nos.remove(path)\n")
+    f:close()
+    local ok, how, rc = os.execute('bin/th ' .. script .. ' >' .. out .. ' 2>&1')
+    local text = readbytes(out)
+    os.remove(script)
+    os.remove(out)
+    text = text:gsub(script:gsub('%p', '%%%0'), 'SCRIPT'):gsub('/tmp/lua_%w+', 'FILE')
+    return rc, text
+  end
+
+  it('shared = false: the storage is a copy made at construction, the cut does not reach it', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, false, 4096)
+      cut(0)
+      print(s[1], s[4096], torch.FloatTensor(s):sum())]])
+    assert.are.equal(0, rc)
+    assert.are.equal('1.0\t4096.0\t8390656.0\n', text)
+  end)
+
+  it('shared = true: the access past the new end is an error naming the file, not a SIGBUS', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, true, 4096)
+      cut(0)
+      print(pcall(function() return s[4096] end))
+      print(s[4096], s[1])]])
+    assert.are.equal(0, rc)
+    assert.are.equal("false\tSCRIPT:6: Storage(filename, true): the file 'FILE' mapped shared " ..
+                     "(16384 bytes) was cut to 0 bytes while mapped: the storage's bytes from byte 0 on now read 0 " ..
+                     "and no longer reach the file\n0.0\t0.0\n", text)
+  end)
+
+  it('shared = true: a kernel meeting the cut fails when it returns; pages before the cut stay shared', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, true, 4096)
+      cut(8192)
+      local ok, err = pcall(function() return torch.FloatTensor(s):sum() end)
+      print(ok, (err:gsub('^.-Storage', 'Storage')))
+      s[1] = 42
+      local g = io.open(path, 'rb'); local bytes = g:read('a'); g:close()
+      print(#bytes, string.unpack('<f', bytes), s[2048], s[2049], s[4096])]])
+    assert.are.equal(0, rc)
+    assert.are.equal("false\tStorage(filename, true): the file 'FILE' mapped shared (16384 bytes) was cut to 8192 bytes " ..
+                     "while mapped: the storage's bytes from byte 8192 on now read 0 and no longer reach the file\n" ..
+                     "8192\t42.0\t2048.0\t0.0\t0.0\n", text)
+  end)
+
+  it('shared = true: two storages cut under one call give one error; the next call runs clean', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, true, 4096)
+      local path2 = os.tmpname()
+      local g = io.open(path2, 'wb'); g:write(string.rep('\0', 16384)); g:close()
+      local s2 = torch.FloatStorage(path2, true, 4096)
+      cut(0)
+      io.open(path2, 'w'):close()
+      local ok, err = pcall(function() return torch.FloatTensor(s):add(torch.FloatTensor(s2)) end)
+      print(ok, select(2, err:gsub('was cut to 0 bytes', '')))
+      print(pcall(function() return torch.FloatTensor(s2):sum() + s[1] end))
+      os.remove(path2)]])
+    assert.are.equal(0, rc)
+    assert.are.equal('false\t1\ntrue\t0.0\n', text)
+  end)
+
+  it('shared = true, uncaught: the script ends with the error (status 1), not a signal', function()
+    local rc, text = run([[
+      local s = torch.FloatStorage(path, true, 4096)
+      cut(0)
+      local x = s[10]
+      print('not reached', x)]])
+    assert.are.equal(1, rc)
+    H.has(text, "was cut to 0 bytes while mapped")
+    assert.is_nil(text:find('not reached', 1, true))
   end)
 end)
 
@@ -174,7 +263,7 @@ describe('File positions', function()
     os.remove(name)
     local m = torch.MemoryFile('rw'):binary()
     m:writeInt(5)
-    assert.are.equal(1, m:position())
+    assert.are.equal(5, m:position())   -- one position for reads and writes (Torch7's)
     m:seekEnd()
     assert.are.equal(5, m:position())
     m:seek(1)
@@ -183,6 +272,64 @@ describe('File positions', function()
     local wo = torch.MemoryFile('w'):binary()
     wo:writeInt(1)
     assert.are.equal(5, wo:position())
+  end)
+end)
+
+-- Torch7's THMemoryFile.c: one buffer, one position for reads and writes;
+-- a file made from a storage starts at its first byte, and a write goes
+-- over the bytes at the position (appending past the end)
+describe('MemoryFile over a storage, read and written', function()
+  local function hello()
+    local src = torch.MemoryFile()
+    src:writeString('hello')
+    return src:storage()
+  end
+
+  it('a write after reads goes where the reads stopped', function()
+    local f = torch.MemoryFile(hello(), 'rw')
+    assert.are.equal('he', f:readString(2))
+    f:writeString('XY')
+    assert.are.equal('heXYo', f:string())
+    assert.are.equal(5, f:position())
+    assert.are.equal('o', f:readString('*a'))
+  end)
+
+  it('seekEnd then a write appends to the contents', function()
+    local g = torch.MemoryFile(hello(), 'rw')
+    g:seekEnd()
+    g:writeString('!')
+    assert.are.equal('hello!', g:string())
+    assert.are.equal(7, g:position())
+    local st = g:storage()
+    assert.are.equal(7, st:size())
+    assert.are.equal(0, st[7])
+  end)
+
+  it("mode 'w' keeps the contents and writes from the first byte; past the end it grows", function()
+    local h = torch.MemoryFile(hello(), 'w')
+    h:writeString('J')
+    assert.are.equal('Jello', h:string())
+    local k = torch.MemoryFile(hello(), 'rw')
+    k:writeString('0123456')
+    k:writeString('7')
+    assert.are.equal('01234567', k:string())
+    assert.are.equal(9, k:position())
+    k:seek(3)
+    assert.are.equal('23', k:readString(2))
+    k:writeString('ab')
+    k:seek(1)
+    assert.are.equal('0123ab67', k:readString('*a'))
+  end)
+
+  it('binary numbers written into the middle read back in place', function()
+    local m = torch.MemoryFile('rw'):binary()
+    m:writeInt(1); m:writeInt(2); m:writeInt(3)
+    m:seek(1)
+    assert.are.equal(1, m:readInt())
+    m:writeInt(20)
+    assert.are.equal(3, m:readInt())
+    m:seek(1)
+    assert.are.same({1, 20, 3}, m:readInt(3):totable())
   end)
 end)
 

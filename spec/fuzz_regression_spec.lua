@@ -71,6 +71,30 @@ describe('fuzz regressions', function()
     for i = 0, ckpt.nfixtures - 1 do assert.is_true(ckpt(string.char(i))) end
   end)
 
+  -- the dataset readers (fuzz_dataset): MNIST idx and CIFAR-10 files
+  local data = require 'fuzz.dataset_driver'
+  for _, name in ipairs(inputs('fuzz/regressions/dataset')) do
+    it('dataset: ' .. name, function()
+      assert.is_boolean(data(slurp('fuzz/regressions/dataset/' .. name)))
+    end)
+  end
+
+  it('the dataset driver loads its seeds and refuses broken files cleanly', function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute('mkdir -p ' .. dir)
+    -- fuzz/make_seeds.lua's 'dataset' seeds: 10 sets load, 1 pair of cut CIFAR files is refused
+    local p = io.popen('lua5.4 fuzz/make_seeds.lua ' .. dir .. ' dataset')
+    p:read('a')
+    p:close()
+    local loaded, refused = 0, 0
+    for _, name in ipairs(inputs(dir)) do
+      if data(slurp(dir .. '/' .. name)) then loaded = loaded + 1 else refused = refused + 1 end
+    end
+    os.execute('rm -rf ' .. dir)
+    assert.are.same({10, 1}, {loaded, refused})
+  end)
+
   it('the view driver decodes programs as fuzz_view does', function()
     -- storage of 16, set() with size 3 stride 1 at offset 0: a valid view, so
     -- at least that operation succeeds and is checked

@@ -102,6 +102,25 @@ describe('load validation', function()
      "nn.Linear: field '__validate' is boolean and hides the method of that name"},
     {'thrnn.LSTM', function() return require('thrnn').LSTM(3, 4) end, function(m) m.hiddenSize = 0 end,
      "thrnn.LSTM: field 'hiddenSize' is the number 0, expected a positive integer"},
+    -- issue 36: was "attempt to index a nil value (field 'integer index')" from parameters()
+    {'thrnn.LSTM', function() return require('thrnn').LSTM(3, 4) end, function(m) m.modules = {} end,
+     "thrnn.LSTM: field 'modules' is an empty list, expected the step module at modules[1]"},
+    {'thrnn.GRU', function() return require('thrnn').GRU(3, 4) end, function(m) m.nState = 'x' end,
+     "thrnn.GRU: field 'nState' is the string 'x', expected a positive integer"},
+    -- issue 36, from one-byte flips of a saved Sequential: a module's key 2
+    -- turned into 3 (one module lost, #modules still 5: parameters()
+    -- indexed the hole), or 5 into 7; a digit string where a number was
+    -- (ascii: "attempt to compare string with number" in the check itself)
+    {'nn.Sequential', function() return nn.Sequential():add(nn.Linear(2, 2)):add(nn.ReLU()):add(nn.Linear(2, 2))
+                                        :add(nn.ReLU()):add(nn.Linear(2, 2)) end,
+     function(m) m.modules[2] = nil end, "nn.Sequential: field 'modules' is table, expected a list of nn.Module"},
+    {'nn.Sequential', function() return nn.Sequential():add(nn.Linear(2, 2)):add(nn.ReLU()) end,
+     function(m) m.modules[4] = m.modules[2]; m.modules[2] = nil end,
+     "nn.Sequential: field 'modules' is table, expected a list of nn.Module"},
+    {'nn.Transpose', function() return nn.Transpose({1, 2}) end, function(m) m.permutations[1][1] = '1' end,
+     "nn.Transpose: field 'permutations' is table, expected a list of {dim1, dim2} pairs of positive integers"},
+    {'nn.SpatialConvolution', function() return nn.SpatialConvolution(1, 1, 2, 2) end, function(m) m.kW = '2' end,
+     "nn.SpatialConvolution: field 'kW' is the string '2', expected a positive integer"},
   }
   for i, c in ipairs(cases) do
     it(string.format('%d: %s, damaged: %s', i, c[1], c[4]), function()
@@ -236,6 +255,51 @@ describe('load validation', function()
     end
     -- a module without its output or gradInput loads and runs (made again at load)
     assert.is_true(tried > 1000 and ran > tried / 2, ran .. ' of ' .. tried .. ' ran')
+  end)
+
+  it('a one-byte flip at every byte of a small saved net, binary and ascii: never an error from Lua itself', function()
+    -- issue 36: a convolution without gradInput (fb.resnet's first layer),
+    -- ReLU, View and Linear; each damaged file either fails to load with
+    -- torch.deserialize's own error or runs forward and backward, where an
+    -- error must be a module's own check
+    torch.manualSeed(7)
+    local net = nn.Sequential():add(nn.SpatialConvolution(1, 2, 3, 3)):add(nn.ReLU()):add(nn.View(-1))
+      :add(nn.Linear(8, 2)):add(nn.ReLU())
+    net:get(1).gradInput = nil
+    local x = torch.randn(1, 4, 4)
+    local internal = {'attempt to ', 'stack overflow', 'tensor was freed', 'a nil value'}
+    local function check(where, msg)
+      for _, p in ipairs(internal) do
+        assert(not msg:find(p, 1, true), where .. ': ' .. msg)
+      end
+      assert(not msg:find('%.lua:%d+: '), where .. ': ' .. msg)
+    end
+    local loaded, refused = 0, 0
+    for _, mode in ipairs({'binary', 'ascii'}) do
+      local bytes = torch.serialize(net, mode)
+      for pos = 1, #bytes do
+        -- bit 0 (a digit of an ascii number, a key 2 -> 3) or bit 3, alternately
+        for _, bit in ipairs({pos % 2 == 0 and 0x01 or 0x08}) do
+          local damaged = bytes:sub(1, pos - 1) .. string.char(bytes:byte(pos) ~ bit) .. bytes:sub(pos + 1)
+          local where = mode .. ' byte ' .. pos .. ' ^ ' .. bit
+          local ok, m = pcall(torch.deserialize, damaged, mode)
+          if not ok then
+            refused = refused + 1
+            assert(tostring(m):find('^torch%.deserialize: '), where .. ': ' .. tostring(m))
+            check(where, tostring(m))
+          elseif torch.isTypeOf(m, 'nn.Module') then
+            loaded = loaded + 1
+            local ok2, out = pcall(m.forward, m, x)
+            if not ok2 then check(where .. ' forward', tostring(out))
+            elseif torch.isTensor(out) then
+              local ok3, err = pcall(m.backward, m, x, out:clone():fill(0.5))
+              if not ok3 then check(where .. ' backward', tostring(err)) end
+            end
+          end
+        end
+      end
+    end
+    assert.is_true(loaded > 500 and refused > 500, loaded .. ' loaded, ' .. refused .. ' refused')
   end)
 
   it('the Torch7 fixture nets pass the validation', function()

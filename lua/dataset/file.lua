@@ -106,16 +106,19 @@ Set.__index = function(self, k)
   if math.type(k) == 'integer' then return {self.data[k], self.labels[k]} end
   return Set[k]
 end
-function Set:size() return self.labels:size(1) end
+function Set:size() return self.labels:nElement() end
 
 function M.set(data, labels, who)
   who = who or 'dataset.set'
   if not torch.isTensor(data) or data:dim() < 1 then
     error(string.format('%s: data must be a tensor of N samples, got %s', who, torch.type(data)), 2)
   end
-  if not torch.isTensor(labels) or labels:dim() ~= 1 or labels:size(1) ~= data:size(1) then
+  -- no samples: the labels may be Torch7's empty tensor (no dimensions)
+  if not torch.isTensor(labels) or labels:nElement() ~= data:size(1)
+     or (labels:dim() ~= 1 and labels:nElement() > 0) then
     error(string.format('%s: labels must be a 1D tensor of %d labels, got %s', who, data:size(1),
-                        torch.isTensor(labels) and table.concat(labels:size():totable(), 'x') .. ' tensor'
+                        torch.isTensor(labels) and (labels:dim() == 0 and 'an empty' or
+                        table.concat(labels:size():totable(), 'x')) .. ' tensor'
                         or torch.type(labels)), 2)
   end
   return setmetatable({data = data, labels = labels}, Set)

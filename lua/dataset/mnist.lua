@@ -45,15 +45,25 @@ local function header(s, path, ndim, what, who)
   if #s < 4 + 4 * ndim then
     error(string.format('%s: %s: truncated idx header (%d bytes expected, got %d)', who, path, 4 + 4 * ndim, #s), 0)
   end
-  local sizes, count = {}, 1
+  -- the product in floating point: 4 x 2^31 x 2^31 wraps to 0 in integers
+  -- (and then passed for an empty file); below the file's length it is exact
+  local sizes, count = {}, 1.0
   for i = 1, ndim do
     sizes[i] = string.unpack('>I4', s, 1 + 4 * i)
     count = count * sizes[i]
   end
   local pos = 5 + 4 * ndim
   if #s - pos + 1 < count then
-    error(string.format('%s: %s: truncated (%s: %d bytes of data expected, got %d)', who, path,
+    error(string.format('%s: %s: truncated (%s: %.0f bytes of data expected, got %d)', who, path,
                         table.concat(sizes, 'x'), count, #s - pos + 1), 0)
+  end
+  -- no images, each of rows x cols beyond what a tensor can index: the
+  -- (empty) tensor's strides would overflow
+  local sample = 1.0
+  for i = 2, ndim do sample = sample * sizes[i] end
+  if sample >= 2.0 ^ 53 then
+    error(string.format('%s: %s: samples of %s elements are too large (sizes %s)', who, path,
+                        table.concat(sizes, 'x', 2), table.concat(sizes, 'x')), 0)
   end
   return sizes, pos
 end

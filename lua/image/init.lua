@@ -16,8 +16,19 @@ package.loaded.image = image  -- the submodules below require it
 -- libimage set it
 rawset(_G, 'image', rawget(_G, 'image') or image)
 
+-- the errors point at the caller of the image function: the first stack
+-- level outside this folder (fail may be called from a public function or
+-- from a helper such as readfile or checkquality, one level deeper)
+local folder = debug.getinfo(1, 'S').source:match('^@(.*[/\\])') or ''
+
 local function fail(fn, fmt, ...)
-  error(fn .. ': ' .. string.format(fmt, ...), 3)
+  local level = 2
+  while true do
+    local info = debug.getinfo(level + 1, 'S')
+    if info == nil or info.source:sub(2, #folder + 1) ~= folder or info.source:sub(1, 1) ~= '@' then break end
+    level = level + 1
+  end
+  error(fn .. ': ' .. string.format(fmt, ...), level + 1)
 end
 
 local function checkimage(fn, img, what)

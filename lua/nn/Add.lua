@@ -11,7 +11,7 @@ function Add:__init(inputSize, scalar)
   parent.__init(self)
   local size = inputSize
   if scalar then size = 1 end
-  if not (torch.type(size) == 'torch.LongStorage' or (math.tointeger(size) and size >= 1)) then
+  if not (torch.type(size) == 'torch.LongStorage' or (type(size) == 'number' and math.tointeger(size) and size >= 1)) then
     error(string.format('nn.Add: inputSize must be a positive integer or a LongStorage, got %s',
                         tostring(inputSize)), 2)
   end

@@ -42,6 +42,11 @@ end
 
 local function backward(self, method, input, gradOutput, scale)
   local who = 'nn.ConcatTable:' .. method
+  -- no branch: the output ({}) does not depend on the input
+  if #self.modules == 0 then
+    self.gradInput = utils.recursiveFill(utils.recursiveResizeAs(self.gradInput, input), 0)
+    return self.gradInput
+  end
   if not utils.istable(gradOutput) or #gradOutput < #self.modules then
     error(string.format('%s: gradOutput must be a table of %d elements, got %s', who, #self.modules,
                         utils.shapeString(gradOutput)), 0)

@@ -48,6 +48,13 @@ function Dropout:updateOutput(input)
 end
 
 function Dropout:updateGradInput(input, gradOutput)
+  if self.train and self.p > 0 then
+    local mask = nn.utils.needForward(self, self.noise, 'dropout mask')
+    if torch.isTensor(gradOutput) and gradOutput:nElement() ~= mask:nElement() then
+      error(string.format('%s:updateGradInput: gradOutput of size %s does not match the mask of the last forward (%s)',
+                          torch.type(self), nn.utils.sizeString(gradOutput), nn.utils.sizeString(mask)), 0)
+    end
+  end
   if self.inplace then
     self.gradInput:set(gradOutput)
   else

@@ -12,10 +12,10 @@ local FeatureLPPooling, parent = torch.class('nn.FeatureLPPooling', 'nn.Module')
 function FeatureLPPooling:__init(width, stride, power, batch_mode)
   parent.__init(self)
   local cls = 'nn.FeatureLPPooling'
-  if math.tointeger(width) == nil or width < 2 or width > 16 then
+  if (type(width) ~= 'number' or math.tointeger(width) == nil) or width < 2 or width > 16 then
     error(string.format('%s: width must be an integer within 2 to 16, got %s', cls, tostring(width)), 2)
   end
-  if math.tointeger(stride) == nil or stride < 1 or stride > 4 then
+  if (type(stride) ~= 'number' or math.tointeger(stride) == nil) or stride < 1 or stride > 4 then
     error(string.format('%s: stride must be an integer within 1 to 4, got %s', cls, tostring(stride)), 2)
   end
   if type(power) ~= 'number' or power <= 0 then

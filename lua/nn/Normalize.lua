@@ -63,6 +63,8 @@ end
 
 function Normalize:updateGradInput(input, gradOutput)
   local x = rows(input, 'updateGradInput', 'input')
+  nn.utils.needForward(self, self.norm, 'norms')
+  if self.p ~= math.huge then nn.utils.needForward(self, self.normp, 'norms') end
   if gradOutput:nElement() ~= x:nElement() then
     error(string.format('nn.Normalize:updateGradInput: gradOutput must have as many elements as the input (%d), got %d',
                         x:nElement(), gradOutput:nElement()), 2)

@@ -56,6 +56,7 @@ function PairwiseDistance:updateGradInput(input, gradOutput)
     error(string.format('nn.PairwiseDistance:updateGradInput: gradOutput must have %d elements, got %s',
                         a:size(1), utils.shapeString(gradOutput)), 0)
   end
+  utils.needForward(self, self.output, 'output')
   local g = utils.gradTable(self, 2, a)
   local g1 = g[1]:resize(a:size()):copy(a):add(-1, b)   -- n x d
   local p = self.norm

@@ -101,6 +101,7 @@ end
 function PartialLinear:updateGradInput(input, gradOutput)
   checkInput(self, input, 'nn.PartialLinear:updateGradInput')
   checkGradOutput(self, input, gradOutput, 'nn.PartialLinear:updateGradInput')
+  nn.utils.needForward(self, self.output, 'output')
   local gi = self.network:updateGradInput({input, self.partition}, gradOutput)[1]
   if self.gradInput then self.gradInput:resizeAs(gi):copy(gi) end
   return self.gradInput

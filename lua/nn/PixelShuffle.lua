@@ -8,7 +8,7 @@ local PixelShuffle, parent = torch.class('nn.PixelShuffle', 'nn.Module')
 
 function PixelShuffle:__init(upscaleFactor)
   parent.__init(self)
-  if math.tointeger(upscaleFactor) == nil or upscaleFactor < 1 then
+  if (type(upscaleFactor) ~= 'number' or math.tointeger(upscaleFactor) == nil) or upscaleFactor < 1 then
     error(string.format('nn.PixelShuffle: upscaleFactor must be an integer >= 1, got %s',
                         tostring(upscaleFactor)), 2)
   end

@@ -10,7 +10,7 @@ local C = torch._C.nn
 local SpatialAdaptiveMaxPooling, parent = torch.class('nn.SpatialAdaptiveMaxPooling', 'nn.Module')
 
 local function size(v, what)
-  if math.tointeger(v) == nil or v < 1 then
+  if (type(v) ~= 'number' or math.tointeger(v) == nil) or v < 1 then
     error(string.format('nn.SpatialAdaptiveMaxPooling: %s must be an integer >= 1, got %s', what,
                         tostring(v)), 3)
   end

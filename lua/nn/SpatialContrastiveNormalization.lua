@@ -36,6 +36,7 @@ function SpatialContrastiveNormalization:updateOutput(input)
 end
 
 function SpatialContrastiveNormalization:updateGradInput(input, gradOutput)
+  nn.utils.needForward(self, self.output, 'output')
   local g = self.normalizer:updateGradInput(input, gradOutput)
   self.gradInput:resizeAs(g):copy(g)
   return self.gradInput

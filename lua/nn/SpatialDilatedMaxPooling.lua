@@ -12,7 +12,7 @@ local SpatialDilatedMaxPooling, parent = torch.class('nn.SpatialDilatedMaxPoolin
 function SpatialDilatedMaxPooling:__init(kW, kH, dW, dH, padW, padH, dilationW, dilationH)
   parent.__init(self, kW, kH, dW, dH, padW, padH)
   for what, v in pairs{dilationW = dilationW or 1, dilationH = dilationH or 1} do
-    if math.tointeger(v) == nil or v < 1 then
+    if (type(v) ~= 'number' or math.tointeger(v) == nil) or v < 1 then
       error(string.format('nn.SpatialDilatedMaxPooling: %s must be an integer >= 1, got %s', what,
                           tostring(v)), 2)
     end

@@ -17,7 +17,7 @@ local cls = 'nn.SpatialFractionalMaxPooling'
 function SpatialFractionalMaxPooling:__init(poolSizeW, poolSizeH, arg1, arg2)
   parent.__init(self)
   for what, v in pairs{poolSizeW = poolSizeW, poolSizeH = poolSizeH} do
-    if math.tointeger(v) == nil or v < 2 then
+    if (type(v) ~= 'number' or math.tointeger(v) == nil) or v < 2 then
       error(string.format('%s: %s must be an integer >= 2, got %s', cls, what, tostring(v)), 2)
     end
   end
@@ -30,7 +30,7 @@ function SpatialFractionalMaxPooling:__init(poolSizeW, poolSizeH, arg1, arg2)
   self.randomSamples = nil
   self.newRandomPool = false
   if arg1 >= 1 and arg2 >= 1 then
-    if math.tointeger(arg1) == nil or math.tointeger(arg2) == nil then
+    if (type(arg1) ~= 'number' or math.tointeger(arg1) == nil) or math.tointeger(arg2) == nil then
       error(string.format('%s: output size must be integers, got %s, %s', cls, arg1, arg2), 2)
     end
     self.outW = arg1

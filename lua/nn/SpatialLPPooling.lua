@@ -18,7 +18,7 @@ function SpatialLPPooling:__init(nInputPlane, pnorm, kW, kH, dW, dH)
     error(string.format('%s: pnorm must be a positive number, got %s', cls, tostring(pnorm)), 2)
   end
   for what, v in pairs{kW = kW, kH = kH, dW = dW or kW, dH = dH or kH} do
-    if math.tointeger(v) == nil or v < 1 then
+    if (type(v) ~= 'number' or math.tointeger(v) == nil) or v < 1 then
       error(string.format('%s: %s must be an integer >= 1, got %s', cls, what, tostring(v)), 2)
     end
   end

@@ -30,7 +30,7 @@ function SpatialSubtractiveNormalization:__init(nInputPlane, kernel)
   parent.__init(self)
   local cls = 'nn.SpatialSubtractiveNormalization'
   self.nInputPlane = nInputPlane or 1
-  if math.tointeger(self.nInputPlane) == nil or self.nInputPlane < 1 then
+  if (type(self.nInputPlane) ~= 'number' or math.tointeger(self.nInputPlane) == nil) or self.nInputPlane < 1 then
     error(string.format('%s: nInputPlane must be an integer >= 1, got %s', cls, tostring(nInputPlane)), 2)
   end
   self.kernel = kernel or torch.Tensor(9, 9):fill(1)

@@ -23,7 +23,7 @@ end
 
 local function checkDataset(dataset)
   local ok, n = pcall(function() return dataset:size() end)
-  if not ok or math.tointeger(n) == nil or n < 1 then
+  if not ok or (type(n) ~= 'number' or math.tointeger(n) == nil) or n < 1 then
     error(string.format('nn.StochasticGradient:train: dataset must answer dataset:size() with a positive '
                         .. 'count and dataset[i] = {input, target}, got %s', ok and tostring(n) or torch.type(dataset)), 3)
   end

@@ -16,6 +16,7 @@ function TanhShrink:updateOutput(input)
 end
 
 function TanhShrink:updateGradInput(input, gradOutput)
+  nn.utils.needForward(self, self.tanh.output, 'output')
   local dth = self.tanh:updateGradInput(input, gradOutput)
   self.gradInput:resizeAs(gradOutput):copy(gradOutput):add(-1, dth)
   return self.gradInput

@@ -41,6 +41,17 @@ function utils.error(who, fmt, ...)
   error(string.format('%s: ' .. fmt, who, ...), 0)
 end
 
+-- backward before forward: 'state' (a tensor forward fills: the output, a
+-- mask, the norms) is missing or empty. Raises "<class>:updateGradInput:
+-- no <what>: call forward (updateOutput) before backward"
+function utils.needForward(self, state, what)
+  if not torch.isTensor(state) or state:nElement() == 0 then
+    error(string.format('%s:updateGradInput: no %s: call forward (updateOutput) before backward', torch.type(self),
+                        what), 0)
+  end
+  return state
+end
+
 -- checks that x is a floating tensor; 'who' names the caller in the error
 function utils.checkTensor(x, who, what)
   if not torch.isTensor(x) then

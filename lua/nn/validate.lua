@@ -39,6 +39,13 @@ local sformat = string.format
 
 local V = {}
 
+-- an integer-valued number, else nil (math.tointeger also converts the
+-- string "3", which a file may hold where a number belongs: a string
+-- must fail the check, not reach 'v >= 1' and raise from Lua)
+local function toint(v)
+  return type(v) == 'number' and math.tointeger(v) or nil
+end
+
 -- --- kinds ----------------------------------------------------------------
 
 local function isModule(v)
@@ -54,6 +61,19 @@ local function isTensors(v, depth)
   return true
 end
 
+-- a table whose keys are exactly 1..n (#v is any border when there is a
+-- hole: a flipped key 2 -> 3 left {1, 3, 4, 5} with #v = 5), each value
+-- passing test
+local function isList(v, test)
+  if type(v) ~= 'table' or torch.typename(v) then return false end
+  local n, count = #v, 0
+  for k, x in pairs(v) do
+    if math.type(k) ~= 'integer' or k < 1 or k > n or not test(x) then return false end
+    count = count + 1
+  end
+  return count == n
+end
+
 local function what(v)
   if torch.isTensor(v) then return sformat('a %dD %s', v:dim(), torch.typename(v)) end
   if type(v) == 'number' then return sformat('the number %s', tostring(v)) end
@@ -65,9 +85,9 @@ end
 V.kinds = {
   tensor = {function(v) return torch.isTensor(v) end, 'a tensor'},
   tensors = {function(v) return isTensors(v, 0) end, 'a tensor or a table of tensors'},
-  count = {function(v) return math.tointeger(v) ~= nil and v >= 1 end, 'a positive integer'},
-  size = {function(v) return math.tointeger(v) ~= nil and v >= 0 end, 'a non-negative integer'},
-  integer = {function(v) return math.tointeger(v) ~= nil end, 'an integer'},
+  count = {function(v) return toint(v) ~= nil and v >= 1 end, 'a positive integer'},
+  size = {function(v) return toint(v) ~= nil and v >= 0 end, 'a non-negative integer'},
+  integer = {function(v) return toint(v) ~= nil end, 'an integer'},
   number = {function(v) return type(v) == 'number' and v == v end, 'a number (not NaN)'},
   boolean = {function(v) return type(v) == 'boolean' end, 'a boolean'},
   string = {function(v) return type(v) == 'string' end, 'a string'},
@@ -75,35 +95,20 @@ V.kinds = {
   longstorage = {function(v) return torch.typename(v) == 'torch.LongStorage' end, 'a torch.LongStorage'},
   module = {isModule, 'an nn.Module'},
   -- a list 1..n of modules, nothing else
-  modules = {function(v)
-    if type(v) ~= 'table' or torch.typename(v) then return false end
-    local n = #v
-    for k, m in pairs(v) do
-      if math.type(k) ~= 'integer' or k < 1 or k > n or not isModule(m) then return false end
-    end
-    return true
-  end, 'a list of nn.Module'},
+  modules = {function(v) return isList(v, isModule) end, 'a list of nn.Module'},
   node = {function(v) return torch.typename(v) == 'nngraph.Node' end, 'an nngraph.Node'},
-  nodes = {function(v)
-    if type(v) ~= 'table' or torch.typename(v) then return false end
-    local n = #v
-    for k, x in pairs(v) do
-      if math.type(k) ~= 'integer' or k < 1 or k > n or torch.typename(x) ~= 'nngraph.Node' then return false end
-    end
-    return true
-  end, 'a list of nngraph.Node'},
+  nodes = {function(v) return isList(v, function(x) return torch.typename(x) == 'nngraph.Node' end) end,
+           'a list of nngraph.Node'},
   probability = {function(v) return type(v) == 'number' and v >= 0 and v < 1 end, 'a number in [0, 1)'},
   -- nn.Transpose: a list of {dim1, dim2} pairs of positive integers
   permutations = {function(v)
-    if type(v) ~= 'table' or torch.typename(v) then return false end
-    local n = #v
-    for k, p in pairs(v) do
-      if math.type(k) ~= 'integer' or k < 1 or k > n or type(p) ~= 'table' then return false end
+    return isList(v, function(p)
+      if type(p) ~= 'table' then return false end
       for i = 1, 2 do
-        if math.tointeger(p[i]) == nil or p[i] < 1 then return false end
+        if toint(p[i]) == nil or p[i] < 1 then return false end
       end
-    end
-    return true
+      return true
+    end)
   end, 'a list of {dim1, dim2} pairs of positive integers'},
 }
 
@@ -262,6 +267,13 @@ V.classes = {
   ['nn.RReLU'] = {need = {'lower', 'upper'}, kinds = {lower = 'number', upper = 'number', noise = 'tensor'}},
   ['nn.SpatialUpSamplingNearest'] = {need = {'scale_factor'}, kinds = {scale_factor = 'count'}},
   ['nn.Transpose'] = {need = {'permutations'}, kinds = {permutations = 'permutations'}},
+  -- every method of a recurrence works through its step, modules[1]
+  ['thrnn.Recurrence'] = {need = {'modules', 'nState', 'stateSize'}, kinds = {nState = 'count', stateSize = 'count'},
+    check = function(m, cname)
+      if not isModule(rawget(m, 'modules')[1]) then
+        error(sformat("%s: field 'modules' is an empty list, expected the step module at modules[1]", cname), 0)
+      end
+    end},
   ['thrnn.LSTM'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['thrnn.GRU'] = {need = {'inputSize', 'hiddenSize'}, kinds = {inputSize = 'count'}},
   ['nn.LinearWeightNorm'] = {need = {'weight', 'v', 'g'}, kinds = {v = 'tensor', g = 'tensor'},
@@ -275,8 +287,8 @@ local function zero() return 0 end
 local pad2 = {padW = zero, padH = zero}
 V.defaults = {
   -- Torch7's SpatialConvolution: an old 'padding' gives both, else 0
-  ['nn.SpatialConvolution'] = {padW = function(m) return math.tointeger(m.padding) or 0 end,
-                               padH = function(m) return math.tointeger(m.padding) or 0 end},
+  ['nn.SpatialConvolution'] = {padW = function(m) return toint(m.padding) or 0 end,
+                               padH = function(m) return toint(m.padding) or 0 end},
   ['nn.SpatialFullConvolution'] = {padW = zero, padH = zero, adjW = zero, adjH = zero},
   ['nn.SpatialDepthWiseConvolution'] = pad2,
   ['nn.SpatialConvolutionLocal'] = pad2,
@@ -409,7 +421,7 @@ function V.checkGraph(m, cname)
       local j = inF[child.data]
       if not j or j <= i then bad('forwardnodes', 'node %d feeds a node not after it', i) end
       local slot = child.data.mapindex[node.data]
-      if math.tointeger(slot) == nil or slot < 1 then bad('forwardnodes', 'node %d has no input slot in node %d', i, j) end
+      if toint(slot) == nil or slot < 1 then bad('forwardnodes', 'node %d has no input slot in node %d', i, j) end
       slots[j] = slots[j] or {}
       if slots[j][slot] then bad('forwardnodes', 'node %d gets input %d twice', j, slot) end
       slots[j][slot] = true
@@ -435,7 +447,7 @@ function V.checkGraph(m, cname)
     for _, child in ipairs(node.children) do
       local j = inB[child.data]
       if not j or j <= i then bad('backwardnodes', 'node %d sends to a node not after it', i) end
-      if #node.children > 1 and not d.selectindex and math.tointeger(d.mapindex[child.data]) == nil then
+      if #node.children > 1 and not d.selectindex and toint(d.mapindex[child.data]) == nil then
         bad('backwardnodes', 'node %d has no slot for input node %d', i, j)
       end
       reached[j] = true

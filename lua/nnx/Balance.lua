@@ -41,6 +41,7 @@ function Balance:updateOutput(input)
 end
 
 function Balance:updateGradInput(input, gradOutput)
+  if self.train then nn.utils.needForward(self, self.sum, 'row sums') end
   self.gradInput:resizeAs(gradOutput):copy(gradOutput)
   if not self.train then return self.gradInput end
   local N, C = input:size(1), input:size(2)

@@ -22,6 +22,7 @@ function MultiSoftMax:updateOutput(input)
 end
 
 function MultiSoftMax:updateGradInput(input, gradOutput)
+  nn.utils.needForward(self, self.softmax.output, 'output')
   local g = self.softmax:updateGradInput(rows(input, input), rows(gradOutput, input))
   self.gradInput:resizeAs(input):copy(g:viewAs(input))
   return self.gradInput

@@ -56,6 +56,7 @@ function SpatialGraph:updateOutput(input)
 end
 
 function SpatialGraph:updateGradInput(input, gradOutput)
+  nn.utils.needForward(self, self.output, 'output')
   local K, H, W = input:size(1), input:size(2), input:size(3)
   self.gradInput:resizeAs(input):zero()
   for _, e in ipairs(edges) do

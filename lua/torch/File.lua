@@ -199,17 +199,19 @@ local function switch(self, to)
   self._last = to
 end
 
--- a MemoryFile write after a seek into its contents goes over the bytes
--- there (Torch7 wrote at the position); past the end it appends again
+-- A MemoryFile has one position for reads and writes, as Torch7's: its
+-- contents are _buf (from byte 1) then the appended pieces _out. While
+-- _out is empty the position is _pos, in _buf: a write there goes over
+-- the bytes (and past the end of _buf, appends); once pieces are
+-- appended the position is the end, where _pos (#_buf + 1) reads nothing.
 local function overwrite(self, s)
-  local b, at = self._buf, self._wat
+  local b, at = self._buf, self._pos
   self._buf = b:sub(1, at - 1) .. s .. b:sub(at + #s)
-  at = at + #s
-  self._wat = at <= #self._buf and at or nil
+  self._pos = at + #s
 end
 
 local function put(self, s)
-  if self._wat then return overwrite(self, s) end
+  if self._mem and self._outn == 0 and self._pos <= #self._buf then return overwrite(self, s) end
   if self._rw then switch(self, 'w') end
   local n = self._outn + 1
   self._out[n] = s
@@ -286,14 +288,18 @@ end
 -- file's byte order (Long in longSize bytes); ascii, Byte and Char raw,
 -- numbers as text, with autoSpacing a space between them and a newline
 -- after the last. Returns the number of elements.
-local function wStorage(self, name, s)
+-- 'who' names the method for a direct write (f:writeLong(storage)); inside
+-- writeObject the message names the object's path instead
+local function wStorage(self, name, s, who)
   local n = #s
   if n == 0 then return 0 end
   if self._mode == 'binary' then
     if name == 'Long' and self._longSize == 4 then
       local str, bad = S.toint32(s)
       if not str then
-        error(sformat('%s: LongStorage element %d does not fit in 4 bytes (longSize 4) at %s', self._name, bad, path(self)), 0)
+        local at = path(self)
+        error(sformat('%s: LongStorage element %d (%d) does not fit in 4 bytes (longSize 4)%s', who or self._name, bad,
+                      s[bad], at ~= '' and ' at ' .. at or ''), 0)
       end
       put(self, self._bigEndian and swapped(str, 4) or str)
     elseif self._bigEndian then
@@ -705,11 +711,12 @@ local function rStorageInto(self, name, s, what, at)
     if k < bytes then
       -- the rest goes straight from the file into the storage
       local got = self._fh and S.read(self._fh, s, k) or 0
-      self._base = self._base + #self._buf + got
-      self._buf, self._pos = '', 1
+      local stop = self._base + #self._buf + got
+      -- (a MemoryFile's _buf is its contents: they stay)
+      if self._fh then self._base, self._buf, self._pos = stop, '', 1 end
       if got < bytes - k then
         error(sformat('%s: truncated at byte %d (%s at byte %d needs %d bytes, %d left)',
-                      self._name, self._base, what, at, bytes, self._base - at), 0)
+                      self._name, stop, what, at, bytes, stop - at), 0)
       end
     end
     return
@@ -1186,7 +1193,7 @@ local function defineType(name)
       writeScalar(self, name, toElement(self, wname, name, arg))
       return
     elseif torch.typename(arg) == sname then
-      return wStorage(self, name, arg)
+      return wStorage(self, name, arg, methodName(self, wname))
     elseif type(arg) == 'string' and (name == 'Char' or name == 'Byte') then
       wRaw(self, arg)      -- this project's: a Lua string's bytes
       return #arg
@@ -1520,17 +1527,15 @@ function MemoryFile:__init(what, mode)
     error(sformat("torch.MemoryFile: mode 'r', 'w' or 'rw' expected, got %s", tostring(mode)), 2)
   end
   init(self, name)
+  self._mem = true
   self._readable = mode ~= 'w'
   self._writable = mode ~= 'r'
   if contents then self._buf = contents end
 end
 
--- what was written; once a seek has folded it into the contents, those
--- contents whole (the writes before the seek were lost from it)
+-- the whole contents (a storage's given ones, as changed by the writes)
 function MemoryFile:string()
-  local out = table.concat(self._out, '', 1, self._outn)
-  if self._folded then return self._buf .. out end
-  return out
+  return self._buf .. table.concat(self._out, '', 1, self._outn)
 end
 
 -- what was written, as a CharStorage (a ByteStorage where CharStorage does
@@ -1552,34 +1557,29 @@ function MemoryFile:seek(pos)
                   type(pos) == 'number' and tostring(pos) or torch.type(pos)), 2)
   end
   if self._outn > 0 then
-    self._buf = (self._buf or '') .. table.concat(self._out, '', 1, self._outn)
+    self._buf = self._buf .. table.concat(self._out, '', 1, self._outn)
     self._out, self._outn, self._outbytes = {}, 0, 0
-    self._folded = true
   end
-  local size = #(self._buf or '')
+  local size = #self._buf
   if pos > size + 1 then
     error(sformat('torch.MemoryFile:seek: position %d is past the end (%d bytes)', pos, size), 2)
   end
+  -- the next read or write happens at pos (a write goes over what is there)
   self._base, self._pos = 0, pos
-  -- the next write goes at pos, over what is there
-  if self._writable and pos <= size then self._buf = self._buf or ''; self._folded = true; self._wat = pos
-  else self._wat = nil end
   return self
 end
 
 function MemoryFile:seekEnd()
   checkopen(self, 'seekEnd')
-  self:seek(#(self._buf or '') + self._outbytes + 1)
+  self:seek(#self._buf + self._outbytes + 1)
   return self
 end
 
--- where the next read happens ('w': the next write, at the end)
+-- where the next read or write happens
 function MemoryFile:position()
   checkopen(self, 'position')
-  if not self._readable then
-    return self._wat or ((self._folded and #self._buf or 0) + self._outbytes + 1)
-  end
-  return tell(self) + 1
+  if self._outn > 0 then return #self._buf + self._outbytes + 1 end
+  return self._pos
 end
 
 function MemoryFile:__tostring__()

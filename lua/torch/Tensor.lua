@@ -298,6 +298,10 @@ define('equal', function(self, other)
   if not torch.isTensor(other) then
     error(string.format("bad argument #2 to 'equal' (tensor expected, got %s)", tname(other)), 2)
   end
+  -- of the same type, as Torch7's (which compared elements of one type)
+  if torch.type(other) ~= torch.type(self) then
+    error(string.format("bad argument #2 to 'equal' (%s expected, got %s)", torch.type(self), torch.type(other)), 2)
+  end
   if not self:isSameSizeAs(other) then return false end
   if self:nElement() == 0 then return true end
   return self:eq(other):all()

@@ -37,16 +37,15 @@ for _, name in ipairs(typenames) do
   local tmt, smt = C.tensorMetatables[name], C.storageMetatables[name]
   tmt.__name = tname
   smt.__name = sname
-  local function newT(...) return C.newTensor(dt, ...) end
-  local function newS(...) return C.newStorage(dt, ...) end
-  tmt.new = newT
-  smt.new = newS
+  tmt.new = C.constructor(dt, C.newTensor, true)
+  smt.new = C.constructor(dt, C.newStorage, true)
   -- constructor tables: torch.FloatTensor(2, 3); torch.FloatTensor.add is the method
+  -- (__call is C: an error in the arguments points at the caller's line)
   torch[name .. 'Tensor'] = setmetatable({}, {
-    __call = function(_, ...) return newT(...) end,
+    __call = C.constructor(dt, C.newTensor),
     __index = tmt, __newindex = tmt, __tostring = function() return tname end})
   torch[name .. 'Storage'] = setmetatable({}, {
-    __call = function(_, ...) return newS(...) end,
+    __call = C.constructor(dt, C.newStorage),
     __index = smt, __newindex = smt, __tostring = function() return sname end})
   torch._tensortypes[tname] = name
   torch._metatables[tname] = tmt

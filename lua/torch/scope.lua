@@ -45,8 +45,8 @@ end
 define('moveToOuterDisposeScope', C.moveToOuterDisposeScope)
 define('detachFromDisposeScope', C.detachFromDisposeScope)
 define('disposeScope', C.tensorDisposeScope)
-define('_setMemoryCategory', C.setMemoryCategory)
-define('_memoryCategory', C.getMemoryCategory)
+define('_setMemoryCategory', C._setMemoryCategory)
+define('_memoryCategory', C._memoryCategory)
 
 -- tensors among the results (also inside plain tables, as in `return {out = y}`)
 -- that belong to s go to the outer scope

@@ -53,6 +53,9 @@ th_tensor *th_lua_optresult(lua_State *L, int idx, th_dtype dt, const char *fnam
 /* --- storages --- */
 th_lua_storage *th_lua_tostoragebox(lua_State *L, int idx);
 th_storage *th_lua_checkstorage(lua_State *L, int idx, const char *fname);
+/* the storage s, mapped shared from a file, raises a Lua error in L's
+   main thread if the file is cut shorter while mapped (th_lua_mapguard.c) */
+void th_lua_mapguard_own(lua_State *L, th_storage *s);
 /* pushes the one Lua object of storage s (cached, so identity holds); retains */
 void th_lua_pushstorage(lua_State *L, th_storage *s);
 

@@ -9,6 +9,38 @@
 int th_lua_tensor_new(lua_State *L);
 int luaopen_torch_core(lua_State *L);
 
+/* the __call of a constructor table (torch.FloatTensor(2, 3)): the table,
+   argument 1, becomes the dtype the constructor f takes there. Being the
+   metamethod itself, f's errors point at the caller's line, not at a Lua
+   wrapper inside lua/torch/init.lua. */
+static int ctor_call(lua_State *L) {
+  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(2));
+  lua_settop(L, lua_gettop(L) < 1 ? 1 : lua_gettop(L));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_replace(L, 1);
+  return f(L);
+}
+
+/* x.new(...) / torch.FloatTensor.new(...): the same constructor with the
+   dtype put before the arguments (no table to replace) */
+static int ctor_plain(lua_State *L) {
+  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(2));
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  return f(L);
+}
+
+/* C.constructor(dtype, C.newTensor | C.newStorage [, plain]) -> that
+   __call, or (plain) the 'new' function */
+static int ctor_new(lua_State *L) {
+  int plain = lua_toboolean(L, 3);
+  luaL_checkinteger(L, 1);
+  if (lua_tocfunction(L, 2) == NULL) return luaL_argerror(L, 2, "C function expected");
+  lua_settop(L, 2);
+  lua_pushcclosure(L, plain ? ctor_plain : ctor_call, 2);
+  return 1;
+}
+
 int luaopen_torch_core(lua_State *L) {
   int C, methods, dt;
   lua_newtable(L);
@@ -89,6 +121,8 @@ int luaopen_torch_core(lua_State *L) {
 
   lua_pushcfunction(L, th_lua_tensor_new);
   lua_setfield(L, C, "newTensor");
+  lua_pushcfunction(L, ctor_new);
+  lua_setfield(L, C, "constructor");
   lua_pushvalue(L, methods);
   lua_setfield(L, C, "methods");
   lua_settop(L, C);

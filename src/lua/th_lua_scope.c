@@ -650,10 +650,18 @@ int th_lua_is_module_owned(lua_State *L, int idx) {
   return yes;
 }
 
-/* x:_setMemoryCategory(name) / C.setMemoryCategory(x, name) -> x, for a tensor or a storage */
+/* the name errors give: the closure's upvalue (torch.setMemoryCategory,
+   torch.getMemoryCategory), else the method's own */
+static const char *category_fname(lua_State *L, const char *method) {
+  const char *fname = lua_tostring(L, lua_upvalueindex(1));
+  return fname != NULL ? fname : method;
+}
+
+/* x:_setMemoryCategory(name) / torch.setMemoryCategory(x, name) -> x, for a tensor or a storage */
 static int sc_setcategory(lua_State *L) {
-  th_memcat c = check_category(L, 2, "_setMemoryCategory");
-  th_storage_set_category(category_storage(L, 1, "_setMemoryCategory"), c);
+  const char *fname = category_fname(L, "_setMemoryCategory");
+  th_memcat c = check_category(L, 2, fname);
+  th_storage_set_category(category_storage(L, 1, fname), c);
   lua_settop(L, 1);
   set_module_owned(L, 1, c == TH_MEM_MODULE);
   return 1;
@@ -661,7 +669,7 @@ static int sc_setcategory(lua_State *L) {
 
 /* x:_memoryCategory() -> 'free' | 'module' | 'scoped', or nil for a tensor without storage */
 static int sc_getcategory(lua_State *L) {
-  const char *fname = "_memoryCategory";
+  const char *fname = category_fname(L, "_memoryCategory");
   th_storage *s;
   if (th_lua_tostoragebox(L, 1) != NULL) s = th_lua_checkstorage(L, 1, fname);
   else if (th_lua_totensor(L, 1) != NULL) s = th_lua_checkview(L, 1, fname)->storage;
@@ -757,6 +765,18 @@ void th_lua_open_scope(lua_State *L, int C) {
   lua_pop(L, 1);
   lua_pushvalue(L, C);
   luaL_setfuncs(L, scope_funcs, 0);
+  /* the torch.* forms name themselves; the methods (_setMemoryCategory,
+     _memoryCategory) are the plain functions */
+  lua_pushcfunction(L, sc_setcategory);
+  lua_setfield(L, -2, "_setMemoryCategory");
+  lua_pushcfunction(L, sc_getcategory);
+  lua_setfield(L, -2, "_memoryCategory");
+  lua_pushliteral(L, "torch.setMemoryCategory");
+  lua_pushcclosure(L, sc_setcategory, 1);
+  lua_setfield(L, -2, "setMemoryCategory");
+  lua_pushliteral(L, "torch.getMemoryCategory");
+  lua_pushcclosure(L, sc_getcategory, 1);
+  lua_setfield(L, -2, "getMemoryCategory");
   lua_pop(L, 1);
   /* storages take a category too (optnet's arenas are module-owned) */
   for (dt = 0; dt < TH_NDTYPES; dt++) {

@@ -72,6 +72,7 @@ static int push_new(lua_State *L, th_storage *s, const char *fname) {
 static int s_newmapped(lua_State *L, th_dtype dt, const char *fname) {
   size_t len;
   const char *filename = lua_tolstring(L, 2, &len);
+  th_storage *s;
   int64_t n = 0;
   /* the C name would stop at a zero byte: 'a.bin\0x' mapped a.bin */
   if (strlen(filename) != len)
@@ -80,7 +81,9 @@ static int s_newmapped(lua_State *L, th_dtype dt, const char *fname) {
   if (!lua_isnoneornil(L, 3) && !lua_isboolean(L, 3))
     return th_lua_argerror(L, 3, fname, "shared flag (boolean) expected, got %s", th_lua_typename(L, 3));
   if (!lua_isnoneornil(L, 4)) n = th_lua_checkint(L, 4, fname, "size");
-  return push_new(L, th_storage_new_mapped(dt, filename, lua_toboolean(L, 3), n), fname);
+  s = th_storage_new_mapped(dt, filename, lua_toboolean(L, 3), n);
+  if (s != NULL && s->mapped > 0) th_lua_mapguard_own(L, s);
+  return push_new(L, s, fname);
 }
 
 /* Storage(s, offset [, size = to the end]): a view of s (1-based offset) */

@@ -29,10 +29,11 @@ void th_storage_release(th_storage *s);
 /* elements [offset, offset + size) of 'base' (0-based) as a storage of
    its own sharing the memory (Torch7's Storage(s, offset, size)) */
 th_storage *th_storage_new_view(th_storage *base, int64_t offset, int64_t size);
-/* a storage over the file 'filename' mapped in memory (th_storage_map.c):
-   shared writes through to the file (created or grown to 'size' elements
-   as needed), else a private copy-on-write mapping of an existing file
-   that holds 'size' elements at least. size 0: the whole file. */
+/* a storage over the file 'filename' (th_storage_map.c): shared maps it
+   and writes through to the file (created or grown to 'size' elements as
+   needed; a file cut shorter while mapped is caught by th_map_guard.c),
+   else a copy of the first 'size' elements of an existing file that holds
+   that many at least. size 0: the whole file. */
 th_storage *th_storage_new_mapped(th_dtype dtype, const char *filename, int shared, int64_t size);
 void th_storage_unmap(th_storage *s);
 /* grows or shrinks in place (the block may move), keeping the common prefix */
