@@ -41,6 +41,40 @@ function utils.error(who, fmt, ...)
   error(string.format('%s: ' .. fmt, who, ...), 0)
 end
 
+-- --- constructor arguments --------------------------------------------------
+-- An integer argument (an integral float passes and is returned as an
+-- integer) or an error naming the class and the argument, raised 'level'
+-- frames above this function (default 3: where the constructor was called,
+-- as error(msg, 2) written in the constructor itself).
+-- positive: "<cls>: <what> must be a positive integer, got <v>"
+function utils.positive(v, what, cls, level)
+  local i = math.tointeger(v)
+  if i == nil or i < 1 then
+    error(string.format('%s: %s must be a positive integer, got %s', cls, what, tostring(v)), level or 3)
+  end
+  return i
+end
+
+-- count: "<cls>: <what> must be an integer >= <min>, got <v>" (min default 1)
+function utils.count(v, what, cls, min, level)
+  min = min or 1
+  local i = math.tointeger(v)
+  if i == nil or i < min then
+    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min, tostring(v)), level or 3)
+  end
+  return i
+end
+
+-- checks that input is a table of two tensors and returns them; 'names'
+-- ('{x1, x2}') is added to the message
+function utils.checkTensorPair(input, who, names)
+  if not utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
+    utils.error(who, 'input must be a table of two tensors%s, got %s', names and ' ' .. names or '',
+                utils.shapeString(input))
+  end
+  return input[1], input[2]
+end
+
 -- checks that x is a floating tensor; 'who' names the caller in the error
 function utils.checkTensor(x, who, what)
   if not torch.isTensor(x) then
@@ -385,7 +419,7 @@ function utils.contiguousView(output, input, ...)
 end
 
 -- checks a table of >= 1 tensors with equal element counts
-function utils.checkTensorTable(self, input, who, minN)
+function utils.checkTensorTable(self, input, who, minN, maxN)
   if not utils.istable(input) or #input < (minN or 1) then
     error(string.format('%s: input must be a table of at least %d tensors, got %s', who, minN or 1,
                         utils.shapeString(input)), 0)
@@ -401,6 +435,9 @@ function utils.checkTensorTable(self, input, who, minN)
                           utils.sizeString(x), utils.sizeString(input[1])), 0)
     end
     n = x:nElement()
+  end
+  if maxN and #input > maxN then
+    error(string.format('%s: input must be a table of %d tensors, got %d', who, maxN, #input), 0)
   end
 end
 
