@@ -3,8 +3,9 @@
 -- way: torch.CmdLine options, generated or real data files, optim.sgd with
 -- momentum over getParameters, optnet's shared activation memory,
 -- optim.ConfusionMatrix and optim.Logger (with its plot), xlua.progress,
--- and a checkpoint written every epoch that -resume continues from. A script says what is its own
--- (the dataset, its normalization and augmentation, the model) and calls
+-- and a checkpoint written every epoch that -resume continues from. A
+-- script says what is its own (the dataset, its normalization and
+-- augmentation, the model) and calls
 --   local opt, cmd = training.options(d)          -- d: the dataset's defaults
 --   local trainSet, testSet = training.load(opt, d)
 --   training.run(opt, {newModel = ..., classes = ..., trainLoader = ..., testLoader = ...})
