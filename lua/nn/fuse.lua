@@ -75,16 +75,30 @@ function nn.unfuse(net)
   return net
 end
 
+-- how many times each module stands in a container of the net: a module
+-- that stands twice (the same object in two places) is fused in neither
+local function occurrences(list)
+  local seen = {}
+  for _, c in ipairs(list) do
+    if type(c.modules) == 'table' then
+      for _, m in pairs(c.modules) do seen[m] = (seen[m] or 0) + 1 end
+    end
+  end
+  return seen
+end
+
 -- returns net and the number of pairs marked
 function nn.fuse(net)
   check('fuse', net)
   nn.unfuse(net)
   local n = 0
-  for _, s in ipairs(net:listModules()) do
+  local list = net:listModules()
+  local seen = occurrences(list)
+  for _, s in ipairs(list) do
     if torch.isTypeOf(s, 'nn.Sequential') and s.updateOutput == nn.Sequential.updateOutput then
       local mods = s.modules
       for i = 1, #mods - 1 do
-        if firstOfPair(mods[i]) and inplaceReLU(mods[i + 1]) then
+        if firstOfPair(mods[i]) and inplaceReLU(mods[i + 1]) and seen[mods[i]] == 1 and seen[mods[i + 1]] == 1 then
           mods[i].fuseReLU = true
           n = n + 1
         end
