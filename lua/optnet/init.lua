@@ -1158,8 +1158,8 @@ local function attach(net)
   return st
 end
 
--- a module carrying records was loaded, cloned or retyped (registered
--- with nn.utils.onDerived at the top): the plan is put back in force
+-- nn tells optnet when a module carrying records was loaded, cloned or
+-- retyped (nn.utils.derived): the plan is put back in force
 function optnet._derived(m, how, deep)
   local mods = deep and walk.modules(m) or {m}
   -- folded batch norms refuse training (optnet.fold); before attach, whose wrappers go on top
