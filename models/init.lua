@@ -3,6 +3,9 @@
 --   for _, m in ipairs(models.list()) do local net, x = models.build(m.name, m.small) end
 -- list() gives, per model, its module name, a short description, the
 -- default options and a `small` option set quick enough for specs.
+-- Options every builder takes: batch, type ('float' or 'double'), fuse
+-- (default true: nn.fuse applied, batch norm and residual adds with the
+-- in-place ReLU after them in one pass; false: the plain net).
 local M = {}
 
 local entries = {

@@ -12,19 +12,32 @@ function M.options(name, opts, defaults)
   for k, v in pairs(opts) do o[k] = v end
   o.batch = o.batch or 1
   o.type = o.type or 'float'
+  if o.fuse == nil then o.fuse = true end
   if math.type(o.batch) ~= 'integer' or o.batch < 1 then
     error(string.format('models.%s: batch must be a positive integer, got %s', name, tostring(o.batch)), 3)
   end
   if o.type ~= 'float' and o.type ~= 'double' then
     error(string.format("models.%s: type must be 'float' or 'double', got %s", name, tostring(o.type)), 3)
   end
+  if type(o.fuse) ~= 'boolean' then
+    error(string.format('models.%s: fuse must be true or false, got %s', name, tostring(o.fuse)), 3)
+  end
   return o
+end
+
+-- converts the net and, unless fuse = false, applies nn.fuse: batch norm
+-- and residual adds run with the in-place ReLU after them in one pass (the
+-- same numbers; the zoo's nets always ran so, and bench-speed times them so)
+local function convert(net, o)
+  net = net:type(o.type == 'double' and 'torch.DoubleTensor' or 'torch.FloatTensor')
+  if o.fuse then nn.fuse(net) end
+  return net
 end
 
 -- converts the net and makes a random input of the given per-sample shape
 function M.finish(net, o, ...)
   local tname = o.type == 'double' and 'torch.DoubleTensor' or 'torch.FloatTensor'
-  net = net:type(tname)
+  net = convert(net, o)
   local input = torch.randn(o.batch, ...):type(tname)
   return net, input
 end
@@ -50,7 +63,7 @@ end
 -- converts the net and makes a table input, one random tensor per shape
 function M.finishTable(net, o, shapes)
   local tname = o.type == 'double' and 'torch.DoubleTensor' or 'torch.FloatTensor'
-  net = net:type(tname)
+  net = convert(net, o)
   local input = {}
   for i, shape in ipairs(shapes) do
     input[i] = torch.randn(o.batch, table.unpack(shape)):type(tname)

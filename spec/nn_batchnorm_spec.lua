@@ -262,13 +262,14 @@ describe('nn.SpatialBatchNormalization on two threads', function()
   end)
 end)
 
-describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
-  -- the same net twice: the second's ReLUs override updateOutput, which
-  -- keeps nn.Sequential from fusing them
+describe('batch norm + in-place ReLU in a Sequential (one pass, nn.fuse)', function()
+  -- the same net twice: the first fused by nn.fuse, the second's ReLUs
+  -- override updateOutput, which keeps nn.fuse from fusing them
   local function pair(build, ty)
     local a = build():type(ty)
     a:zeroGradParameters()
     local b = a:clone()
+    assert.is_true(select(2, nn.fuse(a)) > 0)
     for _, r in ipairs(b:findModules('nn.ReLU')) do
       r.updateOutput = function(self, x) return nn.ReLU.updateOutput(self, x) end
     end
@@ -317,7 +318,7 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
   end
 
   it('leaves the ReLU output sharing the batch norm output, as in-place ReLU does', function()
-    local s = nn.Sequential():add(nn.SpatialBatchNormalization(2)):add(nn.ReLU(true))
+    local s = nn.fuse(nn.Sequential():add(nn.SpatialBatchNormalization(2)):add(nn.ReLU(true)))
     local y = s:forward(torch.randn(3, 2, 4, 4))
     assert.are.equal(torch.pointer(s.modules[1].output:storage()), torch.pointer(y:storage()))
     assert.is_true(y:isSameSizeAs(s.modules[1].output))
@@ -326,11 +327,13 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
   end)
 
   it('does not fuse a ReLU that is not in place, nor a threshold other than 0', function()
-    local s = nn.Sequential():add(nn.BatchNormalization(3)):add(nn.ReLU(false))
+    local s = nn.fuse(nn.Sequential():add(nn.BatchNormalization(3)):add(nn.ReLU(false)))
+    assert.is_nil(s.modules[1].fuseReLU)
     local y = s:forward(torch.randn(6, 3))
     assert.is_true(s.modules[1].output:min() < 0)   -- the batch norm's own output is untouched
     assert.is_true(y:min() >= 0)
-    local t = nn.Sequential():add(nn.BatchNormalization(3)):add(nn.Threshold(0.5, 0, true))
+    local t = nn.fuse(nn.Sequential():add(nn.BatchNormalization(3)):add(nn.Threshold(0.5, 0, true)))
+    assert.is_nil(t.modules[1].fuseReLU)
     local z = t:forward(torch.randn(6, 3))
     assert.is_true(torch.le(z, 0):add(torch.gt(z, 0.5)):min() == 1)
   end)
@@ -358,7 +361,8 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
 
   it('falls back to the add and the ReLU when the operands do not suit one pass', function()
     local function run(inputs)
-      local s = nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true))
+      local s = nn.fuse(nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true)))
+      assert.is_true(s.modules[1].fuseReLU)
       local want = inputs[1]:clone()
       for i = 2, #inputs do want:add(inputs[i]) end
       want:clamp(0, math.huge)
@@ -371,7 +375,7 @@ describe('batch norm + in-place ReLU in a Sequential (one pass)', function()
     local x = torch.randn(30)
     run({x:narrow(1, 1, 20), x:narrow(1, 6, 20)})                      -- overlapping views
     assert.has_error(function()
-      nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true)):forward({torch.randn(3), torch.randn(4)})
+      nn.fuse(nn.Sequential():add(nn.CAddTable(true)):add(nn.ReLU(true))):forward({torch.randn(3), torch.randn(4)})
     end)
   end)
 end)

@@ -1,6 +1,6 @@
 -- Files this project saved when its recurrent layers were nn's (class
 -- names nn.LSTM, nn.GRU, nn.Recurrence) load as thrnn's classes when no
--- package defines those names (torch._legacyClass, lua/thrnn/legacy.lua):
+-- package defines those names (torch._legacyClass, lua/nn/legacy.lua):
 -- the same numbers, in binary and ascii, inside a container, shared
 -- objects kept shared, thrnn loaded by the load itself; an object of
 -- another layout under the name (torch-rnn's) is an unknown-class error

@@ -18,11 +18,13 @@ BN.nDim = 2   -- expected input dimension (batch mode)
 
 local STATS_NONE, STATS_STORE, STATS_REUSE = 0, 1, 2
 local FUSED = {}   -- token: updateGradInput called from backward (see BN:backward)
--- token: updateOutput called by nn.Sequential, which leaves out the in-place
--- nn.ReLU right after: the output is written as max(y, 0), what that ReLU
--- would leave in it, in the same pass
-local RELU = {}
-BN._fuseReLU = RELU
+local fusion = require 'nn.fuse'
+
+-- nn.fuse: marked (fuseReLU) when an in-place nn.ReLU follows, the forward
+-- writes max(y, 0), what that ReLU would leave in its output, in the same pass
+function BN:fusesReLU()
+  return true
+end
 
 function BN:__init(nOutput, eps, momentum, affine)
   parent.__init(self)
@@ -142,16 +144,19 @@ function BN:_reapplyNext(input, relu)
   return true
 end
 
-function BN:updateOutput(input, fuse)
+function BN:updateOutput(input)
   local cf, relu = coefOf[self], reapplyNext[self]
   reapplyNext[self] = nil
+  local marked = rawget(self, 'fuseReLU') ~= nil
+  local fuse = marked and fusion.active(self)
   backCompatibility(self)
   self:checkInputDim(input, 'updateOutput')
   self.save_mean = self.save_mean or self.running_mean.new()
   self.save_std = self.save_std or self.running_mean.new()
   local batch = makeBatch(self, input)
   if relu ~= nil and cf and cf.shape and input:isSize(cf.shape) then
-    C.batchnorm_apply(self, batch, self.output, cf.t, relu or fuse == RELU)
+    C.batchnorm_apply(self, batch, self.output, cf.t, relu or fuse)
+    if marked then fusion.mark(self.output, fuse) end
     return self.output
   end
   local train = batchStats(self, batch)
@@ -162,9 +167,10 @@ function BN:updateOutput(input, fuse)
   C.batchnorm_updateOutput(self, batch, self.output, self.weight, self.bias,
                            self.running_mean, self.running_var, self.save_mean, self.save_std,
                            train, self.momentum, self.eps, cf and train and cf.t or nil,
-                           fuse == RELU)
+                           fuse)
   if cf and train then cf.shape = input:size() end
   if input:dim() == self.nDim - 1 then self.output:resize(input:size()) end
+  if marked then fusion.mark(self.output, fuse) end
   return self.output
 end
 

@@ -14,12 +14,9 @@ local Bilinear, parent = torch.class('nn.Bilinear', 'nn.Module')
 
 function Bilinear:__init(inputSize1, inputSize2, outputSize, bias)
   parent.__init(self)
-  for _, v in ipairs{{inputSize1, 'inputSize1'}, {inputSize2, 'inputSize2'}, {outputSize, 'outputSize'}} do
-    local i = math.tointeger(v[1])
-    if i == nil or i < 1 then
-      error(string.format('nn.Bilinear: %s must be a positive integer, got %s', v[2], tostring(v[1])), 2)
-    end
-  end
+  nn.utils.positive(inputSize1, 'inputSize1', 'nn.Bilinear')
+  nn.utils.positive(inputSize2, 'inputSize2', 'nn.Bilinear')
+  nn.utils.positive(outputSize, 'outputSize', 'nn.Bilinear')
   if bias == nil then bias = true end
   self.weight = torch.Tensor(outputSize, inputSize1, inputSize2)
   self.gradWeight = torch.Tensor(outputSize, inputSize1, inputSize2)

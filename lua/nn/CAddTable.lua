@@ -6,6 +6,7 @@ require 'nn.Module'
 local torch = torch
 local nn = nn
 local utils = nn.utils
+local fusion = require 'nn.fuse'
 
 local CAddTable, parent = torch.class('nn.CAddTable', 'nn.Module')
 
@@ -15,9 +16,27 @@ function CAddTable:__init(ip)
   self.gradInput = {}
 end
 
+-- nn.fuse: in place, marked (fuseReLU) when an in-place nn.ReLU follows,
+-- the forward writes max(input[1] + input[2], 0) in one pass when the
+-- operands suit it (two contiguous tensors of one type and size)
+function CAddTable:fusesReLU()
+  return self.inplace
+end
+
+local addReLU = torch._C.nn.addReLU
+local function addThenReLU(self, input)
+  return self.inplace and fusion.active(self) and #input == 2 and torch.isTensor(input[1])
+    and torch.type(input[1]) == torch.type(input[2]) and addReLU(input[1], input[2])
+end
+
 function CAddTable:updateOutput(input)
   utils.checkTensorTable(self, input, 'nn.CAddTable:updateOutput')
   if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
+  if rawget(self, 'fuseReLU') ~= nil then
+    local fused = addThenReLU(self, input)
+    fusion.mark(self.output, fused)
+    if fused then return self.output:set(input[1]) end
+  end
   local first = 2
   if self.inplace then
     self.output:set(input[1])

@@ -14,15 +14,8 @@ function CDivTable:__init()
   self.gradInput = {}
 end
 
-local function check(self, input, who)
-  utils.checkTensorTable(self, input, who, 2)
-  if #input ~= 2 then
-    utils.error(who, 'input must be a table of 2 tensors, got %d', #input)
-  end
-end
-
 function CDivTable:updateOutput(input)
-  check(self, input, 'nn.CDivTable:updateOutput')
+  utils.checkTensorTable(self, input, 'nn.CDivTable:updateOutput', 2, 2)
   if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
   self.output:resizeAs(input[1]):copy(input[1]):cdiv(input[2])
   return self.output
@@ -30,7 +23,7 @@ end
 
 function CDivTable:updateGradInput(input, gradOutput)
   local who = 'nn.CDivTable:updateGradInput'
-  check(self, input, who)
+  utils.checkTensorTable(self, input, who, 2, 2)
   utils.checkTensor(gradOutput, who, 'gradOutput')
   if gradOutput:nElement() ~= input[1]:nElement() then
     utils.error(who, 'gradOutput must have %d elements like the output, got %s', input[1]:nElement(),

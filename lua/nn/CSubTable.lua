@@ -13,15 +13,8 @@ function CSubTable:__init()
   self.gradInput = {}
 end
 
-local function check(self, input, who)
-  utils.checkTensorTable(self, input, who, 2)
-  if #input ~= 2 then
-    error(string.format('%s: input must be a table of 2 tensors, got %d', who, #input), 0)
-  end
-end
-
 function CSubTable:updateOutput(input)
-  check(self, input, 'nn.CSubTable:updateOutput')
+  utils.checkTensorTable(self, input, 'nn.CSubTable:updateOutput', 2, 2)
   if torch.type(self.output) ~= torch.type(input[1]) then self.output = input[1].new() end
   self.output:resizeAs(input[1]):copy(input[1])
   self.output:add(-1, input[2])
@@ -29,7 +22,7 @@ function CSubTable:updateOutput(input)
 end
 
 function CSubTable:updateGradInput(input, gradOutput)
-  check(self, input, 'nn.CSubTable:updateGradInput')
+  utils.checkTensorTable(self, input, 'nn.CSubTable:updateGradInput', 2, 2)
   utils.checkTensor(gradOutput, 'nn.CSubTable:updateGradInput', 'gradOutput')
   local g = utils.gradTable(self, 2, input[1])
   g[1]:resizeAs(input[1]):copy(gradOutput)

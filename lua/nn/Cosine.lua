@@ -12,17 +12,10 @@
 
 local Cosine, parent = torch.class('nn.Cosine', 'nn.Module')
 
-local function count(v, what)
-  local i = math.tointeger(v)
-  if i == nil or i < 1 then
-    error(string.format('nn.Cosine: %s must be a positive integer, got %s', what, tostring(v)), 3)
-  end
-  return i
-end
-
 function Cosine:__init(inputSize, outputSize)
   parent.__init(self)
-  inputSize, outputSize = count(inputSize, 'inputSize'), count(outputSize, 'outputSize')
+  inputSize = nn.utils.positive(inputSize, 'inputSize', 'nn.Cosine')
+  outputSize = nn.utils.positive(outputSize, 'outputSize', 'nn.Cosine')
   self.weight = torch.Tensor(outputSize, inputSize)
   self.gradWeight = torch.Tensor(outputSize, inputSize)
   self:reset()

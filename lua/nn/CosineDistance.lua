@@ -14,10 +14,7 @@ function CosineDistance:__init()
 end
 
 local function matrices(input, who)
-  if not nn.utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    error(string.format('%s: input must be a table of two tensors, got %s', who, nn.utils.shapeString(input)), 0)
-  end
-  local a, b = input[1], input[2]
+  local a, b = nn.utils.checkTensorPair(input, who)
   if (a:dim() ~= 1 and a:dim() ~= 2) or not a:isSameSizeAs(b) then
     error(string.format('%s: inputs must be two vectors or two matrices of the same size, got %s and %s', who,
                         nn.utils.shapeString(a), nn.utils.shapeString(b)), 0)

@@ -19,9 +19,7 @@ end
 -- x1, x2 as n x d views and y as a tensor of n
 local function operands(self, input, y, method)
   local who = 'nn.CosineEmbeddingCriterion:' .. method
-  if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    nn.utils.error(who, 'input must be a table of two tensors {x1, x2}, got %s', nn.utils.shapeString(input))
-  end
+  nn.utils.checkTensorPair(input, who, '{x1, x2}')
   local a, b = input[1], input[2]
   if not a:isSameSizeAs(b) or (a:dim() ~= 1 and a:dim() ~= 2) or a:nElement() == 0 then
     nn.utils.error(who, 'x1 and x2 must be vectors or batches (n x d) of one size, got %s and %s',

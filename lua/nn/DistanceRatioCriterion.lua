@@ -15,9 +15,7 @@ end
 
 local function check(input, method)
   local who = 'nn.DistanceRatioCriterion:' .. method
-  if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    nn.utils.error(who, 'input must be a table of two tensors {X, Y}, got %s', nn.utils.shapeString(input))
-  end
+  nn.utils.checkTensorPair(input, who, '{X, Y}')
   local X, Y = input[1], input[2]
   if X:nElement() ~= Y:nElement() or X:dim() == 0 or Y:dim() == 0 or X:size(1) ~= Y:size(1) then
     nn.utils.error(who, 'X and Y must hold as many distances, got %s and %s',

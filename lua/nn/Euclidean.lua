@@ -11,18 +11,10 @@
 
 local Euclidean, parent = torch.class('nn.Euclidean', 'nn.Module')
 
-local function count(cls, v, what)
-  local i = math.tointeger(v)
-  if i == nil or i < 1 then
-    error(string.format('%s: %s must be a positive integer, got %s', cls, what, tostring(v)), 4)
-  end
-  return i
-end
-
 function Euclidean:__init(inputSize, outputSize)
   parent.__init(self)
-  inputSize = count('nn.Euclidean', inputSize, 'inputSize')
-  outputSize = count('nn.Euclidean', outputSize, 'outputSize')
+  inputSize = nn.utils.positive(inputSize, 'inputSize', 'nn.Euclidean', 4)
+  outputSize = nn.utils.positive(outputSize, 'outputSize', 'nn.Euclidean', 4)
   self.weight = torch.Tensor(inputSize, outputSize)
   self.gradWeight = torch.Tensor(inputSize, outputSize)
   self.gradInput:resize(inputSize)

@@ -26,12 +26,8 @@ function IndexLinear:__init(inputSize, outputSize, doGradInput, keysOffset, weig
   parent.__init(self)
   self.normalize = normalize and 4 or 0
   if not weight then
-    for _, v in ipairs{{inputSize, 'inputSize'}, {outputSize, 'outputSize'}} do
-      local i = math.tointeger(v[1])
-      if i == nil or i < 1 then
-        error(string.format('nn.IndexLinear: %s must be a positive integer, got %s', v[2], tostring(v[1])), 2)
-      end
-    end
+    nn.utils.positive(inputSize, 'inputSize', 'nn.IndexLinear')
+    nn.utils.positive(outputSize, 'outputSize', 'nn.IndexLinear')
   end
   self.weight = weight or torch.Tensor(inputSize, outputSize + self.normalize):zero()
   self.bias = bias or torch.Tensor(self.weight:size(2) - self.normalize):zero()

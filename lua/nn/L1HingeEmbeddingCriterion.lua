@@ -15,9 +15,7 @@ end
 
 local function check(input, y, method)
   local who = 'nn.L1HingeEmbeddingCriterion:' .. method
-  if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    nn.utils.error(who, 'input must be a table of two tensors {x1, x2}, got %s', nn.utils.shapeString(input))
-  end
+  nn.utils.checkTensorPair(input, who, '{x1, x2}')
   if input[1]:nElement() ~= input[2]:nElement() then
     nn.utils.error(who, 'x1 and x2 must have the same number of elements, got %s and %s',
                    nn.utils.shapeString(input[1]), nn.utils.shapeString(input[2]))

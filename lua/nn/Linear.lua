@@ -10,17 +10,10 @@
 local C = torch._C.nn
 local Linear, parent = torch.class('nn.Linear', 'nn.Module')
 
-local function count(v, what)
-  local i = math.tointeger(v)
-  if i == nil or i < 1 then
-    error(string.format('nn.Linear: %s must be a positive integer, got %s', what, tostring(v)), 3)
-  end
-  return i
-end
-
 function Linear:__init(inputSize, outputSize, bias)
   parent.__init(self)
-  inputSize, outputSize = count(inputSize, 'inputSize'), count(outputSize, 'outputSize')
+  inputSize = nn.utils.positive(inputSize, 'inputSize', 'nn.Linear')
+  outputSize = nn.utils.positive(outputSize, 'outputSize', 'nn.Linear')
   if bias == nil then bias = true end
   self.weight = torch.Tensor(outputSize, inputSize)
   -- gradients start at zero (Torch7 left them as allocated: whatever the

@@ -18,12 +18,8 @@ local LinearWeightNorm, parent = torch.class('nn.LinearWeightNorm', 'nn.Linear')
 
 function LinearWeightNorm:__init(inputSize, outputSize, bias, eps)
   nn.Module.__init(self)   -- Linear's constructor would make its own weight
-  for _, v in ipairs{{inputSize, 'inputSize'}, {outputSize, 'outputSize'}} do
-    local i = math.tointeger(v[1])
-    if i == nil or i < 1 then
-      error(string.format('nn.LinearWeightNorm: %s must be a positive integer, got %s', v[2], tostring(v[1])), 2)
-    end
-  end
+  nn.utils.positive(inputSize, 'inputSize', 'nn.LinearWeightNorm')
+  nn.utils.positive(outputSize, 'outputSize', 'nn.LinearWeightNorm')
   if bias == nil then bias = true end
   self.eps = eps or 1e-16
   self.outputSize = outputSize

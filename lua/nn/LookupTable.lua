@@ -12,17 +12,10 @@
 local C = torch._C.nn
 local LookupTable, parent = torch.class('nn.LookupTable', 'nn.Module')
 
-local function count(v, what)
-  local i = math.tointeger(v)
-  if i == nil or i < 1 then
-    error(string.format('nn.LookupTable: %s must be a positive integer, got %s', what, tostring(v)), 3)
-  end
-  return i
-end
-
 function LookupTable:__init(nIndex, nOutput, paddingValue, maxNorm, normType)
   parent.__init(self)
-  nIndex, nOutput = count(nIndex, 'nIndex'), count(nOutput, 'nOutput')
+  nIndex = nn.utils.positive(nIndex, 'nIndex', 'nn.LookupTable')
+  nOutput = nn.utils.positive(nOutput, 'nOutput', 'nn.LookupTable')
   self.weight = torch.Tensor(nIndex, nOutput)
   self.gradWeight = torch.Tensor(nIndex, nOutput):zero()
   self.paddingValue = paddingValue or 0

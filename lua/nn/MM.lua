@@ -18,10 +18,7 @@ end
 
 -- A and B (transposed as asked) after checking their shapes; 'batched'
 local function operands(self, input, who)
-  if not nn.utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    error(string.format('%s: input must be a table of two tensors, got %s', who, nn.utils.shapeString(input)), 0)
-  end
-  local a, b = input[1], input[2]
+  local a, b = nn.utils.checkTensorPair(input, who)
   if (a:dim() ~= 2 and a:dim() ~= 3) or b:dim() ~= a:dim() then
     error(string.format('%s: inputs must be two 2D matrices or two 3D batches of matrices, got %s and %s', who,
                         nn.utils.shapeString(a), nn.utils.shapeString(b)), 0)

@@ -17,10 +17,7 @@ end
 
 -- M, v and M as multiplied (transposed when asked), shapes checked
 local function operands(self, input, who)
-  if not nn.utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    error(string.format('%s: input must be a table of two tensors, got %s', who, nn.utils.shapeString(input)), 0)
-  end
-  local m, v = input[1], input[2]
+  local m, v = nn.utils.checkTensorPair(input, who)
   if not ((m:dim() == 2 and v:dim() == 1) or (m:dim() == 3 and v:dim() == 2)) then
     error(string.format('%s: input must be a 2D matrix and a 1D vector, or a 3D batch of matrices and a 2D batch of vectors, got %s and %s',
                         who, nn.utils.shapeString(m), nn.utils.shapeString(v)), 0)

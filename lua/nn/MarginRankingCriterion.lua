@@ -16,9 +16,7 @@ end
 
 local function check(input, y, method)
   local who = 'nn.MarginRankingCriterion:' .. method
-  if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    nn.utils.error(who, 'input must be a table of two tensors {x1, x2}, got %s', nn.utils.shapeString(input))
-  end
+  nn.utils.checkTensorPair(input, who, '{x1, x2}')
   local n = input[1]:nElement()
   if input[2]:nElement() ~= n then
     nn.utils.error(who, 'x1 and x2 must have the same number of elements, got %s and %s',

@@ -23,10 +23,7 @@ end
 
 -- the two inputs as n x d matrices (views)
 local function matrices(input, who)
-  if not utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-    error(string.format('%s: input must be a table of two tensors, got %s', who, utils.shapeString(input)), 0)
-  end
-  local a, b = input[1], input[2]
+  local a, b = nn.utils.checkTensorPair(input, who)
   if (a:dim() ~= 1 and a:dim() ~= 2) or not a:isSameSizeAs(b) then
     error(string.format('%s: inputs must be two vectors or two matrices of the same size, got %s and %s', who,
                         utils.shapeString(a), utils.shapeString(b)), 0)

@@ -15,12 +15,8 @@ local PartialLinear, parent = torch.class('nn.PartialLinear', 'nn.Module')
 
 function PartialLinear:__init(inputsize, outputsize, bias)
   parent.__init(self)
-  for _, v in ipairs{{inputsize, 'inputsize'}, {outputsize, 'outputsize'}} do
-    local i = math.tointeger(v[1])
-    if i == nil or i < 1 then
-      error(string.format('nn.PartialLinear: %s must be a positive integer, got %s', v[2], tostring(v[1])), 2)
-    end
-  end
+  nn.utils.positive(inputsize, 'inputsize', 'nn.PartialLinear')
+  nn.utils.positive(outputsize, 'outputsize', 'nn.PartialLinear')
   if bias == nil then bias = true end
   local pt = nn.ParallelTable()
   pt:add(nn.Identity()):add(nn.LookupTable(outputsize, inputsize))

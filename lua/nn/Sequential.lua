@@ -51,72 +51,13 @@ function Sequential:remove(index)
   return m
 end
 
--- A batch norm, or an in-place CAddTable of two tensors (a residual add),
--- followed by an in-place nn.ReLU (ResNets, DenseNets) runs as one pass: the
--- batch norm writes max(y, 0), the add max(a + b, 0), and the ReLU's forward,
--- which would only threshold that tensor in place, is left out; its output
--- is set to the tensor as its own forward sets it. The numbers are the same
--- bit for bit. Only the classes' own methods fuse: an instance that overrides
--- updateOutput (optnet's tracing, a user's hook) runs as it is.
-local bnClass, sbnClass, reluClass, caddClass
-local BN, ADD = 1, 2
-local function fusesReLU(m, nxt)
-  if not reluClass then
-    bnClass = torch.getmetatable('nn.BatchNormalization')
-    sbnClass = torch.getmetatable('nn.SpatialBatchNormalization')
-    caddClass = torch.getmetatable('nn.CAddTable')
-    reluClass = torch.getmetatable('nn.ReLU')
-    if not (bnClass and sbnClass and caddClass and reluClass) then
-      reluClass = nil
-      return false
-    end
-  end
-  if getmetatable(nxt) ~= reluClass or nxt.inplace ~= true or nxt.threshold ~= 0 or nxt.val ~= 0
-      or rawget(nxt, 'updateOutput') ~= nil or rawget(m, 'updateOutput') ~= nil then
-    return false
-  end
-  local mt = getmetatable(m)
-  if (mt == sbnClass or mt == bnClass) and torch.type(nxt.output) == torch.type(m.output) then
-    return BN
-  end
-  return mt == caddClass and m.inplace == true and ADD
-end
-
--- the in-place CAddTable's forward and the ReLU's in one pass, when the
--- operands suit it (two contiguous tensors of one type and size): true if done
-local addReLU = torch._C.nn.addReLU
-local function addThenReLU(m, nxt, input)
-  if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1])
-      or torch.type(input[1]) ~= torch.type(input[2]) or torch.type(nxt.output) ~= torch.type(input[1])
-      or not addReLU(input[1], input[2]) then
-    return false
-  end
-  if torch.type(m.output) ~= torch.type(input[1]) then m.output = input[1].new() end
-  m.output:set(input[1])
-  nxt.output:set(m.output)
-  return true
-end
-
+-- a plain loop: fusions of a module with the one after it (batch norm or
+-- a residual add with an in-place ReLU) are a pass the user or optnet
+-- applies, nn.fuse (lua/nn/fuse.lua), not the container's business
 function Sequential:updateOutput(input)
   local current = input
-  local mods = self.modules
-  local n = #mods
-  local i = 1
-  while i <= n do
-    local m, nxt = mods[i], mods[i + 1]
-    local fuse = nxt ~= nil and fusesReLU(m, nxt)
-    if fuse == BN then
-      current = self:rethrowErrors(m, i, 'updateOutput', current, m._fuseReLU)
-      nxt.output:set(current)
-      current = nxt.output
-      i = i + 2
-    elseif fuse == ADD and addThenReLU(m, nxt, current) then
-      current = nxt.output
-      i = i + 2
-    else
-      current = self:rethrowErrors(m, i, 'updateOutput', current)
-      i = i + 1
-    end
+  for i = 1, #self.modules do
+    current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
   end
   self.output = current
   return current

@@ -23,12 +23,8 @@ local NO_LAST_INPUT, ONE_LAST_INPUT, ACC_MULTIPLE_TIMES = 0, 1, 2
 
 function SparseLinear:__init(inputSize, outputSize, doGradInput)
   parent.__init(self)
-  for _, v in ipairs{{inputSize, 'inputSize'}, {outputSize, 'outputSize'}} do
-    local i = math.tointeger(v[1])
-    if i == nil or i < 1 then
-      error(string.format('nn.SparseLinear: %s must be a positive integer, got %s', v[2], tostring(v[1])), 2)
-    end
-  end
+  nn.utils.positive(inputSize, 'inputSize', 'nn.SparseLinear')
+  nn.utils.positive(outputSize, 'outputSize', 'nn.SparseLinear')
   if doGradInput ~= nil and type(doGradInput) ~= 'boolean' then
     error(string.format('nn.SparseLinear: doGradInput must be a boolean, got %s', type(doGradInput)), 2)
   end

@@ -9,13 +9,7 @@
 local C = torch._C.nn
 local SpatialAveragePooling, parent = torch.class('nn.SpatialAveragePooling', 'nn.Module')
 
-local function count(v, what, cls, min)
-  local i = math.tointeger(v)
-  if i == nil or i < (min or 1) then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
-  end
-  return i
-end
+local count = nn.utils.count   -- (v, what, cls, min): an integer >= min
 
 function SpatialAveragePooling:__init(kW, kH, dW, dH, padW, padH)
   parent.__init(self)

@@ -10,14 +10,7 @@
 local C = torch._C.nn
 local SpatialConvolution, parent = torch.class('nn.SpatialConvolution', 'nn.Module')
 
--- positive integer constructor argument (integral floats such as 64/2 are accepted)
-local function count(v, what, cls, min)
-  local i = math.tointeger(v)
-  if i == nil or i < (min or 1) then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
-  end
-  return i
-end
+local count = nn.utils.count   -- (v, what, cls, min): an integer >= min (64/2 passes)
 
 function SpatialConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH)
   parent.__init(self)

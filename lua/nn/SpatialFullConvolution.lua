@@ -14,13 +14,7 @@ local C = torch._C.nn
 local cc = require 'nn.convcheck'
 local SpatialFullConvolution, parent = torch.class('nn.SpatialFullConvolution', 'nn.Module')
 
-local function count(v, what, cls, min)
-  local i = math.tointeger(v)
-  if i == nil or i < (min or 1) then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
-  end
-  return i
-end
+local count = nn.utils.count   -- (v, what, cls, min): an integer >= min
 
 function SpatialFullConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH, adjW, adjH)
   parent.__init(self)

@@ -5,6 +5,7 @@
 -- Kernel: src/nn/th_nn_activation.c (shared with ReLU).
 
 local C = torch._C.nn
+local fusion = require 'nn.fuse'
 local Threshold, parent = torch.class('nn.Threshold', 'nn.Module')
 
 function Threshold:__init(th, v, ip)
@@ -48,6 +49,13 @@ function Threshold:updateOutput(input)
       self.output:set(input)
       return self.output
     end
+  end
+  -- the input was clipped by the module before (nn.fuse): as the kernel
+  -- would in place, the output is made its view
+  if fusion.take(input) and self.inplace and self.threshold == 0 and self.val == 0
+      and torch.type(self.output) == torch.type(input) then
+    self.output:set(input)
+    return self.output
   end
   C.Threshold_updateOutput(self, input, self.output, self.inplace, self.threshold, self.val)
   return self.output

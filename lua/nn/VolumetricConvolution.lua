@@ -12,14 +12,7 @@
 local C = torch._C.nn
 local VolumetricConvolution, parent = torch.class('nn.VolumetricConvolution', 'nn.Module')
 
--- integer constructor argument >= min (integral floats such as 64/2 are accepted)
-local function count(v, what, cls, min)
-  local i = math.tointeger(v)
-  if i == nil or i < (min or 1) then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
-  end
-  return i
-end
+local count = nn.utils.count   -- (v, what, cls, min): an integer >= min (64/2 passes)
 VolumetricConvolution._count = count
 
 function VolumetricConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH, dT, dW, dH, padT, padW, padH)

@@ -14,13 +14,7 @@ local VolumetricMaxPooling, parent = torch.class('nn.VolumetricMaxPooling', 'nn.
 -- version 1 files have no ceil_mode: the kernel binding reads nil as floor
 VolumetricMaxPooling.__version = 2
 
-local function count(v, what, cls, min)
-  local i = math.tointeger(v)
-  if i == nil or i < (min or 1) then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min or 1, tostring(v)), 3)
-  end
-  return i
-end
+local count = nn.utils.count   -- (v, what, cls, min): an integer >= min
 VolumetricMaxPooling._count = count
 
 function VolumetricMaxPooling:__init(kT, kW, kH, dT, dW, dH, padT, padW, padH)

@@ -14,12 +14,7 @@ end
 
 -- an integer constructor argument >= min (default 1); integral floats pass
 function M.count(v, what, cls, min)
-  min = min or 1
-  local i = math.tointeger(v)
-  if i == nil or i < min then
-    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min, tostring(v)), 0)
-  end
-  return i
+  return utils.count(v, what, cls, min, 0)
 end
 
 -- a floating tensor with one of the dimension counts in 'dims' ({2, 3});

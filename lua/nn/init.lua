@@ -14,7 +14,7 @@ end
 
 local files = {
   -- base classes and helpers
-  'utils', 'Module', 'Container', 'Criterion', 'Jacobian',
+  'utils', 'fuse', 'Module', 'Container', 'Criterion', 'Jacobian',
   -- containers
   'Sequential', 'Concat', 'DepthConcat', 'ConcatTable', 'ParallelTable', 'Parallel',
   -- layers
@@ -96,8 +96,9 @@ for _, f in ipairs(volumetric) do load(f) end
 -- the recurrent layers over sequences are package thrnn's (require
 -- 'thrnn'): Torch7's nn had none, and nn.LSTM, nn.GRU, nn.Recurrence are
 -- the names of torch-rnn's and Element-Research/rnn's. Files saved when
--- they were nn's still load (thrnn.legacy defines no class)
-require 'thrnn.legacy'
+-- they were nn's still load (nn.legacy defines no class and loads thrnn
+-- only when such a file is read)
+load 'legacy'
 
 -- criterions and training helpers
 local criterions = {

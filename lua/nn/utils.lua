@@ -52,6 +52,41 @@ function utils.needForward(self, state, what)
   return state
 end
 
+-- --- constructor arguments --------------------------------------------------
+-- An integer argument (an integral float passes and is returned as an
+-- integer) or an error naming the class and the argument, raised 'level'
+-- frames above this function (default 3: where the constructor was called,
+-- as error(msg, 2) written in the constructor itself).
+-- positive: "<cls>: <what> must be a positive integer, got <v>"
+function utils.positive(v, what, cls, level)
+  -- a number only: math.tointeger would take the digit string '3' too
+  local i = type(v) == 'number' and math.tointeger(v) or nil
+  if i == nil or i < 1 then
+    error(string.format('%s: %s must be a positive integer, got %s', cls, what, tostring(v)), level or 3)
+  end
+  return i
+end
+
+-- count: "<cls>: <what> must be an integer >= <min>, got <v>" (min default 1)
+function utils.count(v, what, cls, min, level)
+  min = min or 1
+  local i = type(v) == 'number' and math.tointeger(v) or nil
+  if i == nil or i < min then
+    error(string.format('%s: %s must be an integer >= %d, got %s', cls, what, min, tostring(v)), level or 3)
+  end
+  return i
+end
+
+-- checks that input is a table of two tensors and returns them; 'names'
+-- ('{x1, x2}') is added to the message
+function utils.checkTensorPair(input, who, names)
+  if not utils.istable(input) or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
+    utils.error(who, 'input must be a table of two tensors%s, got %s', names and ' ' .. names or '',
+                utils.shapeString(input))
+  end
+  return input[1], input[2]
+end
+
 -- checks that x is a floating tensor; 'who' names the caller in the error
 function utils.checkTensor(x, who, what)
   if not torch.isTensor(x) then
@@ -172,32 +207,56 @@ function utils.clear(self, ...)
   return self
 end
 
--- --- modules that carry a memory plan ----------------------------------------
--- The memory optimizer (optnet) leaves plain-data records on what it planned:
--- '_optnet' on the net it optimized, '_optnetSlots' on every module whose
--- tensors live in a planned arena, '_optnetFold' on a container whose batch
--- norms it folded away. Being data, they travel with the module
--- through torch.save/load, serialize, clone and type. Whenever a module is
--- made anew from another (how = 'load', 'clone' or 'type'), optnet is handed
--- it to put the plan back in force (each slot's size limit, the net's
--- wrappers), so that a derived net never writes past a slot into its
--- neighbour's memory. deep: look at every module below m (clone, type); a
--- loaded module is seen once per module, as each is read.
+-- --- modules made anew from another ------------------------------------------
+-- A package above nn may leave plain-data records on modules (optnet leaves
+-- its memory plan: '_optnet', '_optnetSlots', '_optnetFold'). Being data, they
+-- travel with the module through torch.save/load, serialize, clone and type;
+-- what they mean is the package's business, not nn's. The package registers
+-- here, when it loads, the fields it leaves and a function; whenever a module
+-- is made anew from another (how = 'load', 'clone' or 'type') and carries one
+-- of those fields, the function is handed it (optnet puts the plan back in
+-- force, so that a derived net never writes past a slot into its
+-- neighbour's memory). deep: look at every module below m (clone, type); a
+-- loaded module is seen once per module, as each is read. Registrations are
+-- named: registering a name again replaces its entry (a package loaded anew),
+-- fn = nil removes it. With none registered, derived returns at once.
+local onDerived = {}   -- {name=, fields=, fn=}, in order of registration
+
+function utils.onDerived(name, fields, fn)
+  if type(name) ~= 'string' then
+    error('nn.utils.onDerived: name (a string) expected as argument 1, got ' .. torch.type(name), 2)
+  end
+  if type(fields) ~= 'table' or #fields == 0 then
+    error('nn.utils.onDerived: field names (a list of strings) expected as argument 2, got ' .. torch.type(fields), 2)
+  end
+  if fn ~= nil and type(fn) ~= 'function' then
+    error('nn.utils.onDerived: function or nil expected as argument 3, got ' .. torch.type(fn), 2)
+  end
+  for i, e in ipairs(onDerived) do
+    if e.name == name then table.remove(onDerived, i) break end
+  end
+  if fn then onDerived[#onDerived + 1] = {name = name, fields = fields, fn = fn} end
+end
+
 function utils.derived(m, how, deep)
-  local function records(x)
-    return rawget(x, '_optnet') ~= nil or rawget(x, '_optnetSlots') ~= nil or rawget(x, '_optnetFold') ~= nil
-  end
-  -- the walk tolerates holes and non-modules in 'modules': dpnn's
-  -- sharedClone clones a module whose step modules it took out of that list
-  local function below(x)
-    if type(x.modules) ~= 'table' then return false end
-    for _, c in pairs(x.modules) do
-      if type(c) == 'table' and (records(c) or below(c)) then return true end
+  for _, e in ipairs(onDerived) do
+    local function records(x)
+      for _, f in ipairs(e.fields) do
+        if rawget(x, f) ~= nil then return true end
+      end
+      return false
     end
-    return false
+    -- the walk tolerates holes and non-modules in 'modules': dpnn's
+    -- sharedClone clones a module whose step modules it took out of that list
+    local function below(x)
+      if type(x.modules) ~= 'table' then return false end
+      for _, c in pairs(x.modules) do
+        if type(c) == 'table' and (records(c) or below(c)) then return true end
+      end
+      return false
+    end
+    if records(m) or (deep and below(m)) then e.fn(m, how, deep) end
   end
-  local carries = records(m) or (deep and below(m))
-  if carries then require('optnet')._derived(m, how, deep) end
   return m
 end
 
@@ -372,7 +431,7 @@ function utils.contiguousView(output, input, ...)
 end
 
 -- checks a table of >= 1 tensors with equal element counts
-function utils.checkTensorTable(self, input, who, minN)
+function utils.checkTensorTable(self, input, who, minN, maxN)
   if not utils.istable(input) or #input < (minN or 1) then
     error(string.format('%s: input must be a table of at least %d tensors, got %s', who, minN or 1,
                         utils.shapeString(input)), 0)
@@ -388,6 +447,9 @@ function utils.checkTensorTable(self, input, who, minN)
                           utils.sizeString(x), utils.sizeString(input[1])), 0)
     end
     n = x:nElement()
+  end
+  if maxN and #input > maxN then
+    error(string.format('%s: input must be a table of %d tensors, got %d', who, maxN, #input), 0)
   end
 end
 

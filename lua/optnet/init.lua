@@ -19,6 +19,10 @@ local undo = require 'optnet.undo'
 local view = require 'optnet.view'
 
 local optnet = {}
+-- nn hands optnet a module carrying its records when the module is loaded,
+-- cloned or retyped (nn.utils.onDerived): the plan is put back in force
+nn.utils.onDerived('optnet', {'_optnet', '_optnetSlots', '_optnetFold'},
+                   function(m, how, deep) optnet._derived(m, how, deep) end)
 -- net -> optimization state (what this process holds: the arenas, the
 -- bindings, the wrappers). What must survive the net's copies is on the
 -- net itself as plain data (optnet.record).

@@ -6,7 +6,7 @@
 --   thrnn.LSTM(inputSize, hiddenSize [, layers, dropout])
 --   thrnn.GRU(inputSize, hiddenSize [, layers, dropout])
 -- Files saved with the classes' old names (nn.LSTM, ...) still load: see
--- thrnn/legacy.lua and docs/thrnn.md.
+-- nn/legacy.lua and docs/thrnn.md.
 require 'torch'
 require 'nn'
 thrnn = thrnn or {}   -- the global, as nn's

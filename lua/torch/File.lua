@@ -39,7 +39,7 @@ local builtin = {}
 -- a class's old name -> function(): the class to read it as (its package
 -- loaded) and check(fields), nil when they are that class's layout, else
 -- why not; readTorch asks when no class has the name (nn's renamed
--- recurrent layers: lua/thrnn/legacy.lua)
+-- recurrent layers: lua/nn/legacy.lua)
 torch._legacyClass = torch._legacyClass or {}
 local elemsize = C.dtypeSizes   -- Byte = 1, ..., Double = 8
 for _, n in ipairs(torch._typenames) do

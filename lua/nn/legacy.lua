@@ -1,11 +1,12 @@
--- The classes' names before thrnn: this project's nn once defined
--- nn.LSTM, nn.GRU and nn.Recurrence, and files saved then name them so.
--- torch.load asks torch._legacyClass[name] when a file names a class
--- nobody defines (lua/torch/File.lua): here, thrnn is loaded then (not
--- before) and the object becomes thrnn's when its fields are thrnn's
--- layout (else the load fails as for an unknown class, saying why). A
--- package that defines nn.LSTM itself (torch-rnn, Element-Research/rnn)
--- owns the name: torch.load uses its class and never asks. nn/init.lua loads this file; it defines no class.
+-- nn.legacy: where classes that left nn went. This project's nn once
+-- defined nn.LSTM, nn.GRU and nn.Recurrence; they are package thrnn's now
+-- (thrnn.LSTM, ...), and files saved before name them so. torch.load asks
+-- torch._legacyClass[name] when a file names a class nobody defines
+-- (lua/torch/File.lua): here, thrnn is loaded then (not before: requiring nn
+-- loads nothing above nn) and the object becomes thrnn's when its fields are
+-- thrnn's layout (else the load fails as for an unknown class, saying why). A
+-- package that defines nn.LSTM itself (torch-rnn, Element-Research/rnn) owns
+-- the name: torch.load uses its class and never asks. Defines no class.
 torch._legacyClass = torch._legacyClass or {}
 
 local function count(v) return math.type(v) == 'integer' and v >= 1 end
