@@ -4,6 +4,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "th_lua_nnarg.h"
 #include "../tensor/th_error.h"
@@ -31,9 +32,11 @@ th_tensor *th_lua_nn_checkextent(lua_State *L, th_tensor *t, const char *fn, con
 }
 
 th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what) {
-  if (th_lua_totensor(L, idx) == NULL)
-    luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
-  return th_lua_nn_checkextent(L, th_lua_checkview(L, idx, fn), fn, what);  /* refuses freed tensors */
+  th_tensor *t = th_lua_totensor(L, idx);
+  const char *freed;
+  if (t == NULL) luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
+  if ((freed = th_lua_freed(t)) != NULL) luaL_error(L, "%s: %s was %s", fn, what, freed);
+  return th_lua_nn_checkextent(L, t, fn, what);
 }
 
 th_tensor *th_lua_nn_opttensor(lua_State *L, int idx, const char *fn, const char *what) {
@@ -72,27 +75,56 @@ int64_t th_lua_nn_int(lua_State *L, int idx, int64_t def, const char *fn, const 
   return (int64_t)v;
 }
 
+double th_lua_nn_checknum(lua_State *L, int idx, const char *fn, const char *what) {
+  if (lua_isnoneornil(L, idx)) luaL_error(L, "%s: %s must be a number, got %s", fn, what, th_lua_typename(L, idx));
+  return th_lua_nn_num(L, idx, 0, fn, what);
+}
+
+int64_t th_lua_nn_checkint(lua_State *L, int idx, const char *fn, const char *what) {
+  if (lua_isnoneornil(L, idx)) luaL_error(L, "%s: %s must be an integer, got %s", fn, what, th_lua_typename(L, idx));
+  return th_lua_nn_int(L, idx, 0, fn, what);
+}
+
 static void field(lua_State *L, const char *k) {
   if (!lua_istable(L, 1)) luaL_error(L, "nn: module expected as argument 1, got %s", th_lua_typename(L, 1));
   lua_getfield(L, 1, k);
 }
 
-int64_t th_lua_nn_intfield(lua_State *L, const char *k, int64_t def, const char *fn) {
-  int64_t v;
-  char what[80];
+/* pushes field k of the module and names it in w ("field 'kW'"); returns its index */
+typedef struct fieldname {
+  char s[80];
+} fieldname;
+
+static int named_field(lua_State *L, const char *k, fieldname *w) {
   field(L, k);
-  snprintf(what, sizeof what, "field '%s'", k);
-  v = th_lua_nn_int(L, lua_gettop(L), def, fn, what);
+  snprintf(w->s, sizeof w->s, "field '%s'", k);
+  return lua_gettop(L);
+}
+
+int64_t th_lua_nn_intfield(lua_State *L, const char *k, int64_t def, const char *fn) {
+  fieldname w;
+  int64_t v = th_lua_nn_int(L, named_field(L, k, &w), def, fn, w.s);
+  lua_pop(L, 1);
+  return v;
+}
+
+int64_t th_lua_nn_checkintfield(lua_State *L, const char *k, const char *fn) {
+  fieldname w;
+  int64_t v = th_lua_nn_checkint(L, named_field(L, k, &w), fn, w.s);
   lua_pop(L, 1);
   return v;
 }
 
 double th_lua_nn_numfield(lua_State *L, const char *k, double def, const char *fn) {
-  double v;
-  char what[80];
-  field(L, k);
-  snprintf(what, sizeof what, "field '%s'", k);
-  v = th_lua_nn_num(L, lua_gettop(L), def, fn, what);
+  fieldname w;
+  double v = th_lua_nn_num(L, named_field(L, k, &w), def, fn, w.s);
+  lua_pop(L, 1);
+  return v;
+}
+
+double th_lua_nn_checknumfield(lua_State *L, const char *k, const char *fn) {
+  fieldname w;
+  double v = th_lua_nn_checknum(L, named_field(L, k, &w), fn, w.s);
   lua_pop(L, 1);
   return v;
 }
@@ -112,5 +144,95 @@ void th_lua_nn_push(lua_State *L, int C) {
     lua_newtable(L);
     lua_pushvalue(L, -1);
     lua_setfield(L, C, "nn");
+  }
+}
+
+/* --- table-driven bindings ------------------------------------------------ */
+
+typedef struct argspec {
+  char kind;  /* 't' tensor, 'n' number, 'i' integer, 'b' boolean */
+  char opt;   /* tensor: nil allowed (NULL); number, integer: 'def' when nil */
+  double def;
+  char what[32];
+} argspec;
+
+typedef struct rowspec {
+  const th_lua_nn_binding *b;
+  int n;
+  argspec a[TH_LUA_NN_MAXARGS];
+} rowspec;
+
+/* one spec item ("bias?", "scale:n=1") into a; returns the text after it */
+static const char *parse_arg(lua_State *L, const char *s, argspec *a, const char *row) {
+  size_t len = strcspn(s, " :=?");
+  char *end;
+  if (len == 0 || len >= sizeof a->what) luaL_error(L, "%s: bad argument name at '%s'", row, s);
+  memcpy(a->what, s, len);
+  a->what[len] = '\0';
+  a->kind = 't', a->opt = 0, a->def = 0;
+  s += len;
+  if (*s == '?') return a->opt = 1, s + 1;
+  if (*s != ':') return s;
+  a->kind = s[1];
+  if (a->kind == '\0' || strchr("nib", a->kind) == NULL) luaL_error(L, "%s: bad kind at '%s'", row, s);
+  s += 2;
+  if (*s != '=') return s;
+  a->def = strtod(s + 1, &end);
+  if (end == s + 1 || a->kind == 'b') luaL_error(L, "%s: bad default at '%s'", row, s);
+  a->opt = 1;
+  return end;
+}
+
+static void parse_row(lua_State *L, rowspec *r, const th_lua_nn_binding *b) {
+  const char *s = b->args;
+  r->b = b, r->n = 0;
+  while (*(s += strspn(s, " ")) != '\0') {
+    if (r->n == TH_LUA_NN_MAXARGS) luaL_error(L, "%s: more than %d arguments", b->name, TH_LUA_NN_MAXARGS);
+    s = parse_arg(L, s, &r->a[r->n++], b->name);
+    if (*s != ' ' && *s != '\0') luaL_error(L, "%s: bad spec at '%s'", b->name, s);
+  }
+}
+
+static void check_arg(lua_State *L, int idx, const argspec *a, th_lua_nn_val *v, const char *fn) {
+  switch (a->kind) {
+    case 't':
+      v->t = a->opt ? th_lua_nn_opttensor(L, idx, fn, a->what) : th_lua_nn_tensor(L, idx, fn, a->what);
+      break;
+    case 'n':
+      v->n = a->opt ? th_lua_nn_num(L, idx, a->def, fn, a->what) : th_lua_nn_checknum(L, idx, fn, a->what);
+      break;
+    case 'i':
+      v->i = a->opt ? th_lua_nn_int(L, idx, (int64_t)a->def, fn, a->what)
+                    : th_lua_nn_checkint(L, idx, fn, a->what);
+      break;
+    default: v->b = lua_toboolean(L, idx); break;
+  }
+}
+
+/* the C function of every row; upvalue 1: its rowspec */
+static int run_row(lua_State *L) {
+  const rowspec *r = (const rowspec *)lua_touserdata(L, lua_upvalueindex(1));
+  th_lua_nn_fname f;
+  th_lua_nn_call c;
+  th_lua_nn_val a[TH_LUA_NN_MAXARGS + 2];
+  int k;
+  c.L = L;
+  c.fn = th_lua_nn_fn(L, &f, r->b->method);
+  for (k = 0; k < r->n; k++) check_arg(L, k + 2, &r->a[k], &a[k + 2], c.fn);
+  th_lua_check(L, r->b->call(&c, a), c.fn);
+  if (r->b->result > 0) {
+    lua_settop(L, r->b->result);
+    return 1;
+  }
+  for (k = 0; k < -r->b->result; k++) lua_pushnumber(L, c.ret[k]);
+  return -r->b->result;
+}
+
+void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b) {
+  for (; b->name != NULL; b++) {
+    rowspec *r = (rowspec *)lua_newuserdatauv(L, sizeof *r, 0);
+    parse_row(L, r, b);
+    lua_pushcclosure(L, run_row, 1);
+    lua_setfield(L, -2, b->name);
   }
 }

@@ -16,7 +16,9 @@ typedef struct th_lua_nn_fname {
 /* "<class of arg 1>:<method>" into f; returns f->s */
 const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method);
 /* the tensor at idx (not freed, inside its storage: th_lua_nn_checkextent),
-   else an error naming fn and 'what' */
+   else an error naming fn and 'what': "nn.Linear:updateOutput: input must
+   be a tensor, got nil", "... input was freed by its dispose scope (keep it
+   with ...)" (th_lua_freed) */
 th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what);
 /* t, after checking that its elements lie inside its storage (a view whose
    storage shrank under it, th_tensor_check_extent), else an error naming
@@ -31,12 +33,64 @@ th_tensor *th_lua_nn_opttensor(lua_State *L, int idx, const char *fn, const char
 double th_lua_nn_num(lua_State *L, int idx, double def, const char *fn, const char *what);
 /* an integer at idx (a float with an integer value is accepted); 'def' when nil */
 int64_t th_lua_nn_int(lua_State *L, int idx, int64_t def, const char *fn, const char *what);
+/* as th_lua_nn_num and th_lua_nn_int, without a default: nil is an error
+   ("scale must be a number, got nil") */
+double th_lua_nn_checknum(lua_State *L, int idx, const char *fn, const char *what);
+int64_t th_lua_nn_checkint(lua_State *L, int idx, const char *fn, const char *what);
+/* an integer field k of the module at index 1, nil an error */
+int64_t th_lua_nn_checkintfield(lua_State *L, const char *k, const char *fn);
 /* an integer field k of the module at index 1; 'def' when nil */
 int64_t th_lua_nn_intfield(lua_State *L, const char *k, int64_t def, const char *fn);
 /* a number field k of the module at index 1; 'def' when nil */
 double th_lua_nn_numfield(lua_State *L, const char *k, double def, const char *fn);
+/* the same, nil an error */
+double th_lua_nn_checknumfield(lua_State *L, const char *k, const char *fn);
 /* a boolean field k of the module at index 1 (nil: def) */
 int th_lua_nn_boolfield(lua_State *L, const char *k, int def);
+/* --- table-driven bindings ------------------------------------------------
+   Most bindings have one shape: check the arguments, call one kernel, return
+   the result. Each is a row of a th_lua_nn_binding table: its Lua name, the
+   method that names it in messages, its arguments after the module as a spec
+   string, what it returns, and an adapter that calls the kernel with the
+   checked values (fields of the module it reads itself, with the helpers
+   above). The spec is parsed once, at registration; every call checks the
+   arguments in stack order with the helpers above, so a row gives the
+   messages a hand-written binding gives. Spec: the arguments from stack
+   index 2, separated by spaces, each one of
+     name            a tensor            (th_lua_nn_tensor)
+     name?           a tensor or nil     (th_lua_nn_opttensor: NULL)
+     name:n  name:i  a number, an integer; nil an error (th_lua_nn_checknum, _checkint)
+     name:n=D name:i=D   the same, D when nil (th_lua_nn_num, th_lua_nn_int)
+     name:b          any value, read as a boolean (lua_toboolean)
+   'name' is the argument's name in messages ("input must be a tensor"). */
+#define TH_LUA_NN_MAXARGS 16
+typedef union th_lua_nn_val {
+  th_tensor *t;
+  double n;
+  int64_t i;
+  int b;
+} th_lua_nn_val;
+typedef struct th_lua_nn_call {
+  lua_State *L;
+  const char *fn;  /* "<class>:<method>", for messages */
+  double ret[2];   /* the numbers a TH_LUA_NN_NUMBERS row returns */
+} th_lua_nn_call;
+/* a row's 'result': the argument at that stack index (the tensor the kernel
+   wrote), 0 for nothing, or TH_LUA_NN_NUMBERS(k): the first k of c->ret */
+#define TH_LUA_NN_NUMBERS(k) (-(k))
+typedef struct th_lua_nn_binding {
+  const char *name;                /* in torch._C.nn */
+  const char *method;              /* names the call in messages */
+  const char *args;                /* the spec above */
+  int result;
+  /* calls the kernel with a[i], the argument at stack index i (i >= 2);
+     returns its status (TH_OK or an error, th_error.h) */
+  int (*call)(th_lua_nn_call *c, const th_lua_nn_val *a);
+} th_lua_nn_binding;
+/* registers the rows of b, up to one with a NULL name, in the table on top
+   of the stack; a malformed spec is an error here, at load */
+void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b);
+
 /* pushes torch._C.nn (the table at C, field "nn"), creating it when absent */
 void th_lua_nn_push(lua_State *L, int C);
 
