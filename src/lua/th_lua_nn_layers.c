@@ -175,27 +175,14 @@ static const luaL_Reg funcs[] = {
     {"addReLU", add_relu},
     {NULL, NULL}};
 
-/* registers name_updateOutput / name_updateGradInput closures over op */
-static void reg_op(lua_State *L, const char *name, int op, lua_CFunction fwd, lua_CFunction bwd) {
-  char key[96];
-  snprintf(key, sizeof key, "%s_updateOutput", name);
-  lua_pushinteger(L, op);
-  lua_pushcclosure(L, fwd, 1);
-  lua_setfield(L, -2, key);
-  snprintf(key, sizeof key, "%s_updateGradInput", name);
-  lua_pushinteger(L, op);
-  lua_pushcclosure(L, bwd, 1);
-  lua_setfield(L, -2, key);
-}
-
 void th_lua_open_nn_layers(lua_State *L, int C) {
   int op;
   th_lua_nn_push(L, C);
   luaL_setfuncs(L, funcs, 0);
   th_lua_nn_register(L, rows);
   for (op = 0; op < TH_NN_NACT; op++)
-    reg_op(L, th_nn_act_name[op], op, act_update_output, act_update_grad_input);
+    th_lua_nn_register_op(L, th_nn_act_name[op], op, act_update_output, act_update_grad_input);
   for (op = 0; op < TH_NN_NCRIT; op++)
-    reg_op(L, th_nn_crit_name[op], op, crit_update_output, crit_update_grad_input);
+    th_lua_nn_register_op(L, th_nn_crit_name[op], op, crit_update_output, crit_update_grad_input);
   lua_pop(L, 1);
 }

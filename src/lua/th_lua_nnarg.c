@@ -236,3 +236,15 @@ void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b) {
     lua_setfield(L, -2, b->name);
   }
 }
+
+void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd, lua_CFunction bwd) {
+  char key[96];
+  snprintf(key, sizeof key, "%s_updateOutput", name);
+  lua_pushinteger(L, op);
+  lua_pushcclosure(L, fwd, 1);
+  lua_setfield(L, -2, key);
+  snprintf(key, sizeof key, "%s_updateGradInput", name);
+  lua_pushinteger(L, op);
+  lua_pushcclosure(L, bwd, 1);
+  lua_setfield(L, -2, key);
+}
