@@ -74,7 +74,8 @@ static int fullconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
 static int maxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_window w;
   window(c->L, &w, c->fn);
-  return th_nn_maxpool_update_output(a[2].t, a[3].t, a[4].t, &w, th_lua_nn_boolfield(c->L, "ceil_mode", 0));
+  return th_nn_maxpool_update_output(a[2].t, a[3].t, a[4].t, &w,
+                                     th_lua_nn_boolfield(c->L, "ceil_mode", 0));
 }
 
 static int maxpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -94,7 +95,8 @@ static int avgpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
 static int avgpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_window w;
   window(c->L, &w, c->fn);
-  return th_nn_avgpool_update_grad_input(a[2].t, a[3].t, a[4].t, &w, th_lua_nn_boolfield(c->L, "ceil_mode", 0),
+  return th_nn_avgpool_update_grad_input(a[2].t, a[3].t, a[4].t, &w,
+                                         th_lua_nn_boolfield(c->L, "ceil_mode", 0),
                                          th_lua_nn_boolfield(c->L, "count_include_pad", 1));
 }
 
@@ -107,8 +109,8 @@ static int maxunpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
 }
 
 static int batchnorm_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_batchnorm_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, a[7].t, a[8].t, a[9].t,
-                                       a[13].t, a[10].b, a[11].n, a[12].n, a[14].b);
+  return th_nn_batchnorm_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, a[7].t, a[8].t,
+                                       a[9].t, a[13].t, a[10].b, a[11].n, a[12].n, a[14].b);
 }
 
 static int batchnorm_apply(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -137,34 +139,38 @@ static int lrn_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
 
 static int lrn_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   lrn_params p = lrn_fields(c);
-  return th_nn_lrn_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, a[7].t, p.size, p.alpha,
-                                     p.beta, p.k);
+  return th_nn_lrn_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, a[7].t, p.size,
+                                     p.alpha, p.beta, p.k);
 }
 
 static const th_lua_nn_binding rows[] = {
     {"conv_updateOutput", "updateOutput", "input output weight bias? finput", 3, conv_out},
-    {"conv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput", 4, conv_gin},
+    {"conv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput", 4,
+     conv_gin},
     {"conv_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight gradBias? fgradInput scale:n", 0, conv_acc},
     {"fullconv_updateOutput", "updateOutput", "input output weight bias? finput", 3, fullconv_out},
-    {"fullconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput", 4,
-     fullconv_gin},
+    {"fullconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput",
+     4, fullconv_gin},
     {"fullconv_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight gradBias? fgradInput scale:n", 0, fullconv_acc},
     {"maxpool_updateOutput", "updateOutput", "input output indices", 3, maxpool_out},
-    {"maxpool_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4, maxpool_gin},
+    {"maxpool_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4,
+     maxpool_gin},
     {"avgpool_updateOutput", "updateOutput", "input output", 3, avgpool_out},
     {"avgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4, avgpool_gin},
-    {"maxunpool_updateOutput", "updateOutput", "input output indices owidth:i oheight:i", 3, maxunpool_out},
+    {"maxunpool_updateOutput", "updateOutput", "input output indices owidth:i oheight:i", 3,
+     maxunpool_out},
     {"maxunpool_updateGradInput", "updateGradInput",
      "input gradOutput gradInput indices owidth:i oheight:i", 4, maxunpool_gin},
     {"batchnorm_updateOutput", "updateOutput",
-     "input output weight? bias? running_mean running_var save_mean save_std train:b momentum:n eps:n "
-     "coef? relu:b", 3, batchnorm_out},
+     "input output weight? bias? running_mean running_var save_mean save_std "
+     "train:b momentum:n eps:n coef? relu:b",
+     3, batchnorm_out},
     {"batchnorm_apply", "updateOutput", "input output coef relu:b", 3, batchnorm_apply},
     {"lrn_updateOutput", "updateOutput", "input output scale", 3, lrn_out},
-    {"lrn_updateGradInput", "updateGradInput", "input gradOutput gradInput scale output paddedRatio", 4,
-     lrn_gin},
+    {"lrn_updateGradInput", "updateGradInput",
+     "input gradOutput gradInput scale output paddedRatio", 4, lrn_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
 /* --- bindings of their own shape ----------------------------------------- */
@@ -199,7 +205,8 @@ static int conv_chosen(lua_State *L, int direct) {
   const char *fn = th_lua_nn_fn(L, &f, direct ? "directChosen" : "winogradChosen");
   th_nn_window w;
   th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  int64_t nIn = th_lua_nn_intfield(L, "nInputPlane", 0, fn), nOut = th_lua_nn_intfield(L, "nOutputPlane", 0, fn);
+  int64_t nIn = th_lua_nn_intfield(L, "nInputPlane", 0, fn),
+          nOut = th_lua_nn_intfield(L, "nOutputPlane", 0, fn);
   int64_t H, W, oH, oW;
   int p;
   window(L, &w, fn);
@@ -208,9 +215,10 @@ static int conv_chosen(lua_State *L, int direct) {
   oH = (H + 2 * w.padH - w.kH) / (w.dH > 0 ? w.dH : 1) + 1;
   oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
   for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++)
-    lua_pushboolean(L, direct ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW)
-                              : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW) &&
-                                    !th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW));
+    lua_pushboolean(L, direct
+                           ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW)
+                           : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW) &&
+                                 !th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW));
   return 3;
 }
 
@@ -223,7 +231,8 @@ static int conv_direct_chosen(lua_State *L) { return conv_chosen(L, 1); }
 /* pool_outputSize(in, k, d, pad, ceil_mode) -> n (0 when the window does not fit) */
 static int pool_output_size(lua_State *L) {
   const char *fn = "nn.pool_outputSize";
-  int64_t n = th_nn_pool_output_size(th_lua_nn_checkint(L, 1, fn, "size"), th_lua_nn_checkint(L, 2, fn, "kernel"),
+  int64_t n = th_nn_pool_output_size(th_lua_nn_checkint(L, 1, fn, "size"),
+                                     th_lua_nn_checkint(L, 2, fn, "kernel"),
                                      th_lua_nn_checkint(L, 3, fn, "stride"),
                                      th_lua_nn_checkint(L, 4, fn, "padding"), lua_toboolean(L, 5));
   lua_pushinteger(L, (lua_Integer)n);
@@ -237,11 +246,16 @@ static int pool_output_size(lua_State *L) {
 static int batchnorm_backward(lua_State *L) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, luaL_checkstring(L, 2));
-  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"), *go = th_lua_nn_tensor(L, 4, fn, "gradOutput");
-  th_tensor *gi = th_lua_nn_opttensor(L, 5, fn, "gradInput"), *gw = th_lua_nn_opttensor(L, 6, fn, "gradWeight");
-  th_tensor *gb = th_lua_nn_opttensor(L, 7, fn, "gradBias"), *weight = th_lua_nn_opttensor(L, 8, fn, "weight");
-  th_tensor *rm = th_lua_nn_tensor(L, 9, fn, "running_mean"), *rv = th_lua_nn_tensor(L, 10, fn, "running_var");
-  th_tensor *sm = th_lua_nn_tensor(L, 11, fn, "save_mean"), *ss = th_lua_nn_tensor(L, 12, fn, "save_std");
+  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"),
+            *go = th_lua_nn_tensor(L, 4, fn, "gradOutput");
+  th_tensor *gi = th_lua_nn_opttensor(L, 5, fn, "gradInput"),
+            *gw = th_lua_nn_opttensor(L, 6, fn, "gradWeight");
+  th_tensor *gb = th_lua_nn_opttensor(L, 7, fn, "gradBias"),
+            *weight = th_lua_nn_opttensor(L, 8, fn, "weight");
+  th_tensor *rm = th_lua_nn_tensor(L, 9, fn, "running_mean"),
+            *rv = th_lua_nn_tensor(L, 10, fn, "running_var");
+  th_tensor *sm = th_lua_nn_tensor(L, 11, fn, "save_mean"),
+            *ss = th_lua_nn_tensor(L, 12, fn, "save_std");
   th_tensor *stats = th_lua_nn_opttensor(L, 13, fn, "stats");
   int mode = (int)th_lua_nn_checkint(L, 14, fn, "stats mode"), train = lua_toboolean(L, 15);
   double scale = th_lua_nn_checknum(L, 16, fn, "scale"), eps = th_lua_nn_checknum(L, 17, fn, "eps");

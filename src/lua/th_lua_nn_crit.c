@@ -16,13 +16,13 @@ static int margin_p(th_lua_nn_call *c, int64_t p) {
 /* --- adapters of the rows below: the kernel called with a[stack index] --- */
 
 static int multimargin_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_multimargin_update_output(a[2].t, a[3].t, a[4].t, a[5].b, margin_p(c, a[6].i), a[7].n,
-                                         &c->ret[0]);
+  return th_nn_multimargin_update_output(a[2].t, a[3].t, a[4].t, a[5].b, margin_p(c, a[6].i),
+                                         a[7].n, &c->ret[0]);
 }
 
 static int multimargin_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_multimargin_update_grad_input(a[2].t, a[3].t, a[5].t, a[6].b, margin_p(c, a[7].i), a[8].n,
-                                             a[4].t);
+  return th_nn_multimargin_update_grad_input(a[2].t, a[3].t, a[5].t, a[6].b, margin_p(c, a[7].i),
+                                             a[8].n, a[4].t);
 }
 
 static int multilabelmargin_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -35,15 +35,15 @@ static int multilabelmargin_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
 
 static const th_lua_nn_binding rows[] = {
     /* -> loss */
-    {"multimargin_updateOutput", "updateOutput", "input target weights? sizeAverage:b p:i=1 margin:n=1",
-     TH_LUA_NN_NUMBERS(1), multimargin_out},
+    {"multimargin_updateOutput", "updateOutput",
+     "input target weights? sizeAverage:b p:i=1 margin:n=1", TH_LUA_NN_NUMBERS(1), multimargin_out},
     {"multimargin_updateGradInput", "updateGradInput",
      "input target gradInput weights? sizeAverage:b p:i=1 margin:n=1", 4, multimargin_gin},
     /* -> loss */
     {"multilabelmargin_updateOutput", "updateOutput", "input target isTarget sizeAverage:b",
      TH_LUA_NN_NUMBERS(1), multilabelmargin_out},
-    {"multilabelmargin_updateGradInput", "updateGradInput", "input target gradInput isTarget sizeAverage:b",
-     4, multilabelmargin_gin},
+    {"multilabelmargin_updateGradInput", "updateGradInput",
+     "input target gradInput isTarget sizeAverage:b", 4, multilabelmargin_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
 void th_lua_open_nn_crit(lua_State *L, int C) {

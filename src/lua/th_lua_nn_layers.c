@@ -39,7 +39,8 @@ static int softmax_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
 }
 
 static int classnll_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_classnll_update_output(a[2].t, a[3].t, a[4].t, a[5].b, a[6].i, &c->ret[0], &c->ret[1]);
+  return th_nn_classnll_update_output(a[2].t, a[3].t, a[4].t, a[5].b, a[6].i, &c->ret[0],
+                                      &c->ret[1]);
 }
 
 static int classnll_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -60,19 +61,22 @@ static int lookup_renorm(th_lua_nn_call *c, const th_lua_nn_val *a) {
 
 static const th_lua_nn_binding rows[] = {
     {"linear_updateOutput", "updateOutput", "input output weight bias? addBuffer", 3, linear_out},
-    {"linear_updateGradInput", "updateGradInput", "input gradOutput gradInput weight", 4, linear_gin},
+    {"linear_updateGradInput", "updateGradInput", "input gradOutput gradInput weight", 4,
+     linear_gin},
     {"linear_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight gradBias? addBuffer scale:n=1", 0, linear_acc},
     {"softmax_updateOutput", "updateOutput", "input output log:b", 3, softmax_out},
-    {"softmax_updateGradInput", "updateGradInput", "gradOutput gradInput output log:b", 3, softmax_gin},
+    {"softmax_updateGradInput", "updateGradInput", "gradOutput gradInput output log:b", 3,
+     softmax_gin},
     /* -> loss, total weight */
-    {"classnll_updateOutput", "updateOutput", "input target weights? sizeAverage:b ignoreIndex:i=-100",
-     TH_LUA_NN_NUMBERS(2), classnll_out},
+    {"classnll_updateOutput", "updateOutput",
+     "input target weights? sizeAverage:b ignoreIndex:i=-100", TH_LUA_NN_NUMBERS(2), classnll_out},
     {"classnll_updateGradInput", "updateGradInput",
-     "input target gradInput weights? sizeAverage:b ignoreIndex:i=-100 totalWeight:n=1", 4, classnll_gin},
+     "input target gradInput weights? sizeAverage:b ignoreIndex:i=-100 totalWeight:n=1", 4,
+     classnll_gin},
     {"lookup_updateOutput", "updateOutput", "weight input output", 4, lookup_out},
-    {"lookup_accGradParameters", "accGradParameters", "input gradOutput gradWeight paddingValue:i=0 scale:n=1",
-     0, lookup_acc},
+    {"lookup_accGradParameters", "accGradParameters",
+     "input gradOutput gradWeight paddingValue:i=0 scale:n=1", 0, lookup_acc},
     {"lookup_renorm", "updateOutput", "weight input maxNorm:n=0 normType:n=2", 0, lookup_renorm},
     {NULL, NULL, NULL, 0, NULL}};
 
@@ -83,7 +87,8 @@ static int act_update_output(lua_State *L) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
   th_nn_act op = (th_nn_act)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"), *output = th_lua_nn_tensor(L, 3, fn, "output");
+  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"),
+            *output = th_lua_nn_tensor(L, 3, fn, "output");
   int inplace = lua_toboolean(L, 4);
   double p[2];
   p[0] = th_lua_nn_num(L, 5, 0.0, fn, "parameter 1");
@@ -99,7 +104,8 @@ static int act_update_grad_input(lua_State *L) {
   const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
   th_nn_act op = (th_nn_act)lua_tointeger(L, lua_upvalueindex(1));
   th_tensor *input = th_lua_nn_opttensor(L, 2, fn, "input");
-  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput"), *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
+  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput"),
+            *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
   th_tensor *output = th_lua_nn_opttensor(L, 5, fn, "output");
   int inplace = lua_toboolean(L, 6);
   double p[2];
@@ -144,7 +150,8 @@ static int crit_update_output(lua_State *L) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
   th_nn_crit op = (th_nn_crit)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"), *target = th_lua_nn_tensor(L, 3, fn, "target");
+  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"),
+            *target = th_lua_nn_tensor(L, 3, fn, "target");
   int sizeAverage = lua_toboolean(L, 4);
   th_tensor *weights = th_lua_nn_opttensor(L, 5, fn, "weights");
   double p[1], out = 0;
@@ -159,7 +166,8 @@ static int crit_update_grad_input(lua_State *L) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
   th_nn_crit op = (th_nn_crit)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"), *target = th_lua_nn_tensor(L, 3, fn, "target");
+  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"),
+            *target = th_lua_nn_tensor(L, 3, fn, "target");
   th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
   int sizeAverage = lua_toboolean(L, 5);
   th_tensor *weights = th_lua_nn_opttensor(L, 6, fn, "weights");

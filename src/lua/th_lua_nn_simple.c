@@ -81,20 +81,21 @@ static int rrelu_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
 }
 
 static int rrelu_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_rrelu_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].n, a[7].n, a[8].b, a[9].b);
+  return th_nn_rrelu_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].n, a[7].n, a[8].b,
+                                       a[9].b);
 }
 
 static const th_lua_nn_binding rows[] = {
     {"PReLU_updateOutput", "updateOutput", "input output weight nOutputPlane:i=0", 3, prelu_out},
-    {"PReLU_updateGradInput", "updateGradInput", "input gradOutput gradInput weight nOutputPlane:i=0", 4,
-     prelu_gin},
+    {"PReLU_updateGradInput", "updateGradInput",
+     "input gradOutput gradInput weight nOutputPlane:i=0", 4, prelu_gin},
     {"PReLU_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight nOutputPlane:i=0 scale:n=1", 0, prelu_acc},
     {"RReLU_updateOutput", "updateOutput",
      "input output noise lower:n=0.125 upper:n=0.3333333333333333 train:b inplace:b", 3, rrelu_out},
     {"RReLU_updateGradInput", "updateGradInput",
-     "input gradOutput gradInput noise lower:n=0.125 upper:n=0.3333333333333333 train:b inplace:b", 4,
-     rrelu_gin},
+     "input gradOutput gradInput noise lower:n=0.125 upper:n=0.3333333333333333 train:b inplace:b",
+     4, rrelu_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
 static const luaL_Reg funcs[] = {

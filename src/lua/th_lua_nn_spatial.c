@@ -1,5 +1,6 @@
 /*
-** th_lua_nn_spatial.c: bindings in torch._C.nn for spatial pooling, sampling, padding and normalization
+** th_lua_nn_spatial.c: bindings in torch._C.nn for spatial pooling, sampling, padding and
+*normalization
 ** (Torch7's wider module set). Arguments as in th_lua_nnarg.h: the module
 ** first (its class names the errors), then tensors, then numbers; every
 ** function returns its result tensor. The bindings of one shape (check,
@@ -24,9 +25,9 @@ static void window(lua_State *L, th_nn_window *w, const char *fn) {
 static int dilmaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_window w;
   window(c->L, &w, c->fn);
-  return th_nn_dilmaxpool_update_output(a[2].t, a[3].t, a[4].t, &w, th_lua_nn_intfield(c->L, "dilationW", 1, c->fn),
-                                        th_lua_nn_intfield(c->L, "dilationH", 1, c->fn),
-                                        th_lua_nn_boolfield(c->L, "ceil_mode", 0));
+  return th_nn_dilmaxpool_update_output(
+      a[2].t, a[3].t, a[4].t, &w, th_lua_nn_intfield(c->L, "dilationW", 1, c->fn),
+      th_lua_nn_intfield(c->L, "dilationH", 1, c->fn), th_lua_nn_boolfield(c->L, "ceil_mode", 0));
 }
 
 static int adamaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -34,7 +35,8 @@ static int adamaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
 }
 
 static int fracmaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
-  return th_nn_fracmaxpool_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].i, a[7].i, a[8].i, a[9].i);
+  return th_nn_fracmaxpool_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].i, a[7].i, a[8].i,
+                                         a[9].i);
 }
 
 static int indexmax_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -123,35 +125,44 @@ static int featlp_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
 
 static int featlp_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   featlp p = featlp_fields(c);
-  return th_nn_featlp_update_grad_input(a[3].t, a[2].t, a[5].t, a[4].t, p.power, p.width, p.stride, p.batch);
+  return th_nn_featlp_update_grad_input(a[3].t, a[2].t, a[5].t, a[4].t, p.power, p.width, p.stride,
+                                        p.batch);
 }
 
 static const th_lua_nn_binding rows[] = {
     {"dilmaxpool_updateOutput", "updateOutput", "input output indices", 3, dilmaxpool_out},
-    {"adamaxpool_updateOutput", "updateOutput", "input output indices W:i=0 H:i=0", 3, adamaxpool_out},
+    {"adamaxpool_updateOutput", "updateOutput", "input output indices W:i=0 H:i=0", 3,
+     adamaxpool_out},
     {"fracmaxpool_updateOutput", "updateOutput",
-     "input output indices randomSamples outW:i=0 outH:i=0 poolSizeW:i=0 poolSizeH:i=0", 3, fracmaxpool_out},
-    {"indexmax_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4, indexmax_gin},
+     "input output indices randomSamples outW:i=0 outH:i=0 poolSizeW:i=0 poolSizeH:i=0", 3,
+     fracmaxpool_out},
+    {"indexmax_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4,
+     indexmax_gin},
     {"adaavgpool_updateOutput", "updateOutput", "input output W:i=0 H:i=0", 3, adaavgpool_out},
-    {"adaavgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4, adaavgpool_gin},
+    {"adaavgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4,
+     adaavgpool_gin},
     /* + the padding mode */
     {"pad_updateOutput", "updateOutput", "input output", 3, pad_out},
     {"pad_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4, pad_gin},
-    {"upnearest_updateOutput", "updateOutput", "input output dimensions:i=0 scale_factor:i=0", 3, upnearest_out},
+    {"upnearest_updateOutput", "updateOutput", "input output dimensions:i=0 scale_factor:i=0", 3,
+     upnearest_out},
     {"upnearest_updateGradInput", "updateGradInput",
      "input gradOutput gradInput dimensions:i=0 scale_factor:i=0", 4, upnearest_gin},
     /* + the output sizes */
     {"uplinear_updateOutput", "updateOutput", "input output dimensions:i=0", 3, uplinear_out},
-    {"uplinear_updateGradInput", "updateGradInput", "input gradOutput gradInput dimensions:i=0", 4, uplinear_gin},
+    {"uplinear_updateGradInput", "updateGradInput", "input gradOutput gradInput dimensions:i=0", 4,
+     uplinear_gin},
     {"featlp_updateOutput", "updateOutput", "input output", 3, featlp_out},
-    {"featlp_updateGradInput", "updateGradInput", "input gradOutput gradInput output", 4, featlp_gin},
+    {"featlp_updateGradInput", "updateGradInput", "input gradOutput gradInput output", 4,
+     featlp_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
 /* localsum(self, method, planes, kernel, output, transpose) */
 static int localsum(lua_State *L) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, luaL_checkstring(L, 2));
-  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"), *kernel = th_lua_nn_tensor(L, 4, fn, "kernel");
+  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"),
+            *kernel = th_lua_nn_tensor(L, 4, fn, "kernel");
   th_tensor *output = th_lua_nn_tensor(L, 5, fn, "output");
   th_lua_check(L, th_nn_localsum(input, kernel, output, lua_toboolean(L, 6)), fn);
   lua_settop(L, 5);

@@ -41,7 +41,8 @@ static int dilconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
 }
 
 static const th_lua_nn_binding rows[] = {
-    {"dilconv_updateOutput", "updateOutput", "input output weight bias? finput depthwise:b", 3, dilconv_out},
+    {"dilconv_updateOutput", "updateOutput", "input output weight bias? finput depthwise:b", 3,
+     dilconv_out},
     {"dilconv_updateGradInput", "updateGradInput",
      "input gradOutput gradInput weight fgradInput depthwise:b", 4, dilconv_gin},
     {"dilconv_accGradParameters", "accGradParameters",

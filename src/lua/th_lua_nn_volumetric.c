@@ -80,7 +80,8 @@ static int volfullconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
 static int volmaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   window(c->L, &v, 1, c->fn);
-  return th_nn_volmaxpool_update_output(a[2].t, a[3].t, a[4].t, &v, th_lua_nn_boolfield(c->L, "ceil_mode", 0));
+  return th_nn_volmaxpool_update_output(a[2].t, a[3].t, a[4].t, &v,
+                                        th_lua_nn_boolfield(c->L, "ceil_mode", 0));
 }
 
 static int volmaxpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
@@ -93,20 +94,23 @@ static int volmaxpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
 static int volavgpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   window(c->L, &v, 0, c->fn);
-  return th_nn_volavgpool_update_output(a[2].t, a[3].t, &v, th_lua_nn_boolfield(c->L, "ceil_mode", 0),
+  return th_nn_volavgpool_update_output(a[2].t, a[3].t, &v,
+                                        th_lua_nn_boolfield(c->L, "ceil_mode", 0),
                                         th_lua_nn_boolfield(c->L, "count_include_pad", 1));
 }
 
 static int volavgpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   window(c->L, &v, 0, c->fn);
-  return th_nn_volavgpool_update_grad_input(a[2].t, a[3].t, a[4].t, &v, th_lua_nn_boolfield(c->L, "ceil_mode", 0),
+  return th_nn_volavgpool_update_grad_input(a[2].t, a[3].t, a[4].t, &v,
+                                            th_lua_nn_boolfield(c->L, "ceil_mode", 0),
                                             th_lua_nn_boolfield(c->L, "count_include_pad", 1));
 }
 
 /* the fractional pooling's output sizes (arguments outT, outW, outH at idx..)
    and pool sizes (fields poolSizeT/W/H) */
-static void fmp_sizes(th_lua_nn_call *c, const th_lua_nn_val *a, int idx, int64_t *out, int64_t *pool) {
+static void fmp_sizes(th_lua_nn_call *c, const th_lua_nn_val *a, int idx, int64_t *out,
+                      int64_t *pool) {
   out[0] = a[idx].i, out[1] = a[idx + 1].i, out[2] = a[idx + 2].i;
   pool[0] = th_lua_nn_intfield(c->L, "poolSizeT", 0, c->fn);
   pool[1] = th_lua_nn_intfield(c->L, "poolSizeW", 0, c->fn);
@@ -149,23 +153,29 @@ static int volreppad_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
 
 static const th_lua_nn_binding rows[] = {
     {"volconv_updateOutput", "updateOutput", "input output weight bias? finput", 3, volconv_out},
-    {"volconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput", 4,
-     volconv_gin},
+    {"volconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput",
+     4, volconv_gin},
     {"volconv_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight gradBias? fgradInput scale:n=1", 0, volconv_acc},
-    {"volfullconv_updateOutput", "updateOutput", "input output weight bias? finput " ADJ, 3, volfullconv_out},
-    {"volfullconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput " ADJ, 4,
-     volfullconv_gin},
+    {"volfullconv_updateOutput", "updateOutput", "input output weight bias? finput " ADJ, 3,
+     volfullconv_out},
+    {"volfullconv_updateGradInput", "updateGradInput",
+     "input gradOutput gradInput weight fgradInput " ADJ, 4, volfullconv_gin},
     {"volfullconv_accGradParameters", "accGradParameters",
      "input gradOutput gradWeight gradBias? fgradInput scale:n=1 " ADJ, 0, volfullconv_acc},
     {"volmaxpool_updateOutput", "updateOutput", "input output indices", 3, volmaxpool_out},
-    {"volmaxpool_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4, volmaxpool_gin},
+    {"volmaxpool_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4,
+     volmaxpool_gin},
     {"volavgpool_updateOutput", "updateOutput", "input output", 3, volavgpool_out},
-    {"volavgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4, volavgpool_gin},
-    {"volfmp_updateOutput", "updateOutput", "input output indices randomSamples " OUTSIZE, 3, volfmp_out},
-    {"volfmp_updateGradInput", "updateGradInput", "input gradOutput gradInput indices " OUTSIZE, 4, volfmp_gin},
+    {"volavgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4,
+     volavgpool_gin},
+    {"volfmp_updateOutput", "updateOutput", "input output indices randomSamples " OUTSIZE, 3,
+     volfmp_out},
+    {"volfmp_updateGradInput", "updateGradInput", "input gradOutput gradInput indices " OUTSIZE, 4,
+     volfmp_gin},
     {"volreppad_updateOutput", "updateOutput", "input output", 3, volreppad_out},
-    {"volreppad_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4, volreppad_gin},
+    {"volreppad_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4,
+     volreppad_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
 void th_lua_open_nn_volumetric(lua_State *L, int C) {

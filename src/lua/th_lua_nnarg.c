@@ -21,7 +21,8 @@ const char *th_lua_nn_fn(lua_State *L, th_lua_nn_fname *f, const char *method) {
 static int own_result(const char *fn, const char *what) {
   size_t n = strlen(fn);
   if (strcmp(what, "output") == 0) return n >= 13 && strcmp(fn + n - 13, ":updateOutput") == 0;
-  if (strcmp(what, "gradInput") == 0) return n >= 16 && strcmp(fn + n - 16, ":updateGradInput") == 0;
+  if (strcmp(what, "gradInput") == 0)
+    return n >= 16 && strcmp(fn + n - 16, ":updateGradInput") == 0;
   return 0;
 }
 
@@ -34,7 +35,8 @@ th_tensor *th_lua_nn_checkextent(lua_State *L, th_tensor *t, const char *fn, con
 th_tensor *th_lua_nn_tensor(lua_State *L, int idx, const char *fn, const char *what) {
   th_tensor *t = th_lua_totensor(L, idx);
   const char *freed;
-  if (t == NULL) luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
+  if (t == NULL)
+    luaL_error(L, "%s: %s must be a tensor, got %s", fn, what, th_lua_typename(L, idx));
   if ((freed = th_lua_freed(t)) != NULL) luaL_error(L, "%s: %s was %s", fn, what, freed);
   return th_lua_nn_checkextent(L, t, fn, what);
 }
@@ -76,17 +78,20 @@ int64_t th_lua_nn_int(lua_State *L, int idx, int64_t def, const char *fn, const 
 }
 
 double th_lua_nn_checknum(lua_State *L, int idx, const char *fn, const char *what) {
-  if (lua_isnoneornil(L, idx)) luaL_error(L, "%s: %s must be a number, got %s", fn, what, th_lua_typename(L, idx));
+  if (lua_isnoneornil(L, idx))
+    luaL_error(L, "%s: %s must be a number, got %s", fn, what, th_lua_typename(L, idx));
   return th_lua_nn_num(L, idx, 0, fn, what);
 }
 
 int64_t th_lua_nn_checkint(lua_State *L, int idx, const char *fn, const char *what) {
-  if (lua_isnoneornil(L, idx)) luaL_error(L, "%s: %s must be an integer, got %s", fn, what, th_lua_typename(L, idx));
+  if (lua_isnoneornil(L, idx))
+    luaL_error(L, "%s: %s must be an integer, got %s", fn, what, th_lua_typename(L, idx));
   return th_lua_nn_int(L, idx, 0, fn, what);
 }
 
 static void field(lua_State *L, const char *k) {
-  if (!lua_istable(L, 1)) luaL_error(L, "nn: module expected as argument 1, got %s", th_lua_typename(L, 1));
+  if (!lua_istable(L, 1))
+    luaL_error(L, "nn: module expected as argument 1, got %s", th_lua_typename(L, 1));
   lua_getfield(L, 1, k);
 }
 
@@ -174,7 +179,8 @@ static const char *parse_arg(lua_State *L, const char *s, argspec *a, const char
   if (*s == '?') return a->opt = 1, s + 1;
   if (*s != ':') return s;
   a->kind = s[1];
-  if (a->kind == '\0' || strchr("nib", a->kind) == NULL) luaL_error(L, "%s: bad kind at '%s'", row, s);
+  if (a->kind == '\0' || strchr("nib", a->kind) == NULL)
+    luaL_error(L, "%s: bad kind at '%s'", row, s);
   s += 2;
   if (*s != '=') return s;
   a->def = strtod(s + 1, &end);
@@ -187,7 +193,8 @@ static void parse_row(lua_State *L, rowspec *r, const th_lua_nn_binding *b) {
   const char *s = b->args;
   r->b = b, r->n = 0;
   while (*(s += strspn(s, " ")) != '\0') {
-    if (r->n == TH_LUA_NN_MAXARGS) luaL_error(L, "%s: more than %d arguments", b->name, TH_LUA_NN_MAXARGS);
+    if (r->n == TH_LUA_NN_MAXARGS)
+      luaL_error(L, "%s: more than %d arguments", b->name, TH_LUA_NN_MAXARGS);
     s = parse_arg(L, s, &r->a[r->n++], b->name);
     if (*s != ' ' && *s != '\0') luaL_error(L, "%s: bad spec at '%s'", b->name, s);
   }
@@ -196,10 +203,12 @@ static void parse_row(lua_State *L, rowspec *r, const th_lua_nn_binding *b) {
 static void check_arg(lua_State *L, int idx, const argspec *a, th_lua_nn_val *v, const char *fn) {
   switch (a->kind) {
     case 't':
-      v->t = a->opt ? th_lua_nn_opttensor(L, idx, fn, a->what) : th_lua_nn_tensor(L, idx, fn, a->what);
+      v->t =
+          a->opt ? th_lua_nn_opttensor(L, idx, fn, a->what) : th_lua_nn_tensor(L, idx, fn, a->what);
       break;
     case 'n':
-      v->n = a->opt ? th_lua_nn_num(L, idx, a->def, fn, a->what) : th_lua_nn_checknum(L, idx, fn, a->what);
+      v->n = a->opt ? th_lua_nn_num(L, idx, a->def, fn, a->what)
+                    : th_lua_nn_checknum(L, idx, fn, a->what);
       break;
     case 'i':
       v->i = a->opt ? th_lua_nn_int(L, idx, (int64_t)a->def, fn, a->what)
@@ -237,7 +246,8 @@ void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b) {
   }
 }
 
-void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd, lua_CFunction bwd) {
+void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd,
+                           lua_CFunction bwd) {
   char key[96];
   snprintf(key, sizeof key, "%s_updateOutput", name);
   lua_pushinteger(L, op);

@@ -94,7 +94,8 @@ void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b);
 /* the bindings of an op family (activations, criterions): registers
    <name>_updateOutput and <name>_updateGradInput in the table on top of the
    stack, fwd and bwd closed over the op (their upvalue 1) */
-void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd, lua_CFunction bwd);
+void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd,
+                           lua_CFunction bwd);
 
 /* pushes torch._C.nn (the table at C, field "nn"), creating it when absent */
 void th_lua_nn_push(lua_State *L, int C);
