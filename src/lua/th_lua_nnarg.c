@@ -95,43 +95,56 @@ static void field(lua_State *L, const char *k) {
   lua_getfield(L, 1, k);
 }
 
-/* pushes field k of the module and names it in w ("field 'kW'"); returns its index */
-typedef struct fieldname {
-  char s[80];
-} fieldname;
+/* one argument's kind, as a row's spec gives it (th_lua_nn_register) */
+typedef struct argspec {
+  char kind;  /* 't' tensor, 'n' number, 'i' integer, 'b' boolean */
+  char opt;   /* tensor: nil allowed (NULL); number, integer: 'def' when nil */
+  double def;
+  char what[48];  /* its name in messages */
+} argspec;
 
-static int named_field(lua_State *L, const char *k, fieldname *w) {
+static void check_arg(lua_State *L, int idx, const argspec *a, th_lua_nn_val *v, const char *fn) {
+  switch (a->kind) {
+    case 't':
+      v->t =
+          a->opt ? th_lua_nn_opttensor(L, idx, fn, a->what) : th_lua_nn_tensor(L, idx, fn, a->what);
+      break;
+    case 'n':
+      v->n = a->opt ? th_lua_nn_num(L, idx, a->def, fn, a->what)
+                    : th_lua_nn_checknum(L, idx, fn, a->what);
+      break;
+    case 'i':
+      v->i = a->opt ? th_lua_nn_int(L, idx, (int64_t)a->def, fn, a->what)
+                    : th_lua_nn_checkint(L, idx, fn, a->what);
+      break;
+    default: v->b = lua_toboolean(L, idx); break;
+  }
+}
+
+/* field k of the module, checked as a (whose 'what' names the field) */
+static th_lua_nn_val field_val(lua_State *L, const char *k, argspec a, const char *fn) {
+  th_lua_nn_val v;
   field(L, k);
-  snprintf(w->s, sizeof w->s, "field '%s'", k);
-  return lua_gettop(L);
+  snprintf(a.what, sizeof a.what, "field '%s'", k);
+  check_arg(L, lua_gettop(L), &a, &v, fn);
+  lua_pop(L, 1);
+  return v;
 }
 
 int64_t th_lua_nn_intfield(lua_State *L, const char *k, int64_t def, const char *fn) {
-  fieldname w;
-  int64_t v = th_lua_nn_int(L, named_field(L, k, &w), def, fn, w.s);
-  lua_pop(L, 1);
-  return v;
+  return field_val(L, k, (argspec){'i', 1, (double)def, ""}, fn).i;
 }
 
 int64_t th_lua_nn_checkintfield(lua_State *L, const char *k, const char *fn) {
-  fieldname w;
-  int64_t v = th_lua_nn_checkint(L, named_field(L, k, &w), fn, w.s);
-  lua_pop(L, 1);
-  return v;
+  return field_val(L, k, (argspec){'i', 0, 0, ""}, fn).i;
 }
 
 double th_lua_nn_numfield(lua_State *L, const char *k, double def, const char *fn) {
-  fieldname w;
-  double v = th_lua_nn_num(L, named_field(L, k, &w), def, fn, w.s);
-  lua_pop(L, 1);
-  return v;
+  return field_val(L, k, (argspec){'n', 1, def, ""}, fn).n;
 }
 
 double th_lua_nn_checknumfield(lua_State *L, const char *k, const char *fn) {
-  fieldname w;
-  double v = th_lua_nn_checknum(L, named_field(L, k, &w), fn, w.s);
-  lua_pop(L, 1);
-  return v;
+  return field_val(L, k, (argspec){'n', 0, 0, ""}, fn).n;
 }
 
 int th_lua_nn_boolfield(lua_State *L, const char *k, int def) {
@@ -153,13 +166,6 @@ void th_lua_nn_push(lua_State *L, int C) {
 }
 
 /* --- table-driven bindings ------------------------------------------------ */
-
-typedef struct argspec {
-  char kind;  /* 't' tensor, 'n' number, 'i' integer, 'b' boolean */
-  char opt;   /* tensor: nil allowed (NULL); number, integer: 'def' when nil */
-  double def;
-  char what[32];
-} argspec;
 
 typedef struct rowspec {
   const th_lua_nn_binding *b;
@@ -197,24 +203,6 @@ static void parse_row(lua_State *L, rowspec *r, const th_lua_nn_binding *b) {
       luaL_error(L, "%s: more than %d arguments", b->name, TH_LUA_NN_MAXARGS);
     s = parse_arg(L, s, &r->a[r->n++], b->name);
     if (*s != ' ' && *s != '\0') luaL_error(L, "%s: bad spec at '%s'", b->name, s);
-  }
-}
-
-static void check_arg(lua_State *L, int idx, const argspec *a, th_lua_nn_val *v, const char *fn) {
-  switch (a->kind) {
-    case 't':
-      v->t =
-          a->opt ? th_lua_nn_opttensor(L, idx, fn, a->what) : th_lua_nn_tensor(L, idx, fn, a->what);
-      break;
-    case 'n':
-      v->n = a->opt ? th_lua_nn_num(L, idx, a->def, fn, a->what)
-                    : th_lua_nn_checknum(L, idx, fn, a->what);
-      break;
-    case 'i':
-      v->i = a->opt ? th_lua_nn_int(L, idx, (int64_t)a->def, fn, a->what)
-                    : th_lua_nn_checkint(L, idx, fn, a->what);
-      break;
-    default: v->b = lua_toboolean(L, idx); break;
   }
 }
 
