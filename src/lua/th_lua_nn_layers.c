@@ -6,9 +6,10 @@
 ** error messages ("nn.ReLU:updateOutput: ..."); tensors and parameters as
 ** explicit arguments, so the Lua modules decide which field each call
 ** uses. The bindings of one shape (check, call, return) are rows of the
-** table 'rows'. The activations and element-wise criterions are one C
-** function each, registered once per op with the op as upvalue ("ReLU" and
-** "Threshold" share TH_NN_THRESHOLD; the Lua module picks the entry).
+** table 'rows'. The activations are a th_lua_nn_pwfamily and the
+** element-wise criterions one C function per direction, both registered
+** once per op with the op as upvalue ("ReLU" and "Threshold" share
+** TH_NN_THRESHOLD; the Lua module picks the entry).
 */
 #include <stdio.h>
 #include <string.h>
@@ -80,41 +81,24 @@ static const th_lua_nn_binding rows[] = {
     {"lookup_renorm", "updateOutput", "weight input maxNorm:n=0 normType:n=2", 0, lookup_renorm},
     {NULL, NULL, NULL, 0, NULL}};
 
-/* --- pointwise activations ----------------------------------------------- */
+/* --- pointwise activations: a th_lua_nn_pwfamily ------------------------- */
 
-/* <Op>_updateOutput(self, input, output, inplace, p1, p2); upvalue: the op */
-static int act_update_output(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
-  th_nn_act op = (th_nn_act)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input"),
-            *output = th_lua_nn_tensor(L, 3, fn, "output");
-  int inplace = lua_toboolean(L, 4);
-  double p[2];
-  p[0] = th_lua_nn_num(L, 5, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 6, 0.0, fn, "parameter 2");
-  th_lua_check(L, th_nn_act_update_output(op, p, input, output, inplace), fn);
-  lua_settop(L, 3);
-  return 1;
+static int act_check(int op, const double *p, int inplace) {
+  return th_nn_act_check((th_nn_act)op, p, inplace);
 }
 
-/* <Op>_updateGradInput(self, input|nil, gradOutput, gradInput, output|nil, inplace, p1, p2) */
-static int act_update_grad_input(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
-  th_nn_act op = (th_nn_act)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_opttensor(L, 2, fn, "input");
-  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput"),
-            *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
-  th_tensor *output = th_lua_nn_opttensor(L, 5, fn, "output");
-  int inplace = lua_toboolean(L, 6);
-  double p[2];
-  p[0] = th_lua_nn_num(L, 7, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 8, 0.0, fn, "parameter 2");
-  th_lua_check(L, th_nn_act_update_grad_input(op, p, input, go, gi, output, inplace), fn);
-  lua_settop(L, 4);
-  return 1;
+static int act_forward(int op, const double *p, th_tensor *input, th_tensor *output, int inplace) {
+  return th_nn_act_update_output((th_nn_act)op, p, input, output, inplace);
 }
+
+static int act_backward(int op, const double *p, const th_tensor *input, th_tensor *gradOutput,
+                        th_tensor *gradInput, const th_tensor *output, int inplace) {
+  return th_nn_act_update_grad_input((th_nn_act)op, p, input, gradOutput, gradInput, output,
+                                     inplace);
+}
+
+static const th_lua_nn_pwfamily activations = {"activation", th_nn_act_name, TH_NN_NACT,
+                                               act_check,    act_forward,    act_backward};
 
 /* addReLU(a, b) -> true when a = max(a + b, 0) was done (th_nn_add_relu) */
 static int add_relu(lua_State *L) {
@@ -125,22 +109,6 @@ static int add_relu(lua_State *L) {
   }
   lua_pushboolean(L, a != NULL && b != NULL && th_nn_add_relu(a, b));
   return 1;
-}
-
-/* act_check(self, name, inplace, p1, p2): the constructor's parameter check */
-static int act_check(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "__init");
-  const char *name = luaL_checkstring(L, 2);
-  int op;
-  double p[2];
-  for (op = 0; op < TH_NN_NACT; op++)
-    if (strcmp(name, th_nn_act_name[op]) == 0) break;
-  if (op == TH_NN_NACT) return luaL_error(L, "%s: unknown activation '%s'", fn, name);
-  p[0] = th_lua_nn_num(L, 4, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 5, 0.0, fn, "parameter 2");
-  th_lua_check(L, th_nn_act_check((th_nn_act)op, p, lua_toboolean(L, 3)), fn);
-  return 0;
 }
 
 /* --- element-wise criterions ---------------------------------------------- */
@@ -179,7 +147,6 @@ static int crit_update_grad_input(lua_State *L) {
 }
 
 static const luaL_Reg funcs[] = {
-    {"act_check", act_check},
     {"addReLU", add_relu},
     {NULL, NULL}};
 
@@ -188,8 +155,7 @@ void th_lua_open_nn_layers(lua_State *L, int C) {
   th_lua_nn_push(L, C);
   luaL_setfuncs(L, funcs, 0);
   th_lua_nn_register(L, rows);
-  for (op = 0; op < TH_NN_NACT; op++)
-    th_lua_nn_register_op(L, th_nn_act_name[op], op, act_update_output, act_update_grad_input);
+  th_lua_nn_register_pw(L, &activations, "act_check");
   for (op = 0; op < TH_NN_NCRIT; op++)
     th_lua_nn_register_op(L, th_nn_crit_name[op], op, crit_update_output, crit_update_grad_input);
   lua_pop(L, 1);

@@ -2,63 +2,32 @@
 ** th_lua_nn_simple.c: bindings in torch._C.nn for simple layers and activations
 ** (Torch7's wider module set; kernels in src/nn/th_nn_simple.h). Arguments as
 ** in th_lua_nnarg.h: the module first, its class prefixing every message.
-** The pointwise maps are one C function pair, registered once per map with
-** the map as upvalue ("Abs_updateOutput", "HardTanh_updateGradInput", ...).
+** The pointwise maps are a th_lua_nn_pwfamily: one closure pair per map
+** ("Abs_updateOutput", "HardTanh_updateGradInput", ...); PReLU and RReLU
+** are rows of the table 'rows'.
 */
 #include <stdio.h>
 #include <string.h>
 #include "th_lua_nnarg.h"
 #include "../nn/th_nn_simple.h"
 
-/* <Map>_updateOutput(self, input, output, inplace, p1, p2) */
-static int pw_update_output(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
-  th_nn_pw op = (th_nn_pw)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *output = th_lua_nn_tensor(L, 3, fn, "output");
-  int inplace = lua_toboolean(L, 4);
-  double p[2];
-  p[0] = th_lua_nn_num(L, 5, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 6, 0.0, fn, "parameter 2");
-  th_lua_check(L, th_nn_pw_update_output(op, p, input, output, inplace), fn);
-  lua_settop(L, 3);
-  return 1;
+/* --- the pointwise maps: a th_lua_nn_pwfamily ------------------------------ */
+
+static int pw_check(int op, const double *p, int inplace) {
+  return th_nn_pw_check((th_nn_pw)op, p, inplace);
 }
 
-/* <Map>_updateGradInput(self, input|nil, gradOutput, gradInput, output|nil, inplace, p1, p2) */
-static int pw_update_grad_input(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
-  th_nn_pw op = (th_nn_pw)lua_tointeger(L, lua_upvalueindex(1));
-  th_tensor *input = th_lua_nn_opttensor(L, 2, fn, "input");
-  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput");
-  th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
-  th_tensor *output = th_lua_nn_opttensor(L, 5, fn, "output");
-  int inplace = lua_toboolean(L, 6);
-  double p[2];
-  p[0] = th_lua_nn_num(L, 7, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 8, 0.0, fn, "parameter 2");
-  th_lua_check(L, th_nn_pw_update_grad_input(op, p, input, go, gi, output, inplace), fn);
-  lua_settop(L, 4);
-  return 1;
+static int pw_forward(int op, const double *p, th_tensor *input, th_tensor *output, int inplace) {
+  return th_nn_pw_update_output((th_nn_pw)op, p, input, output, inplace);
 }
 
-/* pw_check(self, name, inplace, p1, p2): a constructor's parameter check */
-static int pw_check(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "__init");
-  const char *name = luaL_checkstring(L, 2);
-  int op;
-  double p[2];
-  p[0] = th_lua_nn_num(L, 4, 0.0, fn, "parameter 1");
-  p[1] = th_lua_nn_num(L, 5, 0.0, fn, "parameter 2");
-  for (op = 0; op < TH_NN_NPW; op++)
-    if (strcmp(th_nn_pw_name[op], name) == 0) break;
-  if (op == TH_NN_NPW) return luaL_error(L, "%s: unknown pointwise map '%s'", fn, name);
-  th_lua_check(L, th_nn_pw_check((th_nn_pw)op, p, lua_toboolean(L, 3)), fn);
-  return 0;
+static int pw_backward(int op, const double *p, const th_tensor *input, th_tensor *gradOutput,
+                       th_tensor *gradInput, const th_tensor *output, int inplace) {
+  return th_nn_pw_update_grad_input((th_nn_pw)op, p, input, gradOutput, gradInput, output, inplace);
 }
+
+static const th_lua_nn_pwfamily maps = {"pointwise map", th_nn_pw_name, TH_NN_NPW,
+                                        pw_check,        pw_forward,    pw_backward};
 
 /* --- adapters of the rows below: the kernel called with a[stack index] --- */
 
@@ -98,16 +67,9 @@ static const th_lua_nn_binding rows[] = {
      4, rrelu_gin},
     {NULL, NULL, NULL, 0, NULL}};
 
-static const luaL_Reg funcs[] = {
-    {"pw_check", pw_check},
-    {NULL, NULL}};
-
 void th_lua_open_nn_simple(lua_State *L, int C) {
-  int op;
   th_lua_nn_push(L, C);
-  luaL_setfuncs(L, funcs, 0);
   th_lua_nn_register(L, rows);
-  for (op = 0; op < TH_NN_NPW; op++)
-    th_lua_nn_register_op(L, th_nn_pw_name[op], op, pw_update_output, pw_update_grad_input);
+  th_lua_nn_register_pw(L, &maps, "pw_check");
   lua_pop(L, 1);
 }

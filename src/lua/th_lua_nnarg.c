@@ -3,6 +3,7 @@
 ** th_lua_nnarg.h).
 */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +246,83 @@ void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction
   lua_pushinteger(L, op);
   lua_pushcclosure(L, bwd, 1);
   lua_setfield(L, -2, key);
+}
+
+/* --- pointwise families --------------------------------------------------- */
+
+/* upvalues of a family's closures: 1 the op (-1 for the check), 2 the family */
+static const th_lua_nn_pwfamily *pw_family(lua_State *L) {
+  return (const th_lua_nn_pwfamily *)lua_touserdata(L, lua_upvalueindex(2));
+}
+
+static void pw_params(lua_State *L, int idx, double *p, const char *fn) {
+  p[0] = th_lua_nn_num(L, idx, 0.0, fn, "parameter 1");
+  p[1] = th_lua_nn_num(L, idx + 1, 0.0, fn, "parameter 2");
+}
+
+static int pw_update_output(lua_State *L) {
+  th_lua_nn_fname f;
+  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
+  int op = (int)lua_tointeger(L, lua_upvalueindex(1));
+  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
+  th_tensor *output = th_lua_nn_tensor(L, 3, fn, "output");
+  int inplace = lua_toboolean(L, 4);
+  double p[2];
+  pw_params(L, 5, p, fn);
+  th_lua_check(L, pw_family(L)->forward(op, p, input, output, inplace), fn);
+  lua_settop(L, 3);
+  return 1;
+}
+
+static int pw_update_grad_input(lua_State *L) {
+  th_lua_nn_fname f;
+  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
+  int op = (int)lua_tointeger(L, lua_upvalueindex(1));
+  th_tensor *input = th_lua_nn_opttensor(L, 2, fn, "input");
+  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput");
+  th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
+  th_tensor *output = th_lua_nn_opttensor(L, 5, fn, "output");
+  int inplace = lua_toboolean(L, 6);
+  double p[2];
+  pw_params(L, 7, p, fn);
+  th_lua_check(L, pw_family(L)->backward(op, p, input, go, gi, output, inplace), fn);
+  lua_settop(L, 4);
+  return 1;
+}
+
+static int pw_check(lua_State *L) {
+  th_lua_nn_fname f;
+  const char *fn = th_lua_nn_fn(L, &f, "__init");
+  const th_lua_nn_pwfamily *fam = pw_family(L);
+  const char *name = luaL_checkstring(L, 2);
+  int op;
+  double p[2];
+  for (op = 0; op < fam->n; op++)
+    if (strcmp(name, fam->names[op]) == 0) break;
+  if (op == fam->n) return luaL_error(L, "%s: unknown %s '%s'", fn, fam->kind, name);
+  pw_params(L, 4, p, fn);
+  th_lua_check(L, fam->check(op, p, lua_toboolean(L, 3)), fn);
+  return 0;
+}
+
+/* one closure over op and f (a light userdata: f is static and only read) */
+static void push_pw(lua_State *L, const th_lua_nn_pwfamily *f, int op, lua_CFunction fn) {
+  lua_pushinteger(L, op);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)f);
+  lua_pushcclosure(L, fn, 2);
+}
+
+void th_lua_nn_register_pw(lua_State *L, const th_lua_nn_pwfamily *f, const char *checkname) {
+  char key[96];
+  int op;
+  for (op = 0; op < f->n; op++) {
+    snprintf(key, sizeof key, "%s_updateOutput", f->names[op]);
+    push_pw(L, f, op, pw_update_output);
+    lua_setfield(L, -2, key);
+    snprintf(key, sizeof key, "%s_updateGradInput", f->names[op]);
+    push_pw(L, f, op, pw_update_grad_input);
+    lua_setfield(L, -2, key);
+  }
+  push_pw(L, f, -1, pw_check);
+  lua_setfield(L, -2, checkname);
 }

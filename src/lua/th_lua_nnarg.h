@@ -91,11 +91,30 @@ typedef struct th_lua_nn_binding {
    of the stack; a malformed spec is an error here, at load */
 void th_lua_nn_register(lua_State *L, const th_lua_nn_binding *b);
 
-/* the bindings of an op family (activations, criterions): registers
+/* the bindings of one op of a family (criterions): registers
    <name>_updateOutput and <name>_updateGradInput in the table on top of the
    stack, fwd and bwd closed over the op (their upvalue 1) */
 void th_lua_nn_register_op(lua_State *L, const char *name, int op, lua_CFunction fwd,
                            lua_CFunction bwd);
+
+/* a family of pointwise maps with up to two parameters, one kernel per
+   direction switching on the op (the activations, th_nn_layers.h; Torch7's
+   wider set, th_nn_simple.h) */
+typedef struct th_lua_nn_pwfamily {
+  const char *kind;          /* names an unknown op: "unknown activation 'X'" */
+  const char *const *names;  /* the op names, indexed by op */
+  int n;
+  int (*check)(int op, const double *p, int inplace);
+  int (*forward)(int op, const double *p, th_tensor *input, th_tensor *output, int inplace);
+  int (*backward)(int op, const double *p, const th_tensor *input, th_tensor *gradOutput,
+                  th_tensor *gradInput, const th_tensor *output, int inplace);
+} th_lua_nn_pwfamily;
+/* registers, in the table on top of the stack, for every op of f
+     <Op>_updateOutput(self, input, output, inplace, p1, p2)
+     <Op>_updateGradInput(self, input|nil, gradOutput, gradInput, output|nil, inplace, p1, p2)
+   and 'checkname'(self, name, inplace, p1, p2), the constructors' check of
+   their parameters */
+void th_lua_nn_register_pw(lua_State *L, const th_lua_nn_pwfamily *f, const char *checkname);
 
 /* pushes torch._C.nn (the table at C, field "nn"), creating it when absent */
 void th_lua_nn_push(lua_State *L, int C);
