@@ -117,6 +117,14 @@ static int batchnorm_apply(th_lua_nn_call *c, const th_lua_nn_val *a) {
   return th_nn_batchnorm_apply(a[2].t, a[3].t, a[4].t, a[5].b);
 }
 
+static int batchnorm_bwd(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  int64_t mode = a[14].i;
+  if (mode < TH_NN_STATS_NONE || mode > TH_NN_STATS_REUSE)
+    luaL_error(c->L, "%s: stats mode must be 0, 1 or 2, got %d", c->fn, (int)mode);
+  return th_nn_batchnorm_backward(a[3].t, a[4].t, a[5].t, a[6].t, a[7].t, a[8].t, a[9].t, a[10].t,
+                                  a[11].t, a[12].t, a[13].t, (int)mode, a[15].b, a[16].n, a[17].n);
+}
+
 /* the cross-map LRN's size, alpha, beta, k: fields of the module, all required */
 typedef struct lrn_params {
   int64_t size;
@@ -168,6 +176,11 @@ static const th_lua_nn_binding rows[] = {
      "train:b momentum:n eps:n coef? relu:b",
      3, batchnorm_out},
     {"batchnorm_apply", "updateOutput", "input output coef relu:b", 3, batchnorm_apply},
+    /* (self, method, ...): the method updateGradInput, accGradParameters or backward */
+    {"batchnorm_backward", NULL,
+     "input gradOutput gradInput? gradWeight? gradBias? weight? running_mean running_var "
+     "save_mean save_std stats? stats_mode:i train:b scale:n eps:n",
+     0, batchnorm_bwd},
     {"lrn_updateOutput", "updateOutput", "input output scale", 3, lrn_out},
     {"lrn_updateGradInput", "updateGradInput",
      "input gradOutput gradInput scale output paddedRatio", 4, lrn_gin},
@@ -239,40 +252,12 @@ static int pool_output_size(lua_State *L) {
   return 1;
 }
 
-/* batchnorm_backward(self, method, input, gradOutput, gradInput|nil, gradWeight|nil,
-                      gradBias|nil, weight|nil, running_mean, running_var, save_mean,
-                      save_std, stats|nil, stats_mode, train, scale, eps): the method
-   (updateGradInput, accGradParameters, backward) names the call */
-static int batchnorm_backward(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, luaL_checkstring(L, 2));
-  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"),
-            *go = th_lua_nn_tensor(L, 4, fn, "gradOutput");
-  th_tensor *gi = th_lua_nn_opttensor(L, 5, fn, "gradInput"),
-            *gw = th_lua_nn_opttensor(L, 6, fn, "gradWeight");
-  th_tensor *gb = th_lua_nn_opttensor(L, 7, fn, "gradBias"),
-            *weight = th_lua_nn_opttensor(L, 8, fn, "weight");
-  th_tensor *rm = th_lua_nn_tensor(L, 9, fn, "running_mean"),
-            *rv = th_lua_nn_tensor(L, 10, fn, "running_var");
-  th_tensor *sm = th_lua_nn_tensor(L, 11, fn, "save_mean"),
-            *ss = th_lua_nn_tensor(L, 12, fn, "save_std");
-  th_tensor *stats = th_lua_nn_opttensor(L, 13, fn, "stats");
-  int mode = (int)th_lua_nn_checkint(L, 14, fn, "stats mode"), train = lua_toboolean(L, 15);
-  double scale = th_lua_nn_checknum(L, 16, fn, "scale"), eps = th_lua_nn_checknum(L, 17, fn, "eps");
-  if (mode < TH_NN_STATS_NONE || mode > TH_NN_STATS_REUSE)
-    luaL_error(L, "%s: stats mode must be 0, 1 or 2, got %d", fn, mode);
-  th_lua_check(L, th_nn_batchnorm_backward(input, go, gi, gw, gb, weight, rm, rv, sm, ss, stats,
-                                           mode, train, scale, eps), fn);
-  return 0;
-}
-
 static const luaL_Reg funcs[] = {
     {"conv_winograd", conv_winograd},
     {"conv_direct", conv_direct},
     {"conv_winogradChosen", conv_winograd_chosen},
     {"conv_directChosen", conv_direct_chosen},
     {"pool_outputSize", pool_output_size},
-    {"batchnorm_backward", batchnorm_backward},
     {NULL, NULL}};
 
 void th_lua_open_nn(lua_State *L, int C) {

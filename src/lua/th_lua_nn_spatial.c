@@ -129,6 +129,10 @@ static int featlp_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
                                         p.batch);
 }
 
+static int localsum(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  return th_nn_localsum(a[3].t, a[4].t, a[5].t, a[6].b);
+}
+
 static const th_lua_nn_binding rows[] = {
     {"dilmaxpool_updateOutput", "updateOutput", "input output indices", 3, dilmaxpool_out},
     {"adamaxpool_updateOutput", "updateOutput", "input output indices W:i=0 H:i=0", 3,
@@ -155,27 +159,12 @@ static const th_lua_nn_binding rows[] = {
     {"featlp_updateOutput", "updateOutput", "input output", 3, featlp_out},
     {"featlp_updateGradInput", "updateGradInput", "input gradOutput gradInput output", 4,
      featlp_gin},
+    /* (self, method, planes, kernel, output, transpose) */
+    {"localsum", NULL, "input kernel output transpose:b", 5, localsum},
     {NULL, NULL, NULL, 0, NULL}};
-
-/* localsum(self, method, planes, kernel, output, transpose) */
-static int localsum(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, luaL_checkstring(L, 2));
-  th_tensor *input = th_lua_nn_tensor(L, 3, fn, "input"),
-            *kernel = th_lua_nn_tensor(L, 4, fn, "kernel");
-  th_tensor *output = th_lua_nn_tensor(L, 5, fn, "output");
-  th_lua_check(L, th_nn_localsum(input, kernel, output, lua_toboolean(L, 6)), fn);
-  lua_settop(L, 5);
-  return 1;
-}
-
-static const luaL_Reg funcs[] = {
-    {"localsum", localsum},
-    {NULL, NULL}};
 
 void th_lua_open_nn_spatial(lua_State *L, int C) {
   th_lua_nn_push(L, C);
-  luaL_setfuncs(L, funcs, 0);
   th_lua_nn_register(L, rows);
   lua_pop(L, 1);
 }

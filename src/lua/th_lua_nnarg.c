@@ -212,11 +212,11 @@ static int run_row(lua_State *L) {
   const rowspec *r = (const rowspec *)lua_touserdata(L, lua_upvalueindex(1));
   th_lua_nn_fname f;
   th_lua_nn_call c;
-  th_lua_nn_val a[TH_LUA_NN_MAXARGS + 2];
-  int k;
+  th_lua_nn_val a[TH_LUA_NN_MAXARGS + 3];
+  int k, first = r->b->method != NULL ? 2 : 3;  /* no method: argument 2 names it */
   c.L = L;
-  c.fn = th_lua_nn_fn(L, &f, r->b->method);
-  for (k = 0; k < r->n; k++) check_arg(L, k + 2, &r->a[k], &a[k + 2], c.fn);
+  c.fn = th_lua_nn_fn(L, &f, r->b->method != NULL ? r->b->method : luaL_checkstring(L, 2));
+  for (k = 0; k < r->n; k++) check_arg(L, k + first, &r->a[k], &a[k + first], c.fn);
   th_lua_check(L, r->b->call(&c, a), c.fn);
   if (r->b->result > 0) {
     lua_settop(L, r->b->result);

@@ -80,10 +80,11 @@ typedef struct th_lua_nn_call {
 #define TH_LUA_NN_NUMBERS(k) (-(k))
 typedef struct th_lua_nn_binding {
   const char *name;                /* in torch._C.nn */
-  const char *method;              /* names the call in messages */
+  const char *method;  /* names the call in messages; NULL: argument 2 does (a string:
+                          "updateGradInput", "backward"), the spec's arguments follow it */
   const char *args;                /* the spec above */
   int result;
-  /* calls the kernel with a[i], the argument at stack index i (i >= 2);
+  /* calls the kernel with a[i], the argument at stack index i (i >= 2, 3);
      returns its status (TH_OK or an error, th_error.h) */
   int (*call)(th_lua_nn_call *c, const th_lua_nn_val *a);
 } th_lua_nn_binding;
