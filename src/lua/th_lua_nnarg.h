@@ -47,6 +47,7 @@ double th_lua_nn_numfield(lua_State *L, const char *k, double def, const char *f
 double th_lua_nn_checknumfield(lua_State *L, const char *k, const char *fn);
 /* a boolean field k of the module at index 1 (nil: def) */
 int th_lua_nn_boolfield(lua_State *L, const char *k, int def);
+
 /* --- table-driven bindings ------------------------------------------------
    Most bindings have one shape: check the arguments, call one kernel, return
    the result. Each is a row of a th_lua_nn_binding table: its Lua name, the
@@ -62,7 +63,13 @@ int th_lua_nn_boolfield(lua_State *L, const char *k, int def);
      name:n  name:i  a number, an integer; nil an error (th_lua_nn_checknum, _checkint)
      name:n=D name:i=D   the same, D when nil (th_lua_nn_num, th_lua_nn_int)
      name:b          any value, read as a boolean (lua_toboolean)
-   'name' is the argument's name in messages ("input must be a tensor"). */
+   'name' is the argument's name in messages ("input must be a tensor").
+   A row, with its adapter:
+     {"linear_updateOutput", "updateOutput", "input output weight bias? addBuffer", 3,
+      linear_out}
+     static int linear_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
+       return th_nn_linear_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t);
+     } */
 #define TH_LUA_NN_MAXARGS 16
 typedef union th_lua_nn_val {
   th_tensor *t;
@@ -79,11 +86,11 @@ typedef struct th_lua_nn_call {
    wrote), 0 for nothing, or TH_LUA_NN_NUMBERS(k): the first k of c->ret */
 #define TH_LUA_NN_NUMBERS(k) (-(k))
 typedef struct th_lua_nn_binding {
-  const char *name;                /* in torch._C.nn */
+  const char *name;    /* in torch._C.nn */
   const char *method;  /* names the call in messages; NULL: argument 2 does (a string:
                           "updateGradInput", "backward"), the spec's arguments follow it */
-  const char *args;                /* the spec above */
-  int result;
+  const char *args;    /* the spec above */
+  int result;          /* the stack index returned, 0, or TH_LUA_NN_NUMBERS(k) */
   /* calls the kernel with a[i], the argument at stack index i (i >= 2, 3);
      returns its status (TH_OK or an error, th_error.h) */
   int (*call)(th_lua_nn_call *c, const th_lua_nn_val *a);
