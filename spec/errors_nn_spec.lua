@@ -37,6 +37,27 @@ describe('nn modules: input rank, size and type', function()
     fails({'nn.SoftMax:updateOutput: input must be 1D, 2D (batch)', 'got 5D 1x1x1x1x2'}, fwd, nn.SoftMax(), T(1, 1, 1, 1, 2))
   end)
 
+  it('a freed tensor: the module, the argument and who freed it (one message for every binding)', function()
+    local function scoped(...)  -- freed when its dispose scope closed
+      local n, t = {...}
+      torch.withDisposeScope(function() t = T(table.unpack(n)):fill(1) end)
+      return t
+    end
+    local hint = 'was freed by its dispose scope (keep it with :moveToOuterDisposeScope() or :detachFromDisposeScope())'
+    fails('nn.Linear:updateOutput: input ' .. hint, fwd, nn.Linear(4, 3), scoped(2, 4))
+    fails('nn.ReLU:updateOutput: input ' .. hint, fwd, nn.ReLU(), scoped(2, 4))
+    fails('nn.Tanh:updateOutput: input ' .. hint, fwd, nn.Tanh(), scoped(2, 4))
+    fails('nn.Abs:updateOutput: input ' .. hint, fwd, nn.Abs(), scoped(2, 4))
+    fails('nn.SpatialConvolution:updateOutput: input ' .. hint, fwd, nn.SpatialConvolution(1, 1, 3, 3), scoped(1, 5, 5))
+    local m = nn.Linear(4, 3)
+    m:forward(T(2, 4):fill(1))
+    fails('nn.Linear:updateGradInput: gradOutput ' .. hint, bwd, m, T(2, 4):fill(1), scoped(2, 3))
+    local x = T(2, 4)
+    x:free()
+    fails('nn.Linear:updateOutput: input was freed (used after :free()/:dispose())', fwd, nn.Linear(4, 3), x)
+    fails('nn.ReLU:updateOutput: input was freed (used after :free()/:dispose())', fwd, nn.ReLU(), x)
+  end)
+
   it('convolution and pooling', function()
     local cv = nn.SpatialConvolution(3, 4, 3, 3)
     fails('nn.SpatialConvolution:updateOutput: input 1x3x2x2 is smaller than the 3x3 kernel (with padding 0,0)',

@@ -52,6 +52,27 @@ end
 local typelist = table.concat(torch._typenames, ', ', 1, #torch._typenames - 1) .. ' and ' ..
                  torch._typenames[#torch._typenames]
 
+-- the scalar types of the File API (readTYPE/writeTYPE) and the serializer,
+-- one row each: its name with article for messages; its binary format, a
+-- key of self._fmt (the file's byte order; Long in longSize bytes); the
+-- text an ascii file holds; the range a written integer must fit (Byte and
+-- Char wrap to their low 8 bits instead, as C's cast). Byte and Char are
+-- raw bytes ('raw'), in ascii files too, as in Torch7.
+local SCALAR = {
+  Byte = {what = 'a byte', raw = true},
+  Char = {what = 'a char', raw = true},
+  Short = {what = 'a short', fmt = 'i2', ascii = '%d', range = {-32768, 32767}},
+  Int = {what = 'an int', fmt = 'i4', ascii = '%d', range = {-2147483648, 2147483647}},
+  Long = {what = 'a long', fmt = 'l', ascii = '%d', range = {math.mininteger, math.maxinteger}},
+  Float = {what = 'a float', fmt = 'f', ascii = '%.9g', float = true},
+  Double = {what = 'a double', fmt = 'd', ascii = '%.17g', float = true},
+}
+
+-- the bytes of one element of type 'name' in a binary file
+local function binSize(self, name)
+  return name == 'Long' and self._longSize or elemsize[name]
+end
+
 local File = torch.class('torch.File')
 
 -- --- state ---------------------------------------------------------------
@@ -230,34 +251,25 @@ local function putAscii(self, s)
   put(self, self._autospace and s .. '\n' or s)
 end
 
--- the serializer's scalars (Torch7's writeInt(n) and friends of one value)
-local function wInt(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.i4, v)) else putAscii(self, sformat('%d', v)) end
-end
-
-local function wShort(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.i2, v)) else putAscii(self, sformat('%d', v)) end
-end
-
-local function wLong(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.l, v)) else putAscii(self, sformat('%d', v)) end
-end
-
-local function wDouble(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.d, v)) else putAscii(self, sformat('%.17g', v)) end
-end
-
-local function wFloat(self, v)
-  if self._mode == 'binary' then put(self, spack(self._fmt.f, v))
-  else putAscii(self, sformat('%.9g', (sunpack('f', spack('f', v))))) end   -- the float's value, as C's cast
-end
-
 -- raw bytes (Byte and Char are raw in ascii files too), then (ascii,
 -- autoSpacing) a newline
 local function wRaw(self, s)
   put(self, s)
   if self._mode == 'ascii' and self._autospace and #s > 0 then put(self, '\n') end
 end
+
+-- one value of type 'name' (SCALAR), as Torch7's writeTYPE(n) wrote it
+local function wScalar(self, name, v)
+  local T = SCALAR[name]
+  if T.raw then return wRaw(self, string.char(v)) end
+  if self._mode == 'binary' then return put(self, spack(self._fmt[T.fmt], v)) end
+  if name == 'Float' then v = sunpack('f', spack('f', v)) end   -- the float's value, as C's cast
+  putAscii(self, sformat(T.ascii, v))
+end
+
+-- the serializer's scalars
+local function wInt(self, v) wScalar(self, 'Int', v) end
+local function wLong(self, v) wScalar(self, 'Long', v) end
 
 local function writeString(self, s)
   if #s > 0x7fffffff then error(sformat('%s: string of %d bytes is too long for the format (at %s)', self._name, #s, path(self)), 0) end
@@ -431,7 +443,7 @@ writeObject = function(self, obj, name)
                     self._name, obj, path(self)), 0)
     end
     wInt(self, TYPE_NUMBER)
-    wDouble(self, obj)
+    wScalar(self, 'Double', obj)
   elseif tname == nil and t == 'string' then
     wInt(self, TYPE_STRING)
     writeString(self, obj)
@@ -590,42 +602,21 @@ local function binScalar(self, size, fmt, what)
   return v
 end
 
--- the serializer's scalars; each raises on a short or bad read
-local function rInt(self)
-  if self._mode == 'binary' then return binScalar(self, 4, self._fmt.i4, 'an int') end
-  local v = asciiInteger(self, 'an integer')
+-- the serializer's scalars: one value of type 'name' (Short, ..., Double:
+-- SCALAR); raises on a short or bad read
+local function rScalar(self, name)
+  local T = SCALAR[name]
+  if self._mode == 'binary' then return binScalar(self, binSize(self, name), self._fmt[T.fmt], T.what) end
+  local v = T.float and asciiNumber(self, 'a number') or asciiInteger(self, 'an integer')
   endline(self)
+  if name == 'Short' and (v < T.range[1] or v > T.range[2]) then   -- as Torch7's
+    corrupt(self, tell(self), 'short %d out of range', v)
+  end
   return v
 end
 
-local function rShort(self)
-  if self._mode == 'binary' then return binScalar(self, 2, self._fmt.i2, 'a short') end
-  local v = asciiInteger(self, 'an integer')
-  endline(self)
-  if v < -32768 or v > 32767 then corrupt(self, tell(self), 'short %d out of range', v) end
-  return v
-end
-
-local function rLong(self)
-  if self._mode == 'binary' then return binScalar(self, self._longSize, self._fmt.l, 'a long') end
-  local v = asciiInteger(self, 'an integer')
-  endline(self)
-  return v
-end
-
-local function rDouble(self)
-  if self._mode == 'binary' then return binScalar(self, 8, self._fmt.d, 'a double') end
-  local v = asciiNumber(self, 'a number')
-  endline(self)
-  return v
-end
-
-local function rFloat(self)
-  if self._mode == 'binary' then return binScalar(self, 4, self._fmt.f, 'a float') end
-  local v = asciiNumber(self, 'a number')
-  endline(self)
-  return v
-end
+local function rInt(self) return rScalar(self, 'Int') end
+local function rLong(self) return rScalar(self, 'Long') end
 
 -- n raw bytes as a string (ascii too: Byte and Char are raw there), then
 -- in ascii the newline that ends them
@@ -925,7 +916,7 @@ readObject = function(self)
   if tag == TYPE_NIL then
     return nil
   elseif tag == TYPE_NUMBER then
-    return tonumber_loaded(rDouble(self))
+    return tonumber_loaded(rScalar(self, 'Double'))
   elseif tag == TYPE_BOOLEAN then
     return rInt(self) == 1
   elseif tag == TYPE_STRING then
@@ -1028,13 +1019,9 @@ end
 
 -- numbers as the C casts of Torch7's bindings made them: toward zero, and
 -- for Byte and Char the low 8 bits
-local INT_RANGE = {Short = {-32768, 32767}, Int = {-2147483648, 2147483647},
-                   Long = {math.mininteger, math.maxinteger}}
-
-local function article(name) return (name == 'Int' and 'an ' or 'a ') .. name:lower() end
-
 local function toElement(self, fname, name, v)
-  if name == 'Float' or name == 'Double' then return v + 0.0 end
+  local T = SCALAR[name]
+  if T.float then return v + 0.0 end
   if v ~= v or v == math.huge or v == -math.huge then
     error(sformat('%s: %s cannot be written as an integer', methodName(self, fname), tostring(v)), 3)
   end
@@ -1042,22 +1029,13 @@ local function toElement(self, fname, name, v)
   if i == nil then
     error(sformat('%s: %s is out of range', methodName(self, fname), tostring(v)), 3)
   end
-  if name == 'Byte' or name == 'Char' then return i & 0xff end
-  local r = INT_RANGE[name]
-  if name == 'Long' and self._mode == 'binary' and self._longSize == 4 then r = INT_RANGE.Int end
+  if T.raw then return i & 0xff end
+  local r = T.range
+  if name == 'Long' and self._mode == 'binary' and self._longSize == 4 then r = SCALAR.Int.range end
   if i < r[1] or i > r[2] then
-    error(sformat('%s: %d is out of range for %s', methodName(self, fname), i, article(name)), 3)
+    error(sformat('%s: %d is out of range for %s', methodName(self, fname), i, T.what), 3)
   end
   return i
-end
-
-local SCALAR_WRITERS = {Short = wShort, Int = wInt, Long = wLong, Float = wFloat, Double = wDouble}
-
-local function writeScalar(self, name, v)
-  local w = SCALAR_WRITERS[name]
-  if w then return w(self, v) end
-  local b = string.char(v)   -- Byte, Char: one raw byte, binary and ascii alike
-  wRaw(self, b)
 end
 
 -- a number in ascii as Torch7's fscanf read it: after blanks, the longest
@@ -1092,11 +1070,10 @@ local function asciiValue(self, int)
   return v
 end
 
-local BIN_FORMAT = {Short = 'i2', Int = 'i4', Long = 'l', Float = 'f', Double = 'd'}
-
 -- one element; nil and what was found instead at a short read
 local function readScalar(self, name)
-  if name == 'Byte' or name == 'Char' then
+  local T = SCALAR[name]
+  if T.raw then
     if self._mode == 'ascii' then loadall(self) end
     if fill(self, 1) < 1 then return nil, 'the end of the file' end
     local b = self._buf:byte(self._pos)
@@ -1106,13 +1083,13 @@ local function readScalar(self, name)
     return b
   end
   if self._mode == 'binary' then
-    local size = name == 'Long' and self._longSize or elemsize[name]
+    local size = binSize(self, name)
     if fill(self, size) < size then return nil, 'the end of the file' end
     local v
-    v, self._pos = sunpack(self._fmt[BIN_FORMAT[name]], self._buf, self._pos)
+    v, self._pos = sunpack(self._fmt[T.fmt], self._buf, self._pos)
     return v
   end
-  local v, got = asciiValue(self, name ~= 'Float' and name ~= 'Double')
+  local v, got = asciiValue(self, not T.float)
   if v ~= nil then endline(self) end
   return v, got
 end
@@ -1122,7 +1099,7 @@ local function readElements(self, name, s)
   local n = #s
   if n == 0 then return 0 end
   if self._mode == 'binary' then
-    local esize = (name == 'Long' and self._longSize) or elemsize[name]
+    local esize = binSize(self, name)
     local k = math.min(n, fill(self, n * esize) // esize)
     fromBuffer(self, name, s, k)
     return k
@@ -1161,7 +1138,7 @@ local function defineType(name)
     if arg == nil then
       local v, got = readScalar(self, name)
       if v == nil then
-        readError(self, sformat('%s: read error: %s expected, got %s', methodName(self, rname), article(name), got))
+        readError(self, sformat('%s: read error: %s expected, got %s', methodName(self, rname), SCALAR[name].what, got))
         return 0
       end
       return v
@@ -1190,7 +1167,7 @@ local function defineType(name)
   File[wname] = function(self, arg)
     checkwrite(self)
     if type(arg) == 'number' then
-      writeScalar(self, name, toElement(self, wname, name, arg))
+      wScalar(self, name, toElement(self, wname, name, arg))
       return
     elseif torch.typename(arg) == sname then
       return wStorage(self, name, arg, methodName(self, wname))
@@ -1202,7 +1179,7 @@ local function defineType(name)
   end
 end
 
-for _, name in ipairs({'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double'}) do defineType(name) end
+for name in pairs(SCALAR) do defineType(name) end
 
 function File:readBool() return self:readInt() == 1 end
 function File:writeBool(v) self:writeInt(v and 1 or 0) end

@@ -32,6 +32,10 @@ th_tensor *th_lua_checktensor(lua_State *L, int idx, const char *fname);
 /* the same, the message naming the argument 'what' ("input of size 2x3
    extends past its storage (needs 7 elements, storage has 0)") */
 th_tensor *th_lua_checkdata(lua_State *L, int idx, const char *fname, const char *what);
+/* why t may not be used ("freed by its dispose scope (keep it with ...)",
+   "freed (used after ...)"), NULL when it is live: every "was freed"
+   message, th_lua_checkview's and the nn bindings', reads it here */
+const char *th_lua_freed(const th_tensor *t);
 /* a live tensor whose elements are not touched: sizes, strides, views,
    resize and set (which regrow the storage), identity queries */
 th_tensor *th_lua_checkview(lua_State *L, int idx, const char *fname);

@@ -1,88 +1,53 @@
 /*
 ** th_lua_nn_crit.c: bindings in torch._C.nn for criterions
 ** (Torch7's wider module set). Arguments as in th_lua_nnarg.h: the
-** criterion first, its class naming the errors. Kernels: src/nn/th_nn_crit.h.
+** criterion first, its class naming the errors; each binding a row of
+** 'rows'. Kernels: src/nn/th_nn_crit.h.
 */
 #include "th_lua_nnarg.h"
 #include "../nn/th_nn_crit.h"
 
-/* multimargin_updateOutput(self, input, target, weights|nil, sizeAverage, p, margin) -> loss */
-static int multimargin_update_output(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *target = th_lua_nn_tensor(L, 3, fn, "target");
-  th_tensor *weights = th_lua_nn_opttensor(L, 4, fn, "weights");
-  int sizeAverage = lua_toboolean(L, 5);
-  int64_t p = th_lua_nn_int(L, 6, 1, fn, "p");
-  double margin = th_lua_nn_num(L, 7, 1.0, fn, "margin");
-  double out = 0;
-  if (p != 1 && p != 2) luaL_error(L, "%s: p must be 1 or 2, got %d", fn, (int)p);
-  th_lua_check(L, th_nn_multimargin_update_output(input, target, weights, sizeAverage, (int)p,
-                                                  margin, &out),
-               fn);
-  lua_pushnumber(L, out);
-  return 1;
+/* the norm p of a multi-margin criterion: 1 or 2 */
+static int margin_p(th_lua_nn_call *c, int64_t p) {
+  if (p != 1 && p != 2) luaL_error(c->L, "%s: p must be 1 or 2, got %d", c->fn, (int)p);
+  return (int)p;
 }
 
-/* multimargin_updateGradInput(self, input, target, gradInput, weights|nil, sizeAverage, p, margin) */
-static int multimargin_update_grad_input(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *target = th_lua_nn_tensor(L, 3, fn, "target");
-  th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
-  th_tensor *weights = th_lua_nn_opttensor(L, 5, fn, "weights");
-  int sizeAverage = lua_toboolean(L, 6);
-  int64_t p = th_lua_nn_int(L, 7, 1, fn, "p");
-  double margin = th_lua_nn_num(L, 8, 1.0, fn, "margin");
-  if (p != 1 && p != 2) luaL_error(L, "%s: p must be 1 or 2, got %d", fn, (int)p);
-  th_lua_check(L, th_nn_multimargin_update_grad_input(input, target, weights, sizeAverage,
-                                                      (int)p, margin, gi),
-               fn);
-  lua_settop(L, 4);
-  return 1;
+/* --- adapters of the rows below: the kernel called with a[stack index] --- */
+
+static int multimargin_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  return th_nn_multimargin_update_output(a[2].t, a[3].t, a[4].t, a[5].b, margin_p(c, a[6].i),
+                                         a[7].n, &c->ret[0]);
 }
 
-/* multilabelmargin_updateOutput(self, input, target, isTarget, sizeAverage) -> loss */
-static int multilabelmargin_update_output(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *target = th_lua_nn_tensor(L, 3, fn, "target");
-  th_tensor *isTarget = th_lua_nn_tensor(L, 4, fn, "isTarget");
-  double out = 0;
-  th_lua_check(L, th_nn_multilabelmargin_update_output(input, target, isTarget,
-                                                       lua_toboolean(L, 5), &out),
-               fn);
-  lua_pushnumber(L, out);
-  return 1;
+static int multimargin_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  return th_nn_multimargin_update_grad_input(a[2].t, a[3].t, a[5].t, a[6].b, margin_p(c, a[7].i),
+                                             a[8].n, a[4].t);
 }
 
-/* multilabelmargin_updateGradInput(self, input, target, gradInput, isTarget, sizeAverage) */
-static int multilabelmargin_update_grad_input(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *target = th_lua_nn_tensor(L, 3, fn, "target");
-  th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
-  th_tensor *isTarget = th_lua_nn_tensor(L, 5, fn, "isTarget");
-  th_lua_check(L, th_nn_multilabelmargin_update_grad_input(input, target, isTarget,
-                                                           lua_toboolean(L, 6), gi),
-               fn);
-  lua_settop(L, 4);
-  return 1;
+static int multilabelmargin_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  return th_nn_multilabelmargin_update_output(a[2].t, a[3].t, a[4].t, a[5].b, &c->ret[0]);
 }
 
-static const luaL_Reg funcs[] = {
-    {"multimargin_updateOutput", multimargin_update_output},
-    {"multimargin_updateGradInput", multimargin_update_grad_input},
-    {"multilabelmargin_updateOutput", multilabelmargin_update_output},
-    {"multilabelmargin_updateGradInput", multilabelmargin_update_grad_input},
-    {NULL, NULL}};
+static int multilabelmargin_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
+  return th_nn_multilabelmargin_update_grad_input(a[2].t, a[3].t, a[5].t, a[6].b, a[4].t);
+}
+
+static const th_lua_nn_binding rows[] = {
+    /* -> loss */
+    {"multimargin_updateOutput", "updateOutput",
+     "input target weights? sizeAverage:b p:i=1 margin:n=1", TH_LUA_NN_NUMBERS(1), multimargin_out},
+    {"multimargin_updateGradInput", "updateGradInput",
+     "input target gradInput weights? sizeAverage:b p:i=1 margin:n=1", 4, multimargin_gin},
+    /* -> loss */
+    {"multilabelmargin_updateOutput", "updateOutput", "input target isTarget sizeAverage:b",
+     TH_LUA_NN_NUMBERS(1), multilabelmargin_out},
+    {"multilabelmargin_updateGradInput", "updateGradInput",
+     "input target gradInput isTarget sizeAverage:b", 4, multilabelmargin_gin},
+    {NULL, NULL, NULL, 0, NULL}};
 
 void th_lua_open_nn_crit(lua_State *L, int C) {
   th_lua_nn_push(L, C);
-  luaL_setfuncs(L, funcs, 0);
+  th_lua_nn_register(L, rows);
   lua_pop(L, 1);
 }

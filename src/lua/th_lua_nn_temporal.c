@@ -2,7 +2,7 @@
 ** th_lua_nn_temporal.c: bindings in torch._C.nn for temporal and spatial convolutions
 ** (Torch7's wider module set). Arguments as in th_lua_nnarg.h: the module
 ** first (its class names the errors, its fields give the window), tensors
-** as explicit arguments.
+** as explicit arguments; each binding a row of 'rows'.
 */
 #include "th_lua_nnarg.h"
 #include "../nn/th_nn_temporal.h"
@@ -20,63 +20,37 @@ static void dilconv_params(lua_State *L, th_nn_dilconv *p, int depthwise, const 
   p->depthwise = depthwise;
 }
 
-/* dilconv_updateOutput(self, input, output, weight, bias|nil, finput, depthwise) */
-static int dilconv_update_output(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateOutput");
+/* --- adapters of the rows below: the kernel called with a[stack index] --- */
+
+static int dilconv_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_dilconv p;
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *output = th_lua_nn_tensor(L, 3, fn, "output");
-  th_tensor *weight = th_lua_nn_tensor(L, 4, fn, "weight");
-  th_tensor *bias = th_lua_nn_opttensor(L, 5, fn, "bias");
-  th_tensor *finput = th_lua_nn_tensor(L, 6, fn, "finput");
-  dilconv_params(L, &p, lua_toboolean(L, 7), fn);
-  th_lua_check(L, th_nn_dilconv_update_output(input, output, weight, bias, finput, &p), fn);
-  lua_settop(L, 3);
-  return 1;
+  dilconv_params(c->L, &p, a[7].b, c->fn);
+  return th_nn_dilconv_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &p);
 }
 
-/* dilconv_updateGradInput(self, input, gradOutput, gradInput, weight, fgradInput, depthwise) */
-static int dilconv_update_grad_input(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "updateGradInput");
+static int dilconv_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_dilconv p;
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput");
-  th_tensor *gi = th_lua_nn_tensor(L, 4, fn, "gradInput");
-  th_tensor *weight = th_lua_nn_tensor(L, 5, fn, "weight");
-  th_tensor *fgradInput = th_lua_nn_tensor(L, 6, fn, "fgradInput");
-  dilconv_params(L, &p, lua_toboolean(L, 7), fn);
-  th_lua_check(L, th_nn_dilconv_update_grad_input(input, go, gi, weight, fgradInput, &p), fn);
-  lua_settop(L, 4);
-  return 1;
+  dilconv_params(c->L, &p, a[7].b, c->fn);
+  return th_nn_dilconv_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &p);
 }
 
-/* dilconv_accGradParameters(self, input, gradOutput, gradWeight, gradBias|nil, fgradInput,
-                             scale, depthwise) */
-static int dilconv_acc_grad_params(lua_State *L) {
-  th_lua_nn_fname f;
-  const char *fn = th_lua_nn_fn(L, &f, "accGradParameters");
+static int dilconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_dilconv p;
-  th_tensor *input = th_lua_nn_tensor(L, 2, fn, "input");
-  th_tensor *go = th_lua_nn_tensor(L, 3, fn, "gradOutput");
-  th_tensor *gw = th_lua_nn_tensor(L, 4, fn, "gradWeight");
-  th_tensor *gb = th_lua_nn_opttensor(L, 5, fn, "gradBias");
-  th_tensor *fgradInput = th_lua_nn_tensor(L, 6, fn, "fgradInput");
-  double scale = th_lua_nn_num(L, 7, 1, fn, "scale");
-  dilconv_params(L, &p, lua_toboolean(L, 8), fn);
-  th_lua_check(L, th_nn_dilconv_acc_grad_params(input, go, gw, gb, fgradInput, &p, scale), fn);
-  return 0;
+  dilconv_params(c->L, &p, a[8].b, c->fn);
+  return th_nn_dilconv_acc_grad_params(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &p, a[7].n);
 }
 
-static const luaL_Reg funcs[] = {
-    {"dilconv_updateOutput", dilconv_update_output},
-    {"dilconv_updateGradInput", dilconv_update_grad_input},
-    {"dilconv_accGradParameters", dilconv_acc_grad_params},
-    {NULL, NULL}};
+static const th_lua_nn_binding rows[] = {
+    {"dilconv_updateOutput", "updateOutput", "input output weight bias? finput depthwise:b", 3,
+     dilconv_out},
+    {"dilconv_updateGradInput", "updateGradInput",
+     "input gradOutput gradInput weight fgradInput depthwise:b", 4, dilconv_gin},
+    {"dilconv_accGradParameters", "accGradParameters",
+     "input gradOutput gradWeight gradBias? fgradInput scale:n=1 depthwise:b", 0, dilconv_acc},
+    {NULL, NULL, NULL, 0, NULL}};
 
 void th_lua_open_nn_temporal(lua_State *L, int C) {
   th_lua_nn_push(L, C);
-  luaL_setfuncs(L, funcs, 0);
+  th_lua_nn_register(L, rows);
   lua_pop(L, 1);
 }

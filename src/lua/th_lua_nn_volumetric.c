@@ -4,16 +4,11 @@
 ** first (its class prefixes error messages) and reads the window from its
 ** fields as Torch7 names them (kT, kW, kH, dT, dW, dH, padT, padW, padH,
 ** dilationT/W/H, ceil_mode, ...); tensors come as explicit arguments, so
-** the Lua side decides which buffer each call uses.
+** the Lua side decides which buffer each call uses. Each binding is a row
+** of 'rows' (th_lua_nnarg.h).
 */
 #include "th_lua_nnarg.h"
 #include "../nn/th_nn_volumetric.h"
-
-#define FN(method)     \
-  th_lua_nn_fname f_;  \
-  const char *fn = th_lua_nn_fn(L, &f_, method)
-#define T(i, what) th_lua_nn_tensor(L, i, fn, what)
-#define OPT(i, what) th_lua_nn_opttensor(L, i, fn, what)
 
 /* the 3D window from the module's fields (missing kernel sizes read as 0
    and are refused by the kernels with a message) */
@@ -32,229 +27,159 @@ static void window(lua_State *L, th_nn_vol *v, int dilated, const char *fn) {
   v->dilH = dilated ? th_lua_nn_intfield(L, "dilationH", 1, fn) : 1;
 }
 
-/* --- convolution -------------------------------------------------------- */
+/* --- adapters of the rows below: the kernel called with a[stack index] --- */
 
-/* volconv_updateOutput(self, input, output, weight, bias|nil, finput) */
-static int volconv_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volconv_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *out = T(3, "output"), *w = T(4, "weight");
-  th_tensor *b = OPT(5, "bias"), *fin = T(6, "finput");
-  window(L, &v, 1, fn);
-  th_lua_check(L, th_nn_volconv_update_output(in, out, w, b, fin, &v), fn);
-  lua_settop(L, 3);
-  return 1;
+  window(c->L, &v, 1, c->fn);
+  return th_nn_volconv_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v);
 }
 
-/* volconv_updateGradInput(self, input, gradOutput, gradInput, weight, fgradInput) */
-static int volconv_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volconv_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  th_tensor *w = T(5, "weight"), *fgi = T(6, "fgradInput");
-  window(L, &v, 1, fn);
-  th_lua_check(L, th_nn_volconv_update_grad_input(in, go, gi, w, fgi, &v), fn);
-  lua_settop(L, 4);
-  return 1;
+  window(c->L, &v, 1, c->fn);
+  return th_nn_volconv_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v);
 }
 
-/* volconv_accGradParameters(self, input, gradOutput, gradWeight, gradBias|nil, fgradInput, scale) */
-static int volconv_acc_grad_params(lua_State *L) {
-  FN("accGradParameters");
+static int volconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gw = T(4, "gradWeight");
-  th_tensor *gb = OPT(5, "gradBias"), *fgi = T(6, "fgradInput");
-  double scale = th_lua_nn_num(L, 7, 1, fn, "scale");
-  window(L, &v, 1, fn);
-  th_lua_check(L, th_nn_volconv_acc_grad_params(in, go, gw, gb, fgi, &v, scale), fn);
-  return 0;
+  window(c->L, &v, 1, c->fn);
+  return th_nn_volconv_acc_grad_params(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v, a[7].n);
 }
 
-/* --- full convolution: the same arguments, then adjT, adjW, adjH ------- */
-
-static void adjust(lua_State *L, int idx, int64_t *adj, const char *fn) {
-  adj[0] = th_lua_nn_int(L, idx, 0, fn, "adjT");
-  adj[2] = th_lua_nn_int(L, idx + 1, 0, fn, "adjW");
-  adj[1] = th_lua_nn_int(L, idx + 2, 0, fn, "adjH");
+/* the full convolution's adjT, adjW, adjH at stack index idx.. as the
+   kernels order them (T, H, W) */
+static void adjust(const th_lua_nn_val *a, int idx, int64_t *adj) {
+  adj[0] = a[idx].i, adj[2] = a[idx + 1].i, adj[1] = a[idx + 2].i;
 }
 
-static int volfullconv_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volfullconv_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   int64_t adj[3];
-  th_tensor *in = T(2, "input"), *out = T(3, "output"), *w = T(4, "weight");
-  th_tensor *b = OPT(5, "bias"), *fin = T(6, "finput");
-  window(L, &v, 0, fn);
-  adjust(L, 7, adj, fn);
-  th_lua_check(L, th_nn_volfullconv_update_output(in, out, w, b, fin, &v, adj), fn);
-  lua_settop(L, 3);
-  return 1;
+  window(c->L, &v, 0, c->fn);
+  adjust(a, 7, adj);
+  return th_nn_volfullconv_update_output(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v, adj);
 }
 
-static int volfullconv_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volfullconv_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   int64_t adj[3];
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  th_tensor *w = T(5, "weight"), *fgi = T(6, "fgradInput");
-  window(L, &v, 0, fn);
-  adjust(L, 7, adj, fn);
-  th_lua_check(L, th_nn_volfullconv_update_grad_input(in, go, gi, w, fgi, &v, adj), fn);
-  lua_settop(L, 4);
-  return 1;
+  window(c->L, &v, 0, c->fn);
+  adjust(a, 7, adj);
+  return th_nn_volfullconv_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v, adj);
 }
 
-/* (self, input, gradOutput, gradWeight, gradBias|nil, fgradInput, scale, adjT, adjW, adjH) */
-static int volfullconv_acc_grad_params(lua_State *L) {
-  FN("accGradParameters");
+static int volfullconv_acc(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
   int64_t adj[3];
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gw = T(4, "gradWeight");
-  th_tensor *gb = OPT(5, "gradBias"), *fgi = T(6, "fgradInput");
-  double scale = th_lua_nn_num(L, 7, 1, fn, "scale");
-  window(L, &v, 0, fn);
-  adjust(L, 8, adj, fn);
-  th_lua_check(L, th_nn_volfullconv_acc_grad_params(in, go, gw, gb, fgi, &v, adj, scale), fn);
-  return 0;
+  window(c->L, &v, 0, c->fn);
+  adjust(a, 8, adj);
+  return th_nn_volfullconv_acc_grad_params(a[2].t, a[3].t, a[4].t, a[5].t, a[6].t, &v, adj, a[7].n);
 }
 
-/* --- pooling ------------------------------------------------------------ */
-
-/* volmaxpool_updateOutput(self, input, output, indices) */
-static int volmaxpool_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volmaxpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *out = T(3, "output"), *ind = T(4, "indices");
-  window(L, &v, 1, fn);
-  th_lua_check(L, th_nn_volmaxpool_update_output(in, out, ind, &v,
-                                                 th_lua_nn_boolfield(L, "ceil_mode", 0)), fn);
-  lua_settop(L, 3);
-  return 1;
+  window(c->L, &v, 1, c->fn);
+  return th_nn_volmaxpool_update_output(a[2].t, a[3].t, a[4].t, &v,
+                                        th_lua_nn_boolfield(c->L, "ceil_mode", 0));
 }
 
-/* volmaxpool_updateGradInput(self, input, gradOutput, gradInput, indices) */
-static int volmaxpool_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volmaxpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  th_tensor *ind = T(5, "indices");
-  window(L, &v, 1, fn);
-  th_lua_check(L, th_nn_volmaxpool_update_grad_input(in, go, gi, ind, &v,
-                                                     th_lua_nn_boolfield(L, "ceil_mode", 0)), fn);
-  lua_settop(L, 4);
-  return 1;
+  window(c->L, &v, 1, c->fn);
+  return th_nn_volmaxpool_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, &v,
+                                            th_lua_nn_boolfield(c->L, "ceil_mode", 0));
 }
 
-/* volavgpool_updateOutput(self, input, output) */
-static int volavgpool_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volavgpool_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *out = T(3, "output");
-  window(L, &v, 0, fn);
-  th_lua_check(L, th_nn_volavgpool_update_output(in, out, &v,
-                                                 th_lua_nn_boolfield(L, "ceil_mode", 0),
-                                                 th_lua_nn_boolfield(L, "count_include_pad", 1)),
-               fn);
-  lua_settop(L, 3);
-  return 1;
+  window(c->L, &v, 0, c->fn);
+  return th_nn_volavgpool_update_output(a[2].t, a[3].t, &v,
+                                        th_lua_nn_boolfield(c->L, "ceil_mode", 0),
+                                        th_lua_nn_boolfield(c->L, "count_include_pad", 1));
 }
 
-/* volavgpool_updateGradInput(self, input, gradOutput, gradInput) */
-static int volavgpool_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volavgpool_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   th_nn_vol v;
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  window(L, &v, 0, fn);
-  th_lua_check(L, th_nn_volavgpool_update_grad_input(in, go, gi, &v,
-                                                     th_lua_nn_boolfield(L, "ceil_mode", 0),
-                                                     th_lua_nn_boolfield(L, "count_include_pad", 1)),
-               fn);
-  lua_settop(L, 4);
-  return 1;
+  window(c->L, &v, 0, c->fn);
+  return th_nn_volavgpool_update_grad_input(a[2].t, a[3].t, a[4].t, &v,
+                                            th_lua_nn_boolfield(c->L, "ceil_mode", 0),
+                                            th_lua_nn_boolfield(c->L, "count_include_pad", 1));
 }
 
-static void fmp_sizes(lua_State *L, int idx, int64_t *out, int64_t *pool, const char *fn) {
-  out[0] = th_lua_nn_int(L, idx, 0, fn, "outT");
-  out[1] = th_lua_nn_int(L, idx + 1, 0, fn, "outW");
-  out[2] = th_lua_nn_int(L, idx + 2, 0, fn, "outH");
-  pool[0] = th_lua_nn_intfield(L, "poolSizeT", 0, fn);
-  pool[1] = th_lua_nn_intfield(L, "poolSizeW", 0, fn);
-  pool[2] = th_lua_nn_intfield(L, "poolSizeH", 0, fn);
+/* the fractional pooling's output sizes (arguments outT, outW, outH at idx..)
+   and pool sizes (fields poolSizeT/W/H) */
+static void fmp_sizes(th_lua_nn_call *c, const th_lua_nn_val *a, int idx, int64_t *out,
+                      int64_t *pool) {
+  out[0] = a[idx].i, out[1] = a[idx + 1].i, out[2] = a[idx + 2].i;
+  pool[0] = th_lua_nn_intfield(c->L, "poolSizeT", 0, c->fn);
+  pool[1] = th_lua_nn_intfield(c->L, "poolSizeW", 0, c->fn);
+  pool[2] = th_lua_nn_intfield(c->L, "poolSizeH", 0, c->fn);
 }
 
-/* volfmp_updateOutput(self, input, output, indices, randomSamples, outT, outW, outH) */
-static int volfmp_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volfmp_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   int64_t out[3], pool[3];
-  th_tensor *in = T(2, "input"), *o = T(3, "output"), *ind = T(4, "indices");
-  th_tensor *s = T(5, "randomSamples");
-  fmp_sizes(L, 6, out, pool, fn);
-  th_lua_check(L, th_nn_volfmp_update_output(in, o, ind, s, out, pool), fn);
-  lua_settop(L, 3);
-  return 1;
+  fmp_sizes(c, a, 6, out, pool);
+  return th_nn_volfmp_update_output(a[2].t, a[3].t, a[4].t, a[5].t, out, pool);
 }
 
-/* volfmp_updateGradInput(self, input, gradOutput, gradInput, indices, outT, outW, outH) */
-static int volfmp_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volfmp_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   int64_t out[3], pool[3];
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  th_tensor *ind = T(5, "indices");
-  fmp_sizes(L, 6, out, pool, fn);
-  th_lua_check(L, th_nn_volfmp_update_grad_input(in, go, gi, ind, out), fn);
-  lua_settop(L, 4);
-  return 1;
+  fmp_sizes(c, a, 6, out, pool);
+  return th_nn_volfmp_update_grad_input(a[2].t, a[3].t, a[4].t, a[5].t, out);
 }
 
-/* --- replication padding ------------------------------------------------ */
-
-static void pads(lua_State *L, int64_t *pad, const char *fn) {
+/* the replication padding's fields */
+static void pads(th_lua_nn_call *c, int64_t *pad) {
   static const char *const k[6] = {"pleft", "pright", "ptop", "pbottom", "pfront", "pback"};
   int i;
-  for (i = 0; i < 6; i++) pad[i] = th_lua_nn_intfield(L, k[i], 0, fn);
+  for (i = 0; i < 6; i++) pad[i] = th_lua_nn_intfield(c->L, k[i], 0, c->fn);
 }
 
-/* volreppad_updateOutput(self, input, output) */
-static int volreppad_update_output(lua_State *L) {
-  FN("updateOutput");
+static int volreppad_out(th_lua_nn_call *c, const th_lua_nn_val *a) {
   int64_t pad[6];
-  th_tensor *in = T(2, "input"), *out = T(3, "output");
-  pads(L, pad, fn);
-  th_lua_check(L, th_nn_volreppad_update_output(in, out, pad), fn);
-  lua_settop(L, 3);
-  return 1;
+  pads(c, pad);
+  return th_nn_volreppad_update_output(a[2].t, a[3].t, pad);
 }
 
-/* volreppad_updateGradInput(self, input, gradOutput, gradInput) */
-static int volreppad_update_grad_input(lua_State *L) {
-  FN("updateGradInput");
+static int volreppad_gin(th_lua_nn_call *c, const th_lua_nn_val *a) {
   int64_t pad[6];
-  th_tensor *in = T(2, "input"), *go = T(3, "gradOutput"), *gi = T(4, "gradInput");
-  pads(L, pad, fn);
-  th_lua_check(L, th_nn_volreppad_update_grad_input(in, go, gi, pad), fn);
-  lua_settop(L, 4);
-  return 1;
+  pads(c, pad);
+  return th_nn_volreppad_update_grad_input(a[2].t, a[3].t, a[4].t, pad);
 }
 
-static const luaL_Reg funcs[] = {
-    {"volconv_updateOutput", volconv_update_output},
-    {"volconv_updateGradInput", volconv_update_grad_input},
-    {"volconv_accGradParameters", volconv_acc_grad_params},
-    {"volfullconv_updateOutput", volfullconv_update_output},
-    {"volfullconv_updateGradInput", volfullconv_update_grad_input},
-    {"volfullconv_accGradParameters", volfullconv_acc_grad_params},
-    {"volmaxpool_updateOutput", volmaxpool_update_output},
-    {"volmaxpool_updateGradInput", volmaxpool_update_grad_input},
-    {"volavgpool_updateOutput", volavgpool_update_output},
-    {"volavgpool_updateGradInput", volavgpool_update_grad_input},
-    {"volfmp_updateOutput", volfmp_update_output},
-    {"volfmp_updateGradInput", volfmp_update_grad_input},
-    {"volreppad_updateOutput", volreppad_update_output},
-    {"volreppad_updateGradInput", volreppad_update_grad_input},
-    {NULL, NULL}};
+#define ADJ "adjT:i=0 adjW:i=0 adjH:i=0"
+#define OUTSIZE "outT:i=0 outW:i=0 outH:i=0"
+
+static const th_lua_nn_binding rows[] = {
+    {"volconv_updateOutput", "updateOutput", "input output weight bias? finput", 3, volconv_out},
+    {"volconv_updateGradInput", "updateGradInput", "input gradOutput gradInput weight fgradInput",
+     4, volconv_gin},
+    {"volconv_accGradParameters", "accGradParameters",
+     "input gradOutput gradWeight gradBias? fgradInput scale:n=1", 0, volconv_acc},
+    {"volfullconv_updateOutput", "updateOutput", "input output weight bias? finput " ADJ, 3,
+     volfullconv_out},
+    {"volfullconv_updateGradInput", "updateGradInput",
+     "input gradOutput gradInput weight fgradInput " ADJ, 4, volfullconv_gin},
+    {"volfullconv_accGradParameters", "accGradParameters",
+     "input gradOutput gradWeight gradBias? fgradInput scale:n=1 " ADJ, 0, volfullconv_acc},
+    {"volmaxpool_updateOutput", "updateOutput", "input output indices", 3, volmaxpool_out},
+    {"volmaxpool_updateGradInput", "updateGradInput", "input gradOutput gradInput indices", 4,
+     volmaxpool_gin},
+    {"volavgpool_updateOutput", "updateOutput", "input output", 3, volavgpool_out},
+    {"volavgpool_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4,
+     volavgpool_gin},
+    {"volfmp_updateOutput", "updateOutput", "input output indices randomSamples " OUTSIZE, 3,
+     volfmp_out},
+    {"volfmp_updateGradInput", "updateGradInput", "input gradOutput gradInput indices " OUTSIZE, 4,
+     volfmp_gin},
+    {"volreppad_updateOutput", "updateOutput", "input output", 3, volreppad_out},
+    {"volreppad_updateGradInput", "updateGradInput", "input gradOutput gradInput", 4,
+     volreppad_gin},
+    {NULL, NULL, NULL, 0, NULL}};
 
 void th_lua_open_nn_volumetric(lua_State *L, int C) {
   th_lua_nn_push(L, C);
-  luaL_setfuncs(L, funcs, 0);
+  th_lua_nn_register(L, rows);
   lua_pop(L, 1);
 }

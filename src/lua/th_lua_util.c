@@ -101,15 +101,20 @@ th_tensor *th_lua_totensor(lua_State *L, int idx) {
   return NULL;
 }
 
+const char *th_lua_freed(const th_tensor *t) {
+  if (!(t->flags & TH_TENSOR_FREED)) return NULL;
+  if (t->flags & TH_LUA_TENSOR_DISPOSED)  /* th_lua_scope.c */
+    return "freed by its dispose scope (keep it with :moveToOuterDisposeScope() or "
+           ":detachFromDisposeScope())";
+  return "freed (used after :free()/:dispose())";
+}
+
 th_tensor *th_lua_checkview(lua_State *L, int idx, const char *fname) {
   th_tensor *t = th_lua_totensor(L, idx);
+  const char *freed;
   if (t == NULL)
     th_lua_argerror(L, idx, fname, "tensor expected, got %s", th_lua_typename(L, idx));
-  if ((t->flags & TH_TENSOR_FREED) && (t->flags & TH_LUA_TENSOR_DISPOSED))  /* th_lua_scope.c */
-    th_lua_argerror(L, idx, fname, "tensor was freed by its dispose scope (keep it with "
-                    ":moveToOuterDisposeScope() or :detachFromDisposeScope())");
-  if (t->flags & TH_TENSOR_FREED)
-    th_lua_argerror(L, idx, fname, "tensor was freed (used after :free()/:dispose())");
+  if ((freed = th_lua_freed(t)) != NULL) th_lua_argerror(L, idx, fname, "tensor was %s", freed);
   return t;
 }
 

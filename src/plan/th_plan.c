@@ -267,14 +267,7 @@ static int cmp_pool(const void *a, const void *b) {
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-int th_plan_solve(th_plan *p, const th_plan_opts *o) {
-  int n = p->n, i, k, start;
-  int64_t(*byPool)[2] = NULL;
-  int *gidx = NULL;
-  th_plan_pool pool;
-  pool_mem mem = {NULL, NULL};
-  th_plan_logbuf *log = o->debug ? &p->log : NULL;
-
+static int check_opts(const th_plan_opts *o) {
   if (o->method < 0 || o->method >= TH_PLAN_NMETHODS)
     return th_error_set("th_plan_solve: unknown method %d", (int)o->method);
   if (o->fit < 0 || o->fit >= TH_PLAN_NFITS) return th_error_set("th_plan_solve: unknown fit %d", (int)o->fit);
@@ -282,107 +275,119 @@ int th_plan_solve(th_plan *p, const th_plan_opts *o) {
     return th_error_set("th_plan_solve: alignment must be a power of two up to 2^30, got %lld",
                         (long long)o->alignment);
   if (!(o->budget_ms >= 0)) return th_error_set("th_plan_solve: budget_ms must be >= 0, got %g", o->budget_ms);
-  clear_results(p);
-  p->off = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->off);
-  p->size = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->size);
-  p->set = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->set);
-  byPool = malloc((size_t)(n > 0 ? n : 1) * sizeof *byPool);
-  gidx = malloc((size_t)(n > 0 ? n : 1) * sizeof *gidx);
-  p->pools = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->pools);
-  if (!p->off || !p->size || !p->set || !byPool || !gidx || !p->pools) {
-    th_error_set("th_plan_solve: out of memory for %d tensors", n);
-    goto fail;
+  return TH_OK;
+}
+
+/* the result arrays of p, the rounded sizes in them, and *gidx: the tensors
+   ordered by pool (stable: in their order within a pool), which the caller
+   frees */
+static int start_results(th_plan *p, const th_plan_opts *o, int **gidx) {
+  int n = p->n, i;
+  size_t cap = (size_t)(n > 0 ? n : 1);
+  int64_t(*byPool)[2] = malloc(cap * sizeof *byPool);
+  p->off = malloc(cap * sizeof *p->off);
+  p->size = malloc(cap * sizeof *p->size);
+  p->set = malloc(cap * sizeof *p->set);
+  p->pools = malloc(cap * sizeof *p->pools);
+  *gidx = malloc(cap * sizeof **gidx);
+  if (!p->off || !p->size || !p->set || !byPool || !*gidx || !p->pools) {
+    free(byPool);
+    return th_error_set("th_plan_solve: out of memory for %d tensors", n);
   }
   for (i = 0; i < n; i++) {
-    int64_t al = p->align[i] ? p->align[i] : o->alignment;
-    p->size[i] = th_plan_roundup(p->bytes[i], al);
+    p->size[i] = th_plan_roundup(p->bytes[i], p->align[i] ? p->align[i] : o->alignment);
     p->set[i] = -1;
     byPool[i][0] = p->pool[i];
     byPool[i][1] = i;
   }
   qsort(byPool, (size_t)n, sizeof *byPool, cmp_pool);
-  for (i = 0; i < n; i++) gidx[i] = (int)byPool[i][1];
+  for (i = 0; i < n; i++) (*gidx)[i] = (int)byPool[i][1];
   free(byPool);
-  byPool = NULL;
+  return TH_OK;
+}
 
-  for (start = 0; start < n;) {
-    int m = 0, end = start;
-    int64_t total = 0;
-    pool_result *r;
-    while (end < n && p->pool[gidx[end]] == p->pool[gidx[start]]) end++;
-    m = end - start;
-    memset(&pool, 0, sizeof pool);
-    pool.id = p->pool[gidx[start]];
-    pool.m = m;
-    pool.gidx = gidx + start;
-    if (pool_alloc(&pool, &mem, m) != TH_OK) goto fail;
-    for (k = 0; k < m; k++) {
-      int g = gidx[start + k];
-      pool.first[k] = p->first[g];
-      pool.last[k] = p->last[g];
-      pool.size[k] = p->size[g];
-      pool.align[k] = p->align[g] ? p->align[g] : o->alignment;
-      total += pool.size[k] + pool.align[k];
-      if (total > MAXBYTES) {
-        free(mem.block);
-        th_error_set("th_plan_solve: pool %lld holds more than 2^60 bytes", (long long)pool.id);
-        goto fail;
-      }
-    }
-    if (th_plan_interval_prepare(&pool) != TH_OK) {
-      free(mem.block);
-      goto fail;
-    }
-    pool.heuristic = o->method;
-    if (o->method == TH_PLAN_SETS) {
-      if (th_plan_sets(&pool, log) != TH_OK) {
-        free(pool.set_size);
-        free(pool.set_off);
-        free(mem.block);
-        goto fail;
-      }
-    } else if (solve_greedy(&pool, mem.order, o, log) != TH_OK) {
-      free(mem.block);
-      goto fail;
-    }
-    for (k = 0; k < m; k++) p->off[gidx[start + k]] = pool.off[k];
-    if (o->method == TH_PLAN_SETS) {
-      int64_t *sb = realloc(p->set_bytes, (size_t)(p->nsets + pool.nsets + 1) * sizeof *sb);
-      if (sb == NULL) {
-        free(pool.set_size);
-        free(pool.set_off);
-        free(mem.block);
-        th_error_set("th_plan_solve: out of memory for %d sets", p->nsets + pool.nsets);
-        goto fail;
-      }
-      p->set_bytes = sb;
-      for (k = 0; k < m; k++) p->set[gidx[start + k]] = p->nsets + pool.set[k];
-      for (k = 0; k < pool.nsets; k++) p->set_bytes[p->nsets + k] = pool.set_size[k];
-      p->nsets += pool.nsets;
-      free(pool.set_size);
-      free(pool.set_off);
-    }
-    r = &p->pools[p->npools++];
-    r->id = pool.id;
-    r->arena = pool.arena;
-    r->lower_bound = pool.lower_bound;
-    r->tensors = m;
-    r->heuristic = pool.heuristic;
-    r->iterations = pool.iterations;
-    r->improvements = pool.improvements;
-    r->work = pool.work;
-    r->nsets = pool.nsets;
-    free(mem.block);
-    start = end;
+/* the pool's tensors copied from p, refused past 2^60 bytes */
+static int load_pool(const th_plan *p, th_plan_pool *pool, const th_plan_opts *o) {
+  int64_t total = 0;
+  int k;
+  for (k = 0; k < pool->m; k++) {
+    int g = pool->gidx[k];
+    pool->first[k] = p->first[g];
+    pool->last[k] = p->last[g];
+    pool->size[k] = p->size[g];
+    pool->align[k] = p->align[g] ? p->align[g] : o->alignment;
+    total += pool->size[k] + pool->align[k];
+    if (total > MAXBYTES)
+      return th_error_set("th_plan_solve: pool %lld holds more than 2^60 bytes", (long long)pool->id);
+  }
+  return TH_OK;
+}
+
+/* the solved pool's offsets, sets and summary into p */
+static int store_pool(th_plan *p, const th_plan_pool *pool, const th_plan_opts *o) {
+  pool_result *r;
+  int k, m = pool->m;
+  for (k = 0; k < m; k++) p->off[pool->gidx[k]] = pool->off[k];
+  if (o->method == TH_PLAN_SETS) {
+    int64_t *sb = realloc(p->set_bytes, (size_t)(p->nsets + pool->nsets + 1) * sizeof *sb);
+    if (sb == NULL)
+      return th_error_set("th_plan_solve: out of memory for %d sets", p->nsets + pool->nsets);
+    p->set_bytes = sb;
+    for (k = 0; k < m; k++) p->set[pool->gidx[k]] = p->nsets + pool->set[k];
+    for (k = 0; k < pool->nsets; k++) p->set_bytes[p->nsets + k] = pool->set_size[k];
+    p->nsets += pool->nsets;
+  }
+  r = &p->pools[p->npools++];
+  r->id = pool->id;
+  r->arena = pool->arena;
+  r->lower_bound = pool->lower_bound;
+  r->tensors = m;
+  r->heuristic = pool->heuristic;
+  r->iterations = pool->iterations;
+  r->improvements = pool->improvements;
+  r->work = pool->work;
+  r->nsets = pool->nsets;
+  return TH_OK;
+}
+
+/* solves the m tensors gidx[0..m) of one pool into p; the pool's work
+   arrays are freed on every path */
+static int solve_pool(th_plan *p, const th_plan_opts *o, const int *gidx, int m) {
+  th_plan_pool pool;
+  pool_mem mem = {NULL, NULL};
+  th_plan_logbuf *log = o->debug ? &p->log : NULL;
+  int rc;
+  memset(&pool, 0, sizeof pool);
+  pool.id = p->pool[gidx[0]];
+  pool.m = m;
+  pool.gidx = gidx;
+  pool.heuristic = o->method;
+  rc = pool_alloc(&pool, &mem, m);
+  if (rc == TH_OK) rc = load_pool(p, &pool, o);
+  if (rc == TH_OK) rc = th_plan_interval_prepare(&pool);
+  if (rc == TH_OK)
+    rc = o->method == TH_PLAN_SETS ? th_plan_sets(&pool, log) : solve_greedy(&pool, mem.order, o, log);
+  if (rc == TH_OK) rc = store_pool(p, &pool, o);
+  free(pool.set_size);
+  free(pool.set_off);
+  free(mem.block);
+  return rc;
+}
+
+int th_plan_solve(th_plan *p, const th_plan_opts *o) {
+  int *gidx = NULL, start, end, rc;
+  if (check_opts(o) != TH_OK) return TH_ERR;  /* refused before anything changed */
+  clear_results(p);
+  rc = start_results(p, o, &gidx);
+  for (start = 0; rc == TH_OK && start < p->n; start = end) {
+    end = start;
+    while (end < p->n && p->pool[gidx[end]] == p->pool[gidx[start]]) end++;
+    rc = solve_pool(p, o, gidx + start, end - start);
   }
   free(gidx);
-  p->solved = 1;
-  return TH_OK;
-fail: /* the message is set; drop the partial results */
-  free(byPool);
-  free(gidx);
-  clear_results(p);
-  return TH_ERR;
+  if (rc == TH_OK) p->solved = 1;
+  else clear_results(p); /* the message is set; drop the partial results */
+  return rc;
 }
 
 static const pool_result *find_pool(const th_plan *p, int64_t pool) {
