@@ -273,8 +273,8 @@ describe('errors', function()
     assert.are.equal('nn.Linear:hook: function(nextf, self, ...) expected as argument 2, got nil',
                      errorOf(m.hook, m, 'forward'))
     assert.are.equal("nn.Linear:hook: no method 'nope' to hook", errorOf(m.hook, m, 'nope', function() end))
-    assert.are.equal("nn.Linear:hook: 'output' is a field of this module, not a method of its class: "
-                     .. 'a hook cannot go around it', errorOf(m.hook, m, 'output', function() end))
+    assert.are.equal("nn.Linear:hook: 'output' is a field of this module (a torch.DoubleTensor), not a method",
+                     errorOf(m.hook, m, 'output', function() end))
     assert.are.equal('nn.Linear:hooked: method name (string) or nothing expected as argument 1, got number',
                      errorOf(m.hooked, m, 3))
     assert.is_false(m:hooked())
@@ -282,6 +282,23 @@ describe('errors', function()
 end)
 
 describe('hooks and classes', function()
+  it("go around a function set on the module itself, which is put back after", function()
+    local m, log = linear(), {}
+    local own = function(self) log[#log + 1] = 'own' end
+    m.accGradParameters = own
+    local h1 = m:hook('accGradParameters', tracer(log, 'a'))
+    local h2 = m:hook('accGradParameters', tracer(log, 'b'))
+    assert.is_nil(rawget(m, 'accGradParameters'))
+    m:forward(torch.ones(3))
+    m:backward(torch.ones(3), torch.ones(2))
+    assert.are.equal('b< a< own >a >b', table.concat(log, ' '))
+    h1:remove()
+    assert.is_nil(rawget(m, 'accGradParameters'))
+    h2:remove()
+    assert.are.equal(own, rawget(m, 'accGradParameters'))
+    assert.are.equal(torch.getmetatable('nn.Linear'), getmetatable(m))
+  end)
+
   it("follow the class's method as it is at each call", function()
     if not torch.getmetatable('nn.SpecHookDouble') then
       local M = torch.class('nn.SpecHookDouble', 'nn.Module')

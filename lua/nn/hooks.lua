@@ -22,7 +22,8 @@ local torch = torch
 
 local hooks = {}
 
--- module -> {method -> list of handles, registration order}
+-- module -> {method -> list of handles, registration order}; a list's
+-- 'own' is the module's own function field for that method, if it had one
 local registry = setmetatable({}, {__mode = 'k'})
 
 -- the method 'k' as the module's class answers it, found at each call (a
@@ -43,7 +44,7 @@ local function rebuild(m, own, k, list)
     rawset(own, k, nil)
     return
   end
-  local f = classMethod(torch._classOf(own), k)
+  local f = list.own or classMethod(torch._classOf(own), k)
   for _, h in ipairs(list) do
     local fn, nextf = h.fn, f
     f = function(self, ...) return fn(nextf, self, ...) end
@@ -68,7 +69,11 @@ function Handle:remove()
   -- a module whose class was changed under it (cudnn.convert) has lost its hooks
   local isOwn = torch._classOf(own) ~= own
   if isOwn then rebuild(m, own, self.method, list) end
-  if #list == 0 then byMethod[self.method] = nil end
+  if #list == 0 then
+    byMethod[self.method] = nil
+    -- the module's own function goes back where it was
+    if list.own and rawget(m, self.method) == nil then rawset(m, self.method, list.own) end
+  end
   if next(byMethod) == nil then
     registry[m] = nil
     if isOwn then torch._dropOwnClass(m) end
@@ -90,11 +95,12 @@ function hooks.hook(m, method, fn)
   if type(fn) ~= 'function' then
     fail(m, 'function(nextf, self, ...) expected as argument 2, got %s', torch.type(fn))
   end
-  if rawget(m, method) ~= nil then
-    fail(m, "'%s' is a field of this module, not a method of its class: a hook cannot go around it", method)
+  local field = rawget(m, method)
+  if field ~= nil and type(field) ~= 'function' then
+    fail(m, "'%s' is a field of this module (a %s), not a method", method, torch.type(field))
   end
   local cls = torch._classOf(getmetatable(m))
-  if type(cls[method]) ~= 'function' then
+  if field == nil and type(cls[method]) ~= 'function' then
     fail(m, "no method '%s' to hook", method)
   end
   -- hooks registered before the module's class was changed under it are gone
@@ -105,8 +111,15 @@ function hooks.hook(m, method, fn)
     byMethod = {}
     registry[m] = byMethod
   end
-  local list = byMethod[method] or {}
-  byMethod[method] = list
+  local list = byMethod[method]
+  if not list then
+    -- a function set on the module itself (a frozen layer's no-op
+    -- accGradParameters) is what the chain goes around, kept here while
+    -- hooked: the hook's own class cannot be reached past an own field
+    list = {own = field}
+    byMethod[method] = list
+    if field then rawset(m, method, nil) end
+  end
   local h = setmetatable({module = m, method = method, fn = fn}, Handle)
   list[#list + 1] = h
   rebuild(m, own, method, list)

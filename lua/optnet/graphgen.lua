@@ -96,33 +96,29 @@ local function makeGradOutput(out)
   return g
 end
 
-local WRAPPED = {'updateOutput', 'updateGradInput', 'backward'}
-
+-- hooks every module's steps so that onCall sees what each produced, runs
+-- the pass, and takes the hooks off
 local function record(net, input, mode, onCall)
-  local saved = {}
+  local handles = {}
+  local function hook(m, k, fn) handles[#handles + 1] = m:hook(k, fn) end
   for _, m in ipairs(walk.modules(net)) do
-    local s = {}
-    for _, k in ipairs(WRAPPED) do s[k] = rawget(m, k) end
-    saved[m] = s
-    local isContainer = type(m.modules) == 'table'
-    local uo, ugi, bw = m.updateOutput, m.updateGradInput, m.backward
-    m.updateOutput = function(self, x)
-      local out = uo(self, x)
+    hook(m, 'updateOutput', function(nextf, self, x)
+      local out = nextf(self, x)
       onCall(self, 'output', x, out)
       return out
-    end
-    m.updateGradInput = function(self, x, g)
-      local gi = ugi(self, x, g)
+    end)
+    hook(m, 'updateGradInput', function(nextf, self, x, g)
+      local gi = nextf(self, x, g)
       onCall(self, 'gradInput', g, gi)
       return gi
-    end
+    end)
     -- a container's backward does not go through its updateGradInput
-    if isContainer then
-      m.backward = function(self, x, g, scale)
-        local gi = bw(self, x, g, scale)
+    if type(m.modules) == 'table' then
+      hook(m, 'backward', function(nextf, self, x, g, scale)
+        local gi = nextf(self, x, g, scale)
         onCall(self, 'gradInput', g, gi)
         return gi
-      end
+      end)
     end
   end
   local ok, err = pcall(function()
@@ -133,9 +129,7 @@ local function record(net, input, mode, onCall)
       net:backward(input, g, 0)
     end
   end)
-  for m, s in pairs(saved) do
-    for _, k in ipairs(WRAPPED) do rawset(m, k, s[k]) end
-  end
+  for i = #handles, 1, -1 do handles[i]:remove() end
   if not ok then error(err, 0) end
 end
 

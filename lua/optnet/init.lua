@@ -25,9 +25,6 @@ local optnet = {}
 local active = setmetatable({}, {__mode = 'k'})
 -- module -> the optimized net it belongs to
 local owner = setmetatable({}, {__mode = 'k'})
--- closures optnet installs on modules: never saved, never copied (clone
--- gets them again from the records)
-local T = torch._transient
 
 local DEFAULTS = {inplace = true, mode = 'inference', reuseBuffers = true,
                   removeGradParams = true, shareInput = false, reuse = true,
@@ -134,26 +131,23 @@ end
 local BLOCKED = {'updateGradInput', 'accGradParameters', 'backward', 'accUpdateGradParameters',
                  'getParameters', 'updateParameters'}
 
+-- hooks (Module:hook) refusing every gradient method of the modules;
+-- returns their handles (unhook)
 local function blockBackward(modules)
-  local saved = {}
+  local handles = {}
   for _, m in ipairs(modules) do
-    local s = {}
     for _, k in ipairs(BLOCKED) do
-      s[k] = rawget(m, k)
-      m[k] = T(function()
+      handles[#handles + 1] = m:hook(k, function()
         error(string.format('%s:%s: the net is optimized for inference by optnet (gradients removed); '
           .. 'call optnet.removeOptimization(net) first', torch.type(m), k), 2)
       end)
     end
-    saved[m] = s
   end
-  return saved
+  return handles
 end
 
-local function unblock(saved)
-  for m, s in pairs(saved) do
-    for _, k in ipairs(BLOCKED) do rawset(m, k, s[k]) end
-  end
+local function unhook(handles)
+  for i = #handles, 1, -1 do handles[i]:remove() end
 end
 
 -- In training mode the plan follows backward's order: each module's
@@ -165,33 +159,24 @@ end
 local GUARDED = {'accGradParameters', 'accUpdateGradParameters'}
 
 local function guardTraining(net)
-  local saved = {backward = rawget(net, 'backward')}
-  for _, k in ipairs(GUARDED) do saved[k] = rawget(net, k) end
   local depth = 0
   local leave = setmetatable({}, {__close = function() depth = depth - 1 end})
-  local backward = net.backward
-  net.backward = T(function(self, ...)
+  local handles = {net:hook('backward', function(nextf, self, ...)
     depth = depth + 1
     local _ <close> = leave
-    return backward(self, ...)
-  end)
+    return nextf(self, ...)
+  end)}
   for _, k in ipairs(GUARDED) do
-    local f = net[k]
-    net[k] = T(function(self, ...)
+    handles[#handles + 1] = net:hook(k, function(nextf, self, ...)
       if depth == 0 then
         error(string.format('%s:%s: the net is optimized by optnet for training, where parameter gradients '
           .. 'must be taken in backward order; call net:backward(input, gradOutput) (or '
           .. 'optnet.removeOptimization(net) first)', torch.type(self), k), 2)
       end
-      return f(self, ...)
+      return nextf(self, ...)
     end)
   end
-  return saved
-end
-
-local function unguard(net, saved)
-  rawset(net, 'backward', saved.backward)
-  for _, k in ipairs(GUARDED) do rawset(net, k, saved[k]) end
+  return handles
 end
 
 -- a module that can run in place may, when it says so and nothing else can
@@ -991,14 +976,12 @@ install = function(net, state)
   local o = state.opts
   local pending = state.pending
   if o.mode == 'inference' and not pending then state.blocked = blockBackward(state.modules) end
-  state.rawUpdateOutput = rawget(net, 'updateOutput')
-  state.rawClearState = rawget(net, 'clearState')
   if o.verify and not pending then
     state.verify = apply.verifier(state.traced or state.modules, state.plan, state.arenas, state.nSteps)
   end
   if o.mode == 'training' and not pending then state.guarded = guardTraining(net) end
-  local classUpdateOutput = net.updateOutput
-  net.updateOutput = T(function(self, x)
+  state.hooks = {}
+  state.hooks[1] = net:hook('updateOutput', function(nextf, self, x)
     local st = active[self]
     if st and (st.pending or signature(x) ~= st.signature) then
       -- a folded net in training mode refuses, as at its planned input;
@@ -1019,11 +1002,10 @@ install = function(net, state)
     end
     if st and st.cleared then settle(st, true) end
     if st and st.verify then st.verify.step = 0 end
-    return classUpdateOutput(self, x)
+    return nextf(self, x)
   end)
-  local classClearState = net.clearState
-  net.clearState = T(function(self, ...)
-    local r = classClearState(self, ...)
+  state.hooks[2] = net:hook('clearState', function(nextf, self, ...)
+    local r = nextf(self, ...)
     local st = active[self]
     if st and not st.pending then
       -- what clearState emptied lets go of its slot; the arenas go when
@@ -1188,11 +1170,10 @@ local function remove(net, state)
   active[net] = nil
   for _, m in ipairs(state.modules) do if owner[m] == net then owner[m] = nil end end
   -- undone in the reverse order of install's wrappers
-  if state.guarded then unguard(net, state.guarded) end
+  if state.guarded then unhook(state.guarded) end
   if state.verify then trace.unwrap(state.verify.saved) end
-  rawset(net, 'updateOutput', state.rawUpdateOutput)
-  rawset(net, 'clearState', state.rawClearState)
-  if state.blocked then unblock(state.blocked) end
+  unhook(state.hooks)
+  if state.blocked then unhook(state.blocked) end
   -- the training step's wrappers went on first, under install's: off last
   if state.step then require('optnet.step').detach(net, state) end
   local modules = walk.modules(net)

@@ -942,7 +942,7 @@ function recompute.install(net, how, verbose)
     segModules(seg)
     table.insert(bySeq[S], seg)
   end
-  local undo = {net = net, segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
+  local undo = {net = net, segments = segs, hooks = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
@@ -968,11 +968,9 @@ function recompute.install(net, how, verbose)
   for _, S in ipairs(order) do
     local startAt, endAt = {}, {}
     for _, seg in ipairs(bySeq[S]) do startAt[seg.from] = seg; endAt[seg.to] = seg end
-    undo.saved[S] = {}
-    for _, k in ipairs{'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'} do
-      undo.saved[S][k] = rawget(S, k)
-    end
-    S.updateOutput = torch._transient(function(self, input)
+    -- hooks that take the place of the Sequential's methods (nextf unused)
+    local function hook(k, fn) undo.hooks[#undo.hooks + 1] = S:hook(k, fn) end
+    hook('updateOutput', function(_, self, input)
       local current = input
       for i = 1, #self.modules do
         local seg = startAt[i]
@@ -997,7 +995,7 @@ function recompute.install(net, how, verbose)
       end
       if mode ~= want then mismatch(S, name, mode) end
     end
-    S.backward = torch._transient(function(self, input, gradOutput, scale)
+    hook('backward', function(_, self, input, gradOutput, scale)
       decide('backward', 'segments')
       scale = scale or 1
       local current = gradOutput
@@ -1024,11 +1022,11 @@ function recompute.install(net, how, verbose)
       self.gradInput = current
       return current
     end)
-    S.updateGradInput = torch._transient(function(self, input, gradOutput)
+    hook('updateGradInput', function(_, self, input, gradOutput)
       decide('updateGradInput', 'plain')
       return nn.Sequential.updateGradInput(self, input, gradOutput)
     end)
-    S.accGradParameters = torch._transient(function(self, input, gradOutput, scale)
+    hook('accGradParameters', function(_, self, input, gradOutput, scale)
       decide('accGradParameters', 'plain')
       return nn.Sequential.accGradParameters(self, input, gradOutput, scale)
     end)
@@ -1037,9 +1035,7 @@ function recompute.install(net, how, verbose)
 end
 
 function recompute.uninstall(undo)
-  for S, s in pairs(undo.saved) do
-    for _, k in ipairs{'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'} do rawset(S, k, s[k]) end
-  end
+  for i = #undo.hooks, 1, -1 do undo.hooks[i]:remove() end
   for _, seg in ipairs(undo.segments) do
     swapOut(seg)
     for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', nil) end
