@@ -396,7 +396,7 @@ function step.has(net)
   return self ~= nil and not self.dead
 end
 
--- the wrappers of a planned state (init.lua's optimize, after rebind): each
+-- the hooks of a planned state (init.lua's optimize, after rebind): each
 -- module holding a parameter zeroes a gradient before its first
 -- accumulation of the pass and updates the parameter after its last; the
 -- net's backward is refused outside step(); getParameters is refused
@@ -470,7 +470,7 @@ function step.attach(net, state, rec)
   self.state = state
 end
 
--- undoes attach's wrappers (first thing in optnet's remove) and zeroes the
+-- undoes attach's hooks (first thing in optnet's remove) and zeroes the
 -- gradients, which the arena shared with other tensors
 function step.detach(net, state)
   local hooks = state.step.hooks
@@ -586,7 +586,7 @@ end
 
 -- whether the net's modules are no longer those its plan covers (a
 -- Recurrence's clearState drops its time-step clones; its next forward
--- makes new ones, which no plan saw and no wrapper of the step is on)
+-- makes new ones, which no plan saw and no hook of the step is on)
 local function modulesChanged(net, st)
   local now, planned = walk.modules(net), st.modules
   if #now ~= #planned then return true end
