@@ -13,7 +13,6 @@ require 'torch'
 require 'nn'
 local walk = require 'optnet.walk'
 local trace = require 'optnet.trace'
-local plan = require 'optnet.plan'
 local apply = require 'optnet.apply'
 local recompute = require 'optnet.recompute'
 local record = require 'optnet.record'
@@ -480,33 +479,7 @@ function optnet.countUsedMemory(net, input, opts)
   local o = options('countUsedMemory', opts)
   local st = stateOf(net)
   if st and st.pending then st = nil end
-  local r = count.used(walk.modules(net), st)
-  -- a training step's optimizer state (optnet.trainStep) is part of what it holds
-  r.optimState = require('optnet.step').stateBytes(net)
-  r.total_size = r.total_size + r.optimState
-  if input ~= nil then
-    -- the least the activations could need: the most bytes alive at one step
-    local lb, lbGrads
-    if st and st.signature == optimization.signature(input) and st.opts.mode == o.mode then
-      lbGrads = st.opts.planGrads
-      lb = 0
-      for _, v in pairs(st.result.lowerBound) do lb = lb + v end
-    else
-      local modules = walk.modules(net)
-      local restoreState = optimization.snapshotState(modules)
-      local rec = trace.run(net, input, o.mode, o.planGrads)
-      restoreState()
-      local p = plan.intervals(rec, net, input, o)
-      lbGrads = o.planGrads
-      lb = 0
-      for _, v in pairs(plan.lowerBound(p.entries)) do lb = lb + v end
-    end
-    r.lower_bound_activations = lb
-    -- gradients planned with the activations (trainStep) are in lb already
-    local grads = lbGrads and r.grads or 0
-    r.lower_bound = lb + r.params - grads + r.state + r.optimState
-  end
-  return r
+  return count.usedMemory(net, input, o, st)
 end
 function optnet._state(net) return stateOf(net) end
 

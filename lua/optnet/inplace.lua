@@ -136,18 +136,22 @@ end
 -- forward ones (input -> output, checked against users) and the backward
 -- ones (gradOutput -> gradInput, checked against readers).
 
--- m's forward write, or nil when m runs more than once in the pass
-function inplace.forwardWrite(ctx, m)
-  local rec = ctx.rec
-  local f = ctx.fwdSteps[m]
-  if not f or #f ~= 1 then return nil end
-  local inIds, outIds = rec.steps[f[1]].inputIds, walk.storageIds(m.output)
-  -- in place already, the input storage written is the output's (CAddTable
-  -- writes only its first input); otherwise any input may be
+-- the input storages a forward in place writes: in place already, the
+-- output's (CAddTable writes only its first input); otherwise any input may be
+local function writtenIds(inIds, outIds)
   local written = {}
   for id in pairs(inIds) do if outIds[id] then written[id] = true end end
-  if not next(written) then written = inIds end
-  return {module = m, step = f[1], inIds = written, outIds = outIds, uses = ctx.users}
+  if not next(written) then return inIds end
+  return written
+end
+
+-- m's forward write, or nil when m runs more than once in the pass
+function inplace.forwardWrite(ctx, m)
+  local f = ctx.fwdSteps[m]
+  if not f or #f ~= 1 then return nil end
+  local outIds = walk.storageIds(m.output)
+  return {module = m, step = f[1], inIds = writtenIds(ctx.rec.steps[f[1]].inputIds, outIds), outIds = outIds,
+          uses = ctx.users}
 end
 
 -- the forward steps that re-run m (optnet.recompute) write in place too,
@@ -157,10 +161,8 @@ function inplace.rerunWrites(ctx, m)
   for s = rec.nForward + 1, rec.nSteps do
     local st = rec.steps[s]
     if st.module == m and st.kind == 'forward' then
-      local written = {}
-      for id in pairs(st.inputIds) do if st.outputIds[id] then written[id] = true end end
-      if not next(written) then written = st.inputIds end
-      list[#list + 1] = {module = m, step = s, inIds = written, outIds = st.outputIds, uses = ctx.users}
+      list[#list + 1] = {module = m, step = s, inIds = writtenIds(st.inputIds, st.outputIds), outIds = st.outputIds,
+                         uses = ctx.users}
     end
   end
   return list
