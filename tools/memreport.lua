@@ -93,23 +93,20 @@ end
 
 local WATCHED = {'updateOutput', 'updateGradInput', 'accGradParameters'}
 
+-- counts the calls of every module's steps (the progress line); returns
+-- the function that takes the hooks off
 local function watch(net)
-  local saved = {}
+  local handles, seen = {}, {}
   for _, m in ipairs(net:listModules()) do
-    if not saved[m] then
-      local s = {}
-      saved[m] = s
+    if not seen[m] then
+      seen[m] = true
       for _, k in ipairs(WATCHED) do
-        s[k] = rawget(m, k)
-        local f = m[k]
-        m[k] = function(...) count() return f(...) end
+        handles[#handles + 1] = m:hook(k, function(nextf, ...) count() return nextf(...) end)
       end
     end
   end
   return function()
-    for m, s in pairs(saved) do
-      for _, k in ipairs(WATCHED) do rawset(m, k, s[k]) end
-    end
+    for i = #handles, 1, -1 do handles[i]:remove() end
   end
 end
 

@@ -8,6 +8,8 @@
 --   says when each one is needed;
 -- - a module is a plain table of fields with its class as metatable: no
 --   closures, so torch.save/torch.load and clone() copy it field by field.
+--   Behaviour attached to one module (optnet's tracing, a user's probe) is
+--   a hook (Module:hook), kept outside the fields, never an assigned method.
 
 require 'nn.utils'
 local torch = torch
@@ -628,6 +630,12 @@ function Module:replace(callback)
   end
   return out
 end
+
+-- m:hook(method, fn) -> handle (handle:remove()); m:hooked([method]) -> boolean.
+-- fn(nextf, self, ...) runs around the method; see nn/hooks.lua, docs/nn.md
+local hooks = require 'nn.hooks'
+Module.hook = hooks.hook
+Module.hooked = hooks.hooked
 
 function Module:__tostring__()
   return torch.type(self)

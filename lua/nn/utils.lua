@@ -178,8 +178,9 @@ function utils.deepCopy(obj, memo)
       for k, x in pairs(v) do
         if not torch._isTransient(x) then r[copy(k)] = copy(x) end
       end
+      -- the class, not a hooked module's own one (torch._ownClass): hooks are not copied
       local mt = getmetatable(v)
-      if mt then setmetatable(r, mt) end
+      if mt then setmetatable(r, torch._classOf(mt)) end
       return r
     end
     return v

@@ -155,7 +155,7 @@ end
 -- indices and are left alone). A plan that lets two storages in use at the
 -- same time share bytes then shows as NaN in outputs or gradients instead
 -- of as a silently wrong number. Steps are counted as the trace numbered
--- them (the same wrappers); the net's forward resets the count.
+-- them (the same hooks); the net's forward resets the count.
 function apply.verifier(modules, p, arenas, nSteps)
   local trace = require 'optnet.trace'
   local dead = {}

@@ -90,4 +90,41 @@ function count.used(modules, state)
   return r
 end
 
+-- optnet.countUsedMemory's figures: count.used, the optimizer state of a
+-- training step and, with an input, the lower bounds (from the state's
+-- plan when it is for this input and mode, else from a trace). o: the
+-- checked options; st: the net's state in force, or nil
+function count.usedMemory(net, input, o, st)
+  local trace = require 'optnet.trace'
+  local plan = require 'optnet.plan'
+  local optimize = require 'optnet.optimize'
+  local r = count.used(walk.modules(net), st)
+  -- a training step's optimizer state (optnet.trainStep) is part of what it holds
+  r.optimState = require('optnet.step').stateBytes(net)
+  r.total_size = r.total_size + r.optimState
+  if input ~= nil then
+    -- the least the activations could need: the most bytes alive at one step
+    local lb, lbGrads
+    if st and st.signature == optimize.signature(input) and st.opts.mode == o.mode then
+      lbGrads = st.opts.planGrads
+      lb = 0
+      for _, v in pairs(st.result.lowerBound) do lb = lb + v end
+    else
+      local modules = walk.modules(net)
+      local restoreState = optimize.snapshotState(modules)
+      local rec = trace.run(net, input, o.mode, o.planGrads)
+      restoreState()
+      local p = plan.intervals(rec, net, input, o)
+      lbGrads = o.planGrads
+      lb = 0
+      for _, v in pairs(plan.lowerBound(p.entries)) do lb = lb + v end
+    end
+    r.lower_bound_activations = lb
+    -- gradients planned with the activations (trainStep) are in lb already
+    local grads = lbGrads and r.grads or 0
+    r.lower_bound = lb + r.params - grads + r.state + r.optimState
+  end
+  return r
+end
+
 return count

@@ -17,15 +17,14 @@
 -- any of its folded batch norms is in training mode, and backward always.
 -- The batch norms are not among its children any more: the container's
 -- training() and evaluate() set their mode too (net:training() reaches
--- them so). These guards are wrappers (torch._transient) on the container,
+-- them so). These guards are hooks (Module:hook) on the container,
 -- made from the record by fold.guard: at folding, and by optnet for a net
 -- derived from a folded one (clone, :type(), torch.load: nn.utils.derived),
 -- so they hold wherever the record goes.
 local fold = {}
 
-local GUARDED = {'updateOutput', 'backward', 'updateGradInput', 'accGradParameters', 'training', 'evaluate'}
--- container -> the raw fields its guards replaced (weak: a container that
--- goes leaves nothing behind)
+-- container -> its guards' hook handles (weak: a container that goes
+-- leaves nothing behind)
 local guarded = setmetatable({}, {__mode = 'k'})
 
 local function refuse(m, name, why)
@@ -37,32 +36,32 @@ end
 -- installs the guards on m when it carries a fold record and has none yet
 function fold.guard(m)
   if type(rawget(m, '_optnetFold')) ~= 'table' or guarded[m] then return end
-  local saved, class = {}, {}
-  for _, k in ipairs(GUARDED) do saved[k] = rawget(m, k); class[k] = m[k] end
-  guarded[m] = saved
+  local handles = {}
+  guarded[m] = handles
+  local function hook(k, fn) handles[#handles + 1] = m:hook(k, fn) end
   -- the record as it is now (:type() makes its tables anew)
   local function each(self, f)
     for _, r in ipairs(rawget(self, '_optnetFold') or {}) do if f(r.bn) then return true end end
     return false
   end
-  m.updateOutput = torch._transient(function(self, input)
+  hook('updateOutput', function(nextf, self, input)
     if each(self, function(bn) return bn.train end) then
       refuse(self, 'updateOutput', 'in training mode it would compute another function')
     end
-    return class.updateOutput(self, input)
+    return nextf(self, input)
   end)
   for _, k in ipairs{'backward', 'updateGradInput', 'accGradParameters'} do
-    m[k] = torch._transient(function(self)
+    hook(k, function(_, self)
       refuse(self, k, 'its gradients would be those of other parameters')
     end)
   end
-  m.training = torch._transient(function(self)
+  hook('training', function(nextf, self)
     each(self, function(bn) bn:training() end)
-    return class.training(self)
+    return nextf(self)
   end)
-  m.evaluate = torch._transient(function(self)
+  hook('evaluate', function(nextf, self)
     each(self, function(bn) bn:evaluate() end)
-    return class.evaluate(self)
+    return nextf(self)
   end)
 end
 
@@ -84,9 +83,9 @@ function fold.guardAll(modules)
 end
 
 local function unguard(m)
-  local saved = guarded[m]
-  if not saved then return end
-  for _, k in ipairs(GUARDED) do rawset(m, k, saved[k]) end
+  local handles = guarded[m]
+  if not handles then return end
+  for i = #handles, 1, -1 do handles[i]:remove() end
   guarded[m] = nil
 end
 

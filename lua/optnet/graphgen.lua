@@ -96,33 +96,29 @@ local function makeGradOutput(out)
   return g
 end
 
-local WRAPPED = {'updateOutput', 'updateGradInput', 'backward'}
-
+-- hooks every module's steps so that onCall sees what each produced, runs
+-- the pass, and takes the hooks off
 local function record(net, input, mode, onCall)
-  local saved = {}
+  local handles = {}
+  local function hook(m, k, fn) handles[#handles + 1] = m:hook(k, fn) end
   for _, m in ipairs(walk.modules(net)) do
-    local s = {}
-    for _, k in ipairs(WRAPPED) do s[k] = rawget(m, k) end
-    saved[m] = s
-    local isContainer = type(m.modules) == 'table'
-    local uo, ugi, bw = m.updateOutput, m.updateGradInput, m.backward
-    m.updateOutput = function(self, x)
-      local out = uo(self, x)
+    hook(m, 'updateOutput', function(nextf, self, x)
+      local out = nextf(self, x)
       onCall(self, 'output', x, out)
       return out
-    end
-    m.updateGradInput = function(self, x, g)
-      local gi = ugi(self, x, g)
+    end)
+    hook(m, 'updateGradInput', function(nextf, self, x, g)
+      local gi = nextf(self, x, g)
       onCall(self, 'gradInput', g, gi)
       return gi
-    end
+    end)
     -- a container's backward does not go through its updateGradInput
-    if isContainer then
-      m.backward = function(self, x, g, scale)
-        local gi = bw(self, x, g, scale)
+    if type(m.modules) == 'table' then
+      hook(m, 'backward', function(nextf, self, x, g, scale)
+        local gi = nextf(self, x, g, scale)
         onCall(self, 'gradInput', g, gi)
         return gi
-      end
+      end)
     end
   end
   local ok, err = pcall(function()
@@ -133,16 +129,12 @@ local function record(net, input, mode, onCall)
       net:backward(input, g, 0)
     end
   end)
-  for m, s in pairs(saved) do
-    for _, k in ipairs(WRAPPED) do rawset(m, k, s[k]) end
-  end
+  for i = #handles, 1, -1 do handles[i]:remove() end
   if not ok then error(err, 0) end
 end
 
--- returns the DOT text and the graph as data:
---   {nodes = {{id, label, tensor, module, path, kind, storage, offset, key, color}},
---    edges = {{from, to}}}  (node and edge ends are node indices)
-local function generate(net, input, opts)
+-- opts checked (view.checkOpts and graphgen's own)
+local function checkOptions(net, input, opts)
   view.checkNet('graphgen', net)
   view.checkInput('graphgen', input)
   local o = view.checkOpts('graphgen', opts, KNOWN)
@@ -160,7 +152,13 @@ local function generate(net, input, opts)
   if o.collapse ~= nil and (math.type(o.collapse) ~= 'integer' or o.collapse < 1) then
     view.fail('graphgen', 'opts.collapse must be a positive integer (container depth), got %s', tostring(o.collapse))
   end
-  local mode = view.mode('graphgen', net, o)
+  return o
+end
+
+-- the graph of one pass: a node per tensor a module made (and the input,
+-- and the gradient the caller hands to backward), an edge from what made
+-- each one's sources
+local function collect(net, input, mode)
   local readable, scopes = view.names(net)
   local bindingOf = view.bindings(view.current(net, input))
   local number = view.storageNumbers(net, input)
@@ -230,8 +228,11 @@ local function generate(net, input, opts)
     walk.tensors(input, function(t) newNode(t, nil, 'input', 'input') end)
     record(net, input, mode, onCall)
   end)
+  return nodes, edges, bindingOf
+end
 
-  -- colours: one per memory block used by two nodes or more
+-- colours: one per memory block used by two nodes or more; labels
+local function paint(nodes, o, bindingOf)
   local count = {}
   for _, n in ipairs(nodes) do count[n.key] = (count[n.key] or 0) + 1 end
   local colorOf, nextColor = {}, palette()
@@ -267,90 +268,83 @@ local function generate(net, input, opts)
       n.label = l
     end
   end
-  local fold = o.fold
-  if fold == nil then fold = mode == 'training' end
-  local legend = o.legend
-  if legend == nil then legend = (o.compact or o.collapse) and true or false end
-  local lines = {'digraph G {', '  rankdir=' .. quote(o.rankdir or 'TB') .. ';',
-                 '  node [' .. attrs{shape = 'box', style = 'rounded,filled', fontname = 'Helvetica', fontsize = 10} .. '];',
-                 '  edge [' .. attrs{color = '#555555', arrowsize = 0.6} .. '];'}
-  if o.compact or o.collapse then
-    lines[#lines + 1] = '  graph [' .. attrs{nodesep = 0.15, ranksep = 0.2} .. '];'
-  end
-  if legend then
-    lines[#lines + 1] = string.format('  legend [%s];', attrs{shape = 'note', style = 'filled', fillcolor = '#ffffff',
-                                                              label = LEGEND, fontsize = 10})
-  end
-  local backward = function(kind) return kind == 'gradInput' or kind == 'gradOutput' end
-  -- what is drawn: the nodes, or one node per container and direction
+end
+
+local function backward(kind) return kind == 'gradInput' or kind == 'gradOutput' end
+
+-- opts.collapse: one node per container (to that depth) and direction
+local function collapse(nodes, edges, depth)
   local shown, shownEdges, idOf = {}, {}, {}
-  if o.collapse then
-    local groups = {}
-    for _, n in ipairs(nodes) do
-      local parts, scope = {}, n.scope
-      for part in scope:gmatch('[^.]+') do
-        if #parts < o.collapse then parts[#parts + 1] = part end
-      end
-      local prefix = #parts > 0 and table.concat(parts, '.') or n.name
-      local key = prefix .. (backward(n.kind) and ' (backward)' or '')
-      local g = groups[key]
-      if not g then
-        g = {id = #shown + 1, key = key, prefix = prefix, kind = backward(n.kind) and 'gradInput' or 'output',
-             scope = #parts > 0 and table.concat(parts, '.', 1, #parts - 1) or n.scope, count = 0, module = n.module}
-        groups[key] = g
-        shown[#shown + 1] = g
-      end
-      g.count = g.count + 1
-      g.last = n
-      idOf[n.id] = g.id
+  local groups = {}
+  for _, n in ipairs(nodes) do
+    local parts, scope = {}, n.scope
+    for part in scope:gmatch('[^.]+') do
+      if #parts < depth then parts[#parts + 1] = part end
     end
-    for _, g in ipairs(shown) do
-      g.label = string.format('%s%s\n%d tensor%s, last %s', g.prefix, g.kind == 'gradInput' and ' (backward)' or '',
-                              g.count, g.count == 1 and '' or 's', view.sizeString(g.last.tensor))
-      g.color = g.kind == 'gradInput' and '#eeeeee' or '#ffffff'
-      g.name = g.prefix
+    local prefix = #parts > 0 and table.concat(parts, '.') or n.name
+    local key = prefix .. (backward(n.kind) and ' (backward)' or '')
+    local g = groups[key]
+    if not g then
+      g = {id = #shown + 1, key = key, prefix = prefix, kind = backward(n.kind) and 'gradInput' or 'output',
+           scope = #parts > 0 and table.concat(parts, '.', 1, #parts - 1) or n.scope, count = 0, module = n.module}
+      groups[key] = g
+      shown[#shown + 1] = g
     end
-    local seen = {}
-    for _, e in ipairs(edges) do
-      local a, b = idOf[e.from], idOf[e.to]
-      local k = a .. '>' .. b
-      if a ~= b and not seen[k] then
-        seen[k] = true
-        shownEdges[#shownEdges + 1] = {from = a, to = b}
-      end
-    end
-  else
-    shown, shownEdges = nodes, edges
+    g.count = g.count + 1
+    g.last = n
+    idOf[n.id] = g.id
   end
+  for _, g in ipairs(shown) do
+    g.label = string.format('%s%s\n%d tensor%s, last %s', g.prefix, g.kind == 'gradInput' and ' (backward)' or '',
+                            g.count, g.count == 1 and '' or 's', view.sizeString(g.last.tensor))
+    g.color = g.kind == 'gradInput' and '#eeeeee' or '#ffffff'
+    g.name = g.prefix
+  end
+  local seen = {}
+  for _, e in ipairs(edges) do
+    local a, b = idOf[e.from], idOf[e.to]
+    local k = a .. '>' .. b
+    if a ~= b and not seen[k] then
+      seen[k] = true
+      shownEdges[#shownEdges + 1] = {from = a, to = b}
+    end
+  end
+  return shown, shownEdges
+end
+
+-- opts.fold: each gradInput on the rank of the output of the same module
+-- and index (a module's output and gradInput; a container's forward and backward)
+local function foldPairs(shown, o)
+  local pairsOf = {}
+  local function key(n) return (o.collapse and '' or tostring(n.module)) .. n.name:gsub('%.gradInput$', '') end
+  local outOf = {}
+  for _, n in ipairs(shown) do
+    if not backward(n.kind) and n.module then outOf[key(n)] = n end
+  end
+  for _, n in ipairs(shown) do
+    if n.kind == 'gradInput' and n.module then
+      local twin = outOf[key(n)]
+      if twin then pairsOf[#pairsOf + 1] = {twin, n} end
+    end
+  end
+  return pairsOf
+end
+
+-- the DOT lines of the nodes, scope by scope (nested scopes become nested
+-- boxes when opts.clusters is not false), with the folded pairs' ranks
+local function emitNodes(lines, shown, pairsOf, o)
   local function nodeLine(n, indent)
     local a = {label = n.label, fillcolor = n.color}
     if n.kind ~= 'output' and n.kind ~= 'input' then a.style = 'rounded,filled,dashed' end
     for k, v in pairs(o.displayProps or {}) do a[k] = v end
     return string.format('%sn%d [%s];', indent, n.id, attrs(a))
   end
-  -- each gradInput on the rank of the output of the same module and index
-  local pairsOf = {}
-  if fold then
-    -- a module's output and gradInput; a container's forward and backward
-    local function key(n) return (o.collapse and '' or tostring(n.module)) .. n.name:gsub('%.gradInput$', '') end
-    local outOf = {}
-    for _, n in ipairs(shown) do
-      if not backward(n.kind) and n.module then outOf[key(n)] = n end
-    end
-    for _, n in ipairs(shown) do
-      if n.kind == 'gradInput' and n.module then
-        local twin = outOf[key(n)]
-        if twin then pairsOf[#pairsOf + 1] = {twin, n} end
-      end
-    end
-  end
   local clusters = o.clusters ~= false
-  -- scope -> its nodes; nested scopes become nested boxes
-  local byScope, children, scopeList = {}, {}, {}
+  -- scope -> its nodes
+  local byScope, children = {}, {}
   local function addScope(sc)
     if byScope[sc] then return end
     byScope[sc] = {}
-    scopeList[#scopeList + 1] = sc
     if sc ~= '' then
       local parent = sc:match('^(.*)%.[^.]+$') or ''
       addScope(parent)
@@ -380,6 +374,34 @@ local function generate(net, input, opts)
     end
   end
   emit('', '  ')
+end
+
+-- returns the DOT text and the graph as data:
+--   {nodes = {{id, label, tensor, module, path, kind, storage, offset, key, color}},
+--    edges = {{from, to}}}  (node and edge ends are node indices)
+local function generate(net, input, opts)
+  local o = checkOptions(net, input, opts)
+  local mode = view.mode('graphgen', net, o)
+  local nodes, edges, bindingOf = collect(net, input, mode)
+  paint(nodes, o, bindingOf)
+  local fold = o.fold
+  if fold == nil then fold = mode == 'training' end
+  local legend = o.legend
+  if legend == nil then legend = (o.compact or o.collapse) and true or false end
+  local lines = {'digraph G {', '  rankdir=' .. quote(o.rankdir or 'TB') .. ';',
+                 '  node [' .. attrs{shape = 'box', style = 'rounded,filled', fontname = 'Helvetica', fontsize = 10} .. '];',
+                 '  edge [' .. attrs{color = '#555555', arrowsize = 0.6} .. '];'}
+  if o.compact or o.collapse then
+    lines[#lines + 1] = '  graph [' .. attrs{nodesep = 0.15, ranksep = 0.2} .. '];'
+  end
+  if legend then
+    lines[#lines + 1] = string.format('  legend [%s];', attrs{shape = 'note', style = 'filled', fillcolor = '#ffffff',
+                                                              label = LEGEND, fontsize = 10})
+  end
+  -- what is drawn: the nodes, or one node per container and direction
+  local shown, shownEdges = nodes, edges
+  if o.collapse then shown, shownEdges = collapse(nodes, edges, o.collapse) end
+  emitNodes(lines, shown, fold and foldPairs(shown, o) or {}, o)
   for _, e in ipairs(shownEdges) do
     local back = backward(shown[e.to].kind)
     -- folded, the backward pass takes the forward pass's ranks

@@ -777,35 +777,27 @@ end
 --   MulConstant's (y * c) / c put back is not y in the last bit).
 -- Returns nil when all are safe; else the safe ones (as a segment list for
 -- install) and, per unsafe one, why.
-function recompute.unsafe(undo, rec, chosen)
-  local switched = {}
-  for _, c in ipairs(chosen or {}) do switched[c.module] = true end
-  -- whether a step after r reads one of ids, other than the re-run of
-  -- seg's own modules (they read the copies as their forward read the
-  -- originals, before the write). A forward step of another module is a
-  -- re-run too: of a segment nested in the child ending seg, which reads
-  -- the copy where its forward read what the write left (an in-place
-  -- AddConstant behind an nn.Copy in one branch of a ConcatTable, a
-  -- Transpose re-run in the other: gradInput off by 0.19)
-  local inSeg = {}
-  for _, seg in ipairs(undo.segments) do
-    inSeg[seg] = {}
-    for _, m in ipairs(seg.modules) do inSeg[seg][m] = true end
-  end
-  local function readAfter(r, ids, seg)
-    for s = r + 1, rec.nSteps do
-      local u = rec.uses[s]
-      local st = rec.steps[s]
-      if u and not (st.kind == 'forward' and inSeg[seg][st.module]) then
-        for id in pairs(ids) do if u[id] then return true end end
-      end
+-- whether a step after r reads one of ids, other than the re-run of
+-- seg's own modules (they read the copies as their forward read the
+-- originals, before the write). A forward step of another module is a
+-- re-run too: of a segment nested in the child ending seg, which reads
+-- the copy where its forward read what the write left (an in-place
+-- AddConstant behind an nn.Copy in one branch of a ConcatTable, a
+-- Transpose re-run in the other: gradInput off by 0.19)
+local function readAfter(rec, inSeg, r, ids, seg)
+  for s = r + 1, rec.nSteps do
+    local u = rec.uses[s]
+    local st = rec.steps[s]
+    if u and not (st.kind == 'forward' and inSeg[seg][st.module]) then
+      for id in pairs(ids) do if u[id] then return true end end
     end
-    return false
   end
-  local segOf = {}
-  for _, seg in ipairs(undo.segments) do
-    for _, m in ipairs(segModules(seg)) do segOf[m] = seg end
-  end
+  return false
+end
+
+-- the in-place writes of the trace's forward pass: {step, module, ids},
+-- and each module's first forward step
+local function forwardWrites(rec)
   local fwdStep, writes, written = {}, {}, {}
   for s = 1, rec.nForward do
     local st = rec.steps[s]
@@ -838,73 +830,98 @@ function recompute.unsafe(undo, rec, chosen)
       end
     end
   end
-  local function endsOnIt(seg, m)
-    if seg.inclusive then return false end
-    local last = seg.seq.modules[seg.to]
-    if not startsInplace(last) then return false end
-    for _, x in ipairs(last:listModules()) do if x == m then return true end end
-    return false
-  end
-  local bad, why = {}, {}
-  -- an in-place module that its backward puts back (AddConstant,
-  -- MulConstant), re-run: the put-back goes to the re-run's copy, and the
-  -- forward's copy stays written over. Unsafe when something reads that
-  -- copy after: a backward step, or the caller (the net's output: without
-  -- optnet it is put back after backward, and a trainStep's caller reads
-  -- it then)
+  return writes, fwdStep
+end
+
+local function endsOnIt(seg, m)
+  if seg.inclusive then return false end
+  local last = seg.seq.modules[seg.to]
+  if not startsInplace(last) then return false end
+  for _, x in ipairs(last:listModules()) do if x == m then return true end end
+  return false
+end
+
+-- an in-place module that its backward puts back (AddConstant,
+-- MulConstant), re-run: the put-back goes to the re-run's copy, and the
+-- forward's copy stays written over. Unsafe when something reads that
+-- copy after: a backward step, or the caller (the net's output: without
+-- optnet it is put back after backward, and a trainStep's caller reads
+-- it then)
+local function putBackSpoils(c, undo)
   local final = walk.storageIds(undo.net and undo.net.output)
-  for _, w in ipairs(writes) do
-    local seg = w.restore and segOf[w.module]
-    if seg and not bad[seg] then
+  for _, w in ipairs(c.writes) do
+    local seg = w.restore and c.segOf[w.module]
+    if seg and not c.bad[seg] then
       for id in pairs(w.ids) do
-        if final[id] or readAfter(w.step, {[id] = true}, seg) then
-          bad[seg] = true
-          why[#why + 1] = {seg = seg, module = w.module, writer = w.module, restores = true}
+        if final[id] or readAfter(c.rec, c.inSeg, w.step, {[id] = true}, seg) then
+          c.bad[seg] = true
+          c.why[#c.why + 1] = {seg = seg, module = w.module, writer = w.module, restores = true}
           break
         end
       end
     end
   end
+end
+
+-- whether write w (between m's forward step f and its re-run r) spoils the
+-- re-run of seg: the re-run reads what w wrote over ('reads'), or w wrote
+-- over the forward's output that the re-run's copy stands for; nil if not
+local function rerunSpoiled(c, seg, m, f, r, w)
+  local rec = c.rec
+  local st, fst = rec.steps[r], rec.steps[f]
+  for id in pairs(w.ids) do
+    if st.inputIds[id] and fst.inputIds[id] then
+      return {seg = seg, module = m, writer = w.module, reads = true}
+    end
+    local spoils = false
+    if not w.restore and fst.outputIds[id] and c.segOf[w.module] ~= seg then
+      if c.switched[w.module] then spoils = not endsOnIt(seg, w.module)
+      else
+        -- the re-run's copies: its output storages that are not the forward's
+        local made = {}
+        for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
+        spoils = readAfter(rec, c.inSeg, r, made, seg)
+      end
+    end
+    if spoils then return {seg = seg, module = m, writer = w.module, reads = false} end
+  end
+end
+
+function recompute.unsafe(undo, rec, chosen)
+  local c = {rec = rec, switched = {}, inSeg = {}, segOf = {}, bad = {}, why = {}}
+  for _, x in ipairs(chosen or {}) do c.switched[x.module] = true end
+  for _, seg in ipairs(undo.segments) do
+    c.inSeg[seg] = {}
+    for _, m in ipairs(seg.modules) do c.inSeg[seg][m] = true end
+  end
+  for _, seg in ipairs(undo.segments) do
+    for _, m in ipairs(segModules(seg)) do c.segOf[m] = seg end
+  end
+  local fwdStep
+  c.writes, fwdStep = forwardWrites(rec)
+  putBackSpoils(c, undo)
   for r = rec.nForward + 1, rec.nSteps do
     local st = rec.steps[r]
     local m = st.module
-    local seg, f = segOf[m], fwdStep[m]
-    if st.kind == 'forward' and seg and f and not bad[seg] then
-      local fst = rec.steps[f]
-      for _, w in ipairs(writes) do
-        if w.step > f and w.step < r and not bad[seg] then
-          for id in pairs(w.ids) do
-            if st.inputIds[id] and fst.inputIds[id] then
-              bad[seg] = true
-              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = true}
-              break
-            end
-            local spoils = false
-            if not w.restore and fst.outputIds[id] and segOf[w.module] ~= seg then
-              if switched[w.module] then spoils = not endsOnIt(seg, w.module)
-              else
-                -- the re-run's copies: its output storages that are not the forward's
-                local made = {}
-                for x in pairs(st.outputIds) do if not fst.outputIds[x] then made[x] = true end end
-                spoils = readAfter(r, made, seg)
-              end
-            end
-            if spoils then
-              bad[seg] = true
-              why[#why + 1] = {seg = seg, module = m, writer = w.module, reads = false}
-              break
-            end
+    local seg, f = c.segOf[m], fwdStep[m]
+    if st.kind == 'forward' and seg and f and not c.bad[seg] then
+      for _, w in ipairs(c.writes) do
+        if w.step > f and w.step < r and not c.bad[seg] then
+          local why = rerunSpoiled(c, seg, m, f, r, w)
+          if why then
+            c.bad[seg] = true
+            c.why[#c.why + 1] = why
           end
         end
       end
     end
   end
-  if #why == 0 then return nil end
+  if #c.why == 0 then return nil end
   local keep = {}
   for _, seg in ipairs(undo.segments) do
-    if not bad[seg] then keep[#keep + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive} end
+    if not c.bad[seg] then keep[#keep + 1] = {seq = seg.seq, from = seg.from, to = seg.to, inclusive = seg.inclusive} end
   end
-  return keep, why
+  return keep, c.why
 end
 
 -- says on stderr which segments recompute.unsafe left out
@@ -922,6 +939,74 @@ function recompute.tellUnsafe(net, why)
         or w.reads and ('what the re-run of ' .. who(w.module) .. ' would read')
         or ('the output of ' .. who(w.module) .. ', which the re-run would make anew without that write')))
   end
+end
+
+-- the hooks that run S's segments: they take the place of the Sequential's
+-- methods (nextf unused)
+local function hookSequential(undo, S, segs, verbose)
+  local startAt, endAt = {}, {}
+  for _, seg in ipairs(segs) do startAt[seg.from] = seg; endAt[seg.to] = seg end
+  local function hook(k, fn) undo.hooks[#undo.hooks + 1] = S:hook(k, fn) end
+  hook('updateOutput', function(_, self, input)
+    local current = input
+    for i = 1, #self.modules do
+      local seg = startAt[i]
+      if seg then seg.rng = torch.getRNGState() end
+      current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
+    end
+    self.output = current
+    return current
+  end)
+  local mode = nil  -- 'segments' or 'plain': see mismatch
+  local function decide(name, want)
+    if mode == nil then
+      mode = want
+      if want == 'plain' then
+        undo.plain[#undo.plain + 1] = S
+        if verbose then
+          io.stderr:write(string.format('optnet: recompute: %s is called through updateGradInput and '
+            .. 'accGradParameters (by its container: an nngraph node, say): its %d segment(s) are left out\n',
+            verbose[S] or torch.type(S), #segs))
+        end
+      end
+    end
+    if mode ~= want then mismatch(S, name, mode) end
+  end
+  hook('backward', function(_, self, input, gradOutput, scale)
+    decide('backward', 'segments')
+    scale = scale or 1
+    local current = gradOutput
+    local open = {}
+    local ok, err = pcall(function()
+      for i = #self.modules, 1, -1 do
+        local seg = endAt[i]
+        if seg then
+          swapIn(seg, input)
+          open[#open + 1] = seg
+          rerun(self, seg, input)
+        end
+        local prev = i > 1 and self.modules[i - 1].output or input
+        if seg and not seg.inclusive and i > 1 and startsInplace(self.modules[i]) then
+          prev = forwardTensors(seg, prev)
+        end
+        current = self:rethrowErrors(self.modules[i], i, 'backward', prev, current, scale)
+        local s0 = startAt[i]
+        if s0 and s0.swapped then swapOut(s0) end
+      end
+    end)
+    for _, seg in ipairs(open) do swapOut(seg) end
+    if not ok then error(err, 0) end
+    self.gradInput = current
+    return current
+  end)
+  hook('updateGradInput', function(_, self, input, gradOutput)
+    decide('updateGradInput', 'plain')
+    return nn.Sequential.updateGradInput(self, input, gradOutput)
+  end)
+  hook('accGradParameters', function(_, self, input, gradOutput, scale)
+    decide('accGradParameters', 'plain')
+    return nn.Sequential.accGradParameters(self, input, gradOutput, scale)
+  end)
 end
 
 -- installs the segments on their Sequentials; returns the undo state
@@ -942,7 +1027,7 @@ function recompute.install(net, how, verbose)
     segModules(seg)
     table.insert(bySeq[S], seg)
   end
-  local undo = {net = net, segments = segs, saved = {}, created = {}, coefficients = {}, plain = {}}
+  local undo = {net = net, segments = segs, hooks = {}, created = {}, coefficients = {}, plain = {}}
   -- batch norms re-run in backward keep their forward's affine coefficients
   for _, seg in ipairs(segs) do
     for k = seg.from, lastOf(seg) do
@@ -965,81 +1050,12 @@ function recompute.install(net, how, verbose)
       end
     end
   end
-  for _, S in ipairs(order) do
-    local startAt, endAt = {}, {}
-    for _, seg in ipairs(bySeq[S]) do startAt[seg.from] = seg; endAt[seg.to] = seg end
-    undo.saved[S] = {}
-    for _, k in ipairs{'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'} do
-      undo.saved[S][k] = rawget(S, k)
-    end
-    S.updateOutput = torch._transient(function(self, input)
-      local current = input
-      for i = 1, #self.modules do
-        local seg = startAt[i]
-        if seg then seg.rng = torch.getRNGState() end
-        current = self:rethrowErrors(self.modules[i], i, 'updateOutput', current)
-      end
-      self.output = current
-      return current
-    end)
-    local mode = nil  -- 'segments' or 'plain': see mismatch
-    local function decide(name, want)
-      if mode == nil then
-        mode = want
-        if want == 'plain' then
-          undo.plain[#undo.plain + 1] = S
-          if verbose then
-            io.stderr:write(string.format('optnet: recompute: %s is called through updateGradInput and '
-              .. 'accGradParameters (by its container: an nngraph node, say): its %d segment(s) are left out\n',
-              verbose[S] or torch.type(S), #bySeq[S]))
-          end
-        end
-      end
-      if mode ~= want then mismatch(S, name, mode) end
-    end
-    S.backward = torch._transient(function(self, input, gradOutput, scale)
-      decide('backward', 'segments')
-      scale = scale or 1
-      local current = gradOutput
-      local open = {}
-      local ok, err = pcall(function()
-        for i = #self.modules, 1, -1 do
-          local seg = endAt[i]
-          if seg then
-            swapIn(seg, input)
-            open[#open + 1] = seg
-            rerun(self, seg, input)
-          end
-          local prev = i > 1 and self.modules[i - 1].output or input
-          if seg and not seg.inclusive and i > 1 and startsInplace(self.modules[i]) then
-            prev = forwardTensors(seg, prev)
-          end
-          current = self:rethrowErrors(self.modules[i], i, 'backward', prev, current, scale)
-          local s0 = startAt[i]
-          if s0 and s0.swapped then swapOut(s0) end
-        end
-      end)
-      for _, seg in ipairs(open) do swapOut(seg) end
-      if not ok then error(err, 0) end
-      self.gradInput = current
-      return current
-    end)
-    S.updateGradInput = torch._transient(function(self, input, gradOutput)
-      decide('updateGradInput', 'plain')
-      return nn.Sequential.updateGradInput(self, input, gradOutput)
-    end)
-    S.accGradParameters = torch._transient(function(self, input, gradOutput, scale)
-      decide('accGradParameters', 'plain')
-      return nn.Sequential.accGradParameters(self, input, gradOutput, scale)
-    end)
-  end
+  for _, S in ipairs(order) do hookSequential(undo, S, bySeq[S], verbose) end
   return undo
 end
 
 function recompute.uninstall(undo)
-  for S, s in pairs(undo.saved) do
-    for _, k in ipairs{'updateOutput', 'backward', 'updateGradInput', 'accGradParameters'} do rawset(S, k, s[k]) end
-  end
+  for i = #undo.hooks, 1, -1 do undo.hooks[i]:remove() end
   for _, seg in ipairs(undo.segments) do
     swapOut(seg)
     for _, m in ipairs(segModules(seg)) do rawset(m, '_optnetShadow', nil) end

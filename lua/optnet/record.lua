@@ -1,5 +1,5 @@
 -- optnet.record: an optimization as plain data on the net, so that it travels
--- with it. What optnet holds in its own tables (bindings, wrappers) is lost
+-- with it. What optnet holds in its own tables (bindings, hooks) is lost
 -- when a net is cloned, retyped, saved and loaded; what makes an optimized
 -- net correct must not be. So the plan is written onto the modules as plain
 -- tables, which torch.save, torch.serialize, clone and type carry like any

@@ -77,6 +77,38 @@ local function printTable(r, out)
   end
 end
 
+-- totals: the union of the blocks, per category and over all; tensors per
+-- category; the figures of countUsedMemory
+local function totalsOf(rows, net)
+  local function union(pred)
+    local ranges = {}
+    for _, row in ipairs(rows) do
+      if pred(row) then
+        local r = ranges[row.storageId] or {}
+        ranges[row.storageId] = r
+        r[#r + 1] = {row.block[1], row.block[2]}
+      end
+    end
+    return view.unionBytes(ranges)
+  end
+  local totals, tensors = {}, {}
+  for _, c in ipairs(CATEGORIES) do
+    totals[c] = union(function(row) return row.category == c end)
+    tensors[c] = 0
+  end
+  for _, row in ipairs(rows) do tensors[row.category] = tensors[row.category] + 1 end
+  totals.all = union(function() return true end)
+  local counts = {}
+  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do
+    counts[k] = union(function(row) return COUNT[row.category] == k end)
+  end
+  counts.state = totals.state
+  counts.grads = union(function(row) return row.category == 'gradParam' end)
+  -- a training step's optimizer state (optnet.trainStep): outside the net's fields
+  counts.optimState = require('optnet.step').stateBytes(net)
+  return totals, tensors, counts
+end
+
 local function report(net, input, opts)
   view.checkNet('report', net)
   view.checkInput('report', input)
@@ -155,33 +187,7 @@ local function report(net, input, opts)
     return a.order[3] < b.order[3]
   end)
 
-  -- totals: the union of the blocks, per category and over all
-  local function union(pred)
-    local ranges = {}
-    for _, row in ipairs(rows) do
-      if pred(row) then
-        local r = ranges[row.storageId] or {}
-        ranges[row.storageId] = r
-        r[#r + 1] = {row.block[1], row.block[2]}
-      end
-    end
-    return view.unionBytes(ranges)
-  end
-  local totals, tensors = {}, {}
-  for _, c in ipairs(CATEGORIES) do
-    totals[c] = union(function(row) return row.category == c end)
-    tensors[c] = 0
-  end
-  for _, row in ipairs(rows) do tensors[row.category] = tensors[row.category] + 1 end
-  totals.all = union(function() return true end)
-  local counts = {}
-  for _, k in ipairs{'outputs', 'gradInputs', 'buffers', 'params'} do
-    counts[k] = union(function(row) return COUNT[row.category] == k end)
-  end
-  counts.state = totals.state
-  counts.grads = union(function(row) return row.category == 'gradParam' end)
-  -- a training step's optimizer state (optnet.trainStep): outside the net's fields
-  counts.optimState = require('optnet.step').stateBytes(net)
+  local totals, tensors, counts = totalsOf(rows, net)
   for _, row in ipairs(rows) do row.order = nil end
 
   local r = {rows = rows, totals = totals, tensors = tensors, counts = counts, mode = mode, nSteps = rec.nSteps}

@@ -259,9 +259,6 @@ end
 -- The gradient never exists whole (VGG's first FC layer: 392 MiB).
 -- gradBias is made whole, a slice per block, and updated as usual.
 local C = torch._C.nn
--- blockedAcc's functions -> their block (weak): detach puts back the
--- module's own accGradParameters when the block was undone meanwhile
-local blockOf = setmetatable({}, {__mode = 'k'})
 
 -- the update of rows r0 .. r0 + n - 1 of grp's parameter from g (n rows):
 -- optim's function on views of those rows of the parameter and of its
@@ -301,9 +298,11 @@ local function updateRows(self, grp, r0, n, g, first, last)
   end
 end
 
+-- a hook that takes the place of a blocked Linear's accGradParameters (its
+-- class's method is never called: nextf is not)
 local function blockedAcc(self, b)
-  local m, grp, rows = b.module, b.grp, b.rows
-  return function(mod, input, gradOutput, scale)
+  local grp, rows = b.grp, b.rows
+  return function(_, mod, input, gradOutput, scale)
     scale = scale or 1
     mod.addBuffer = mod.addBuffer or mod.weight.new()
     local gw, gb, out = mod.gradWeight, mod.gradBias, mod.weight:size(1)
@@ -336,7 +335,7 @@ function step.block(self, limit)
       local rowBytes = g:_storageBytes() // math.max(1, g:storage():size()) * g:size(2)
       local rows = math.max(1, limit // rowBytes)
       if rows < g:size(1) then
-        local b = {module = m, grp = grp, rows = rows, saved = rawget(m, 'accGradParameters')}
+        local b = {module = m, grp = grp, rows = rows}
         grp.rowBlocked = true
         g:_setLimit(0)
         g:set(g.new(rows, g:size(2)):zero())
@@ -344,9 +343,7 @@ function step.block(self, limit)
         -- gradWeight is a block of this many rows, which torch.load's
         -- checks accept and every copy makes whole again (step.wholeGrads)
         rawset(m, '_optnetRows', rows)
-        local f = torch._transient(blockedAcc(self, b))
-        blockOf[f], b.active = b, true
-        rawset(m, 'accGradParameters', f)
+        b.hook = m:hook('accGradParameters', blockedAcc(self, b))
         self.blocked[#self.blocked + 1] = b
       end
     end
@@ -357,8 +354,7 @@ end
 function step.unblock(self)
   for _, b in ipairs(self.blocked or {}) do
     local m = b.module
-    rawset(m, 'accGradParameters', b.saved)
-    b.active = false
+    b.hook:remove()
     m.gradWeight:_setLimit(0)
     m.gradWeight:set(m.weight.new(m.weight:size()):zero())
     rawset(m, '_optnetRows', nil)
@@ -400,7 +396,7 @@ function step.has(net)
   return self ~= nil and not self.dead
 end
 
--- the wrappers of a planned state (init.lua's optimize, after rebind): each
+-- the hooks of a planned state (init.lua's optimize, after rebind): each
 -- module holding a parameter zeroes a gradient before its first
 -- accumulation of the pass and updates the parameter after its last; the
 -- net's backward is refused outside step(); getParameters is refused
@@ -409,7 +405,6 @@ function step.attach(net, state, rec)
   if not self or self.dead then
     error('optnet: a net planned with planGrads needs its optnet.trainStep (make one with optnet.trainStep)', 0)
   end
-  local T = torch._transient
   -- the groups again from the modules the plan covers: a module made
   -- during the trace (thrnn.Recurrence's clone for a longer sequence, made
   -- after the step object) holds a parameter too, and accumulates into its
@@ -440,12 +435,9 @@ function step.attach(net, state, rec)
         .. '%d times in a backward: pass blockBytes = false', grp.index, grp.n), 0)
     end
   end
-  local saved = {}
+  local hooks = {}
   for m, list in pairs(groupsOf) do
-    local raw = rawget(m, 'accGradParameters')
-    saved[m] = {accGradParameters = raw}
-    local agp = m.accGradParameters
-    m.accGradParameters = T(function(mod, input, gradOutput, scale)
+    hooks[#hooks + 1] = m:hook('accGradParameters', function(agp, mod, input, gradOutput, scale)
       if not self.running then return agp(mod, input, gradOutput, scale) end
       for _, grp in ipairs(list) do
         -- its slot held other tensors until now
@@ -461,9 +453,7 @@ function step.attach(net, state, rec)
       end
     end)
   end
-  local backward, getParameters = rawget(net, 'backward'), rawget(net, 'getParameters')
-  local bw = net.backward
-  net.backward = T(function(n, ...)
+  hooks[#hooks + 1] = net:hook('backward', function(bw, n, ...)
     -- a trace (optnet.report) runs backward with scale 0: it changes no
     -- gradient that is read (the next step zeroes each before use)
     if not self.running and require('optnet.trace').active == 0 then
@@ -472,25 +462,19 @@ function step.attach(net, state, rec)
     end
     return bw(n, ...)
   end)
-  net.getParameters = T(function(n)
+  hooks[#hooks + 1] = net:hook('getParameters', function(_, n)
     error(string.format('%s:getParameters: the net is optimized by optnet.trainStep (its gradients are planned '
       .. 'in the activation arena); call optnet.removeOptimization(net) first', torch.type(n)), 2)
   end)
-  state.step = {saved = saved, backward = backward, getParameters = getParameters}
+  state.step = {hooks = hooks}
   self.state = state
 end
 
--- undoes attach's wrappers (first thing in optnet's remove) and zeroes the
+-- undoes attach's hooks (first thing in optnet's remove) and zeroes the
 -- gradients, which the arena shared with other tensors
 function step.detach(net, state)
-  local s = state.step
-  rawset(net, 'backward', s.backward)
-  rawset(net, 'getParameters', s.getParameters)
-  for m, f in pairs(s.saved) do
-    local fn, b = f.accGradParameters, blockOf[f.accGradParameters]
-    if b and not b.active then fn = b.saved end
-    rawset(m, 'accGradParameters', fn)
-  end
+  local hooks = state.step.hooks
+  for i = #hooks, 1, -1 do hooks[i]:remove() end
   state.step = nil
 end
 
@@ -602,7 +586,7 @@ end
 
 -- whether the net's modules are no longer those its plan covers (a
 -- Recurrence's clearState drops its time-step clones; its next forward
--- makes new ones, which no plan saw and no wrapper of the step is on)
+-- makes new ones, which no plan saw and no hook of the step is on)
 local function modulesChanged(net, st)
   local now, planned = walk.modules(net), st.modules
   if #now ~= #planned then return true end

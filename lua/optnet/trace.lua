@@ -193,58 +193,50 @@ local function heldEarly(rec)
   return early
 end
 
--- wraps the methods of every module so that onStep(m, kind, input,
+-- hooks the methods of every module so that onStep(m, kind, input,
 -- gradOutput) runs right after each call, kind as in record(); returns the
--- saved raw fields for trace.unwrap. Also used by opts.verify, which must
+-- hooks' handles for trace.unwrap. Also used by opts.verify, which must
 -- count steps exactly as the trace numbered them.
 -- onEnter(m, kind), when given, runs as a container's method starts
 -- (its step is recorded when it returns, after its children's)
 function trace.wrap(modules, onStep, onEnter)
-  local saved = {}
+  local handles = {}
+  local function hook(m, method, fn) handles[#handles + 1] = m:hook(method, fn) end
   for _, m in ipairs(modules) do
     local isContainer = type(m.modules) == 'table'
     local enter = isContainer and onEnter or function() end
-    local s = {updateOutput = rawget(m, 'updateOutput'), updateGradInput = rawget(m, 'updateGradInput'),
-               accGradParameters = rawget(m, 'accGradParameters'), backward = rawget(m, 'backward')}
-    saved[m] = s
-    local uo, ugi, agp, bw = m.updateOutput, m.updateGradInput, m.accGradParameters, m.backward
-    -- transient (torch._transient): never saved or copied with the module
-    local T = torch._transient
-    m.updateOutput = T(function(self, input)
+    hook(m, 'updateOutput', function(nextf, self, input)
       enter(self, 'forward')
-      local out = uo(self, input)
+      local out = nextf(self, input)
       onStep(self, 'forward', input)
       return out
     end)
-    m.updateGradInput = T(function(self, input, gradOutput, ...)
+    hook(m, 'updateGradInput', function(nextf, self, input, gradOutput, ...)
       enter(self, 'derivative')
-      local gi = ugi(self, input, gradOutput, ...)
+      local gi = nextf(self, input, gradOutput, ...)
       onStep(self, 'derivative', input, gradOutput)
       return gi
     end)
-    m.accGradParameters = T(function(self, input, gradOutput, scale)
+    hook(m, 'accGradParameters', function(nextf, self, input, gradOutput, scale)
       enter(self, 'gradient')
-      agp(self, input, gradOutput, scale)
+      nextf(self, input, gradOutput, scale)
       onStep(self, 'gradient', input, gradOutput)
     end)
     if isContainer then
-      m.backward = T(function(self, input, gradOutput, scale)
+      hook(m, 'backward', function(nextf, self, input, gradOutput, scale)
         enter(self, 'backward')
-        local gi = bw(self, input, gradOutput, scale)
+        local gi = nextf(self, input, gradOutput, scale)
         onStep(self, 'backward', input, gradOutput)
         return gi
       end)
     end
   end
-  return saved
+  return handles
 end
 
-function trace.unwrap(saved)
-  for m, s in pairs(saved) do
-    for _, k in ipairs{'updateOutput', 'updateGradInput', 'accGradParameters', 'backward'} do
-      rawset(m, k, s[k])
-    end
-  end
+-- removes what trace.wrap hooked
+function trace.unwrap(handles)
+  for i = #handles, 1, -1 do handles[i]:remove() end
 end
 
 -- empties every declared buffer (memoryTraits().buffers) of the modules,

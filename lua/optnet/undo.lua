@@ -1,5 +1,5 @@
 -- optnet.undo: a failed optimizeMemory leaves the net as it was.
--- Optimizing changes a net in many places (in-place flags, wrappers,
+-- Optimizing changes a net in many places (in-place flags, hooks,
 -- tensors re-pointed into arenas, dropped gradients, records); an error
 -- half-way (a module that fails in the trace, a budget that no plan meets)
 -- must undo all of it, not leave a net that runs in place and fails again.
@@ -7,8 +7,9 @@
 -- plain tables they hold (shallow), and each tensor's storage, geometry
 -- and view limit; plus the contents of state tensors (running statistics)
 -- and the generator. The returned function puts all of that back.
--- Transient values (optnet's closures) are not put back: the caller
--- re-establishes an earlier optimization from its records instead.
+-- Hooks (Module:hook) are not fields and are not recorded: each part of
+-- optnet takes its own off, and the caller re-establishes an earlier
+-- optimization from its records.
 -- A gradient storage that only the net's own tensors view is not held:
 -- holding it would stack it on the arenas while inference planning runs
 -- (which drops gradients first); on failure the zeroed gradient
@@ -92,9 +93,7 @@ function undo.snapshot(net, snapshotState)
   return function()
     for m, copy in pairs(fields) do
       for k in pairs(m) do if copy[k] == nil then rawset(m, k, nil) end end
-      for k, v in pairs(copy) do
-        if not torch._isTransient(v) then rawset(m, k, v) else rawset(m, k, nil) end
-      end
+      for k, v in pairs(copy) do rawset(m, k, v) end
     end
     for t, copy in pairs(tables) do
       for k in pairs(t) do if copy[k] == nil then t[k] = nil end end

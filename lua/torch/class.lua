@@ -339,6 +339,58 @@ function torch._isTransient(v)
   return transient[v] == true
 end
 
+-- --- a class of one object's own ---------------------------------------------
+-- torch._ownClass(obj) gives 'obj' (an object of a Lua class) a class of its
+-- own and returns it: a nameless subclass of its class, with its class's
+-- name, version and metamethods, so that torch.typename, torch.type,
+-- torch.isTypeOf, the operators and torch.save (which writes the class by
+-- name) see obj's class. What is set on the own class (rawset) reaches obj
+-- alone: nn.Module's hooks live there, outside obj's fields, so they are
+-- never saved or copied. torch._dropOwnClass(obj) gives obj its class back;
+-- torch._classOf(mt) is the class an own class stands for (mt otherwise).
+local ownOf = setmetatable({}, {__mode = 'k'})    -- own class -> class
+-- what Lua reads from a metatable raw (a metamethod is never inherited)
+local RAW = {'__tostring', '__call', '__len', '__eq', '__lt', '__le', '__unm', '__add', '__sub', '__mul',
+             '__div', '__mod', '__pow', '__idiv', '__band', '__bor', '__bxor', '__shl', '__shr', '__bnot',
+             '__concat', '__newindex', '__close', '__gc', '__mode', '__name', '__pairs', '__metatable',
+             '__typename', '__version'}
+
+function torch._ownClass(obj)
+  local mt = getmetatable(obj)
+  if ownOf[mt] then return mt end
+  if not isClass[mt] then
+    error(string.format('torch._ownClass: an object of a Lua class expected, got %s', torch.type(obj)), 2)
+  end
+  local own = {}
+  for _, k in ipairs(RAW) do own[k] = rawget(mt, k) end
+  local index = rawget(mt, '__index')
+  if index == mt then
+    own.__index = own
+  else
+    -- a class with an __index__ hook: own methods first, then the class's way
+    own.__index = function(self, k)
+      local v = rawget(own, k)
+      if v ~= nil then return v end
+      return index(self, k)
+    end
+  end
+  isClass[own] = true
+  ownOf[own] = mt
+  setmetatable(own, mt)
+  setmetatable(obj, own)
+  return own
+end
+
+function torch._dropOwnClass(obj)
+  local mt = getmetatable(obj)
+  if ownOf[mt] then setmetatable(obj, ownOf[mt]) end
+  return obj
+end
+
+function torch._classOf(mt)
+  return ownOf[mt] or mt
+end
+
 -- parent class name of a class name, or nil
 function torch.parentname(name)
   local mt = registry[name]
