@@ -20,10 +20,10 @@
 --   the averaged gradient exists only as the rank's slice (1/R of it); then
 --   as 'optim'. (The modules' own gradient accumulators stay whole: nn's
 --   accGradParameters writes into them.)
--- The hooks are transient instance fields on the modules with parameters
--- (torch._transient: never saved or cloned), live only inside step, so
--- optnet (which wraps and restores instance methods) and recompute (which
--- re-runs forwards and calls the modules' backward) work unchanged.
+-- The trainer hooks the net's forward and the accGradParameters of the
+-- modules with parameters (nn.Module:hook: never saved or cloned), so
+-- optnet's own hooks and recompute (which re-runs forwards and calls the
+-- modules' backward) compose with them.
 require 'torch'
 local mpi = require 'mpi'
 
@@ -259,24 +259,22 @@ function Trainer:_progress()
 end
 
 function Trainer:_hook()
-  local T = torch._transient
   -- gradients computed inside the net's forward are not the step's: optnet
   -- re-plans a net for a new input shape in its forward, tracing a backward
   local trainer = self
-  local forward = self.net.forward
   local leave = setmetatable({}, {__close = function() trainer.inForward = trainer.inForward - 1 end})
   self.inForward = 0
-  self.net.forward = T(function(net, ...)
+  self.hooks = {}
+  self.hooks[#self.hooks + 1] = self.net:hook('forward', function(nextf, net, ...)
     trainer.inForward = trainer.inForward + 1
     local _ <close> = leave
-    return forward(net, ...)
+    return nextf(net, ...)
   end)
   for _, b in ipairs(self.buckets) do
     for _, u in ipairs(b.units) do
       for _, m in ipairs(u.modules) do
-        local orig = m.accGradParameters
-        m.accGradParameters = T(function(mod, input, gradOutput, scale)
-          orig(mod, input, gradOutput, scale)
+        self.hooks[#self.hooks + 1] = m:hook('accGradParameters', function(nextf, mod, input, gradOutput, scale)
+          nextf(mod, input, gradOutput, scale)
           if trainer.inStep and trainer.inForward == 0 and trainer.seen[mod] and b.started then
             -- its gradient is in flight (or was averaged): adding to it now
             -- would be lost on some ranks, or race with MPI

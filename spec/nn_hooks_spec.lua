@@ -345,3 +345,40 @@ describe('hooks and classes', function()
     assert.are.equal(torch.getmetatable('nn.Tanh'), getmetatable(m))
   end)
 end)
+
+describe('the libraries that attach to modules', function()
+  -- dataparallel's trainer (a one-rank job in a child th: MPI in this
+  -- process would outlive the spec) hooks its net and the modules with
+  -- parameters; it assigns no method on an instance, so a save holds none
+  it('dataparallel hooks, and assigns no function field', function()
+    local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/nn_hooks_spec%.lua$') or ''
+    root = root ~= '' and root or './'
+    local core = package.searchpath('torch.core', package.cpath)
+    local build = core:match('^(.*)/torch/core%.so$')
+    local script = os.tmpname()
+    local f = assert(io.open(script, 'w'))
+    f:write([[
+      require 'nn'
+      local dp = require 'dataparallel'
+      local net = nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.Linear(4, 2))
+      local t = dp.new(net, {learningRate = 0.1}, {method = 'sgd'})
+      local fields = 0
+      for _, m in ipairs(net:listModules()) do
+        for _, k in ipairs{'forward', 'accGradParameters'} do
+          if rawget(m, k) ~= nil then fields = fields + 1 end
+        end
+      end
+      local f = torch.MemoryFile():binary()
+      f:writeObject(net)
+      local back = torch.MemoryFile(f:storage(), 'r'):binary():readObject()
+      print(net:hooked('forward'), net.modules[1]:hooked('accGradParameters'), net.modules[2]:hooked(),
+            fields, back:hooked(), back.modules[1]:hooked())
+    ]])
+    f:close()
+    local p = io.popen(string.format("TH_BUILD='%s' '%sbin/th' '%s' 2>&1", build, root, script))
+    local out = p:read('a')
+    p:close()
+    os.remove(script)
+    assert.are.equal('true\ttrue\tfalse\t0\tfalse\tfalse\n', out)
+  end)
+end)

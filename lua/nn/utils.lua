@@ -152,8 +152,8 @@ end
 -- classes), tensors and storages are copied once each, so aliases and
 -- cycles in the original are aliases and cycles in the copy, and tensors
 -- that shared a storage share the copied storage. Functions and other
--- values are kept by reference, but for transient ones (torch._transient:
--- closures a library installed on the original), which are left out.
+-- values are kept by reference. Hooks (nn.Module:hook) live in a hooked
+-- module's own class, which the copy does not take: they are not copied.
 function utils.deepCopy(obj, memo)
   memo = memo or {}
   local function copy(v)
@@ -176,7 +176,7 @@ function utils.deepCopy(obj, memo)
       local r = {}
       memo[v] = r
       for k, x in pairs(v) do
-        if not torch._isTransient(x) then r[copy(k)] = copy(x) end
+        r[copy(k)] = copy(x)
       end
       -- the class, not a hooked module's own one (torch._ownClass): hooks are not copied
       local mt = getmetatable(v)

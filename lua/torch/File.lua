@@ -410,9 +410,7 @@ local function writeTorch(self, obj, tname)
     elseif type(obj) == 'table' then
       local var = {}
       for k, v in next, obj do
-        if torch._isTransient(v) then
-          -- a library's per-process closure (optnet's wrappers): left out
-        elseif writable(v) then
+        if writable(v) then
           var[k] = v
         else
           io.stderr:write(sformat('torch.save: warning: field %s of %s (a %s) cannot be saved; skipped (at %s)\n',
@@ -470,12 +468,10 @@ writeObject = function(self, obj, name)
       elseif t == 'function' then
         writeFunction(self, obj)
       else
-        -- a library's per-process closures (torch._transient) are left out
         local n = 0
-        for _, v in next, obj do if not torch._isTransient(v) then n = n + 1 end end
+        for _ in next, obj do n = n + 1 end
         wInt(self, n)
         for k, v in next, obj do
-          if torch._isTransient(v) then goto skip end
           writeObject(self, k, nil)
           -- an upvalue entry's value goes by the upvalue's name
           local name = k
@@ -483,7 +479,6 @@ writeObject = function(self, obj, name)
             name = obj.name
           end
           writeObject(self, v, name)
-          ::skip::
         end
       end
     end

@@ -324,21 +324,6 @@ function torch.isTypeOf(obj, typeSpec)
   return false
 end
 
--- Values an object holds only for the life of this process: closures that
--- a library installs on an object's fields (optnet's wrappers). torch.save
--- leaves them out without a warning, and deep copies (nn's clone) leave
--- them out too: the library installs them again on what it recognises.
-local transient = setmetatable({}, {__mode = 'k'})
-
-function torch._transient(v)
-  transient[v] = true
-  return v
-end
-
-function torch._isTransient(v)
-  return transient[v] == true
-end
-
 -- --- a class of one object's own ---------------------------------------------
 -- torch._ownClass(obj) gives 'obj' (an object of a Lua class) a class of its
 -- own and returns it: a nameless subclass of its class, with its class's
