@@ -8,6 +8,7 @@
 
 #include "th_nn.h"
 #include "../tensor/th_error.h"
+#include "../tensor/th_pool.h"
 
 /* TH_ERR unless t is a tensor of dtype 'dt': names 'what' and the types */
 int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what);

@@ -23,11 +23,11 @@ _Static_assert(sizeof th_nn_pw_name / sizeof th_nn_pw_name[0] == TH_NN_NPW,
                "one name per pointwise map");
 
 /* contiguous operands of at least this many elements are split over
-   threads: OMP_MIN where each element costs a transcendental function,
-   OMP_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
+   threads: PW_PAR_MIN where each element costs a transcendental function,
+   PW_PAR_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
    (th_nn_activation.c's policy, for the reason given at TH_NN_PAR_MIN_ELEMS) */
-#define OMP_MIN 32768
-#define OMP_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
+#define PW_PAR_MIN 32768
+#define PW_PAR_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
 
 /* forward (backward) of these costs an exp, log, pow or sqrt per element */
 static int pw_costly(th_nn_pw op, int backward) {

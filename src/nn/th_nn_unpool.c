@@ -5,6 +5,7 @@
 ** oH x oW plane); the rest of the output is zero. An index outside the
 ** plane is an error, never a stray write.
 */
+#include <stdatomic.h>
 #include <string.h>
 #include "th_nn_internal.h"
 

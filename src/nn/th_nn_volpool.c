@@ -14,6 +14,7 @@
 ** Torch7's H x W x T plane layout.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "th_nn_internal.h"

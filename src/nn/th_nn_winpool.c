@@ -11,6 +11,7 @@
 ** every backward.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "th_nn_internal.h"

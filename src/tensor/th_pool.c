@@ -212,26 +212,43 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
 typedef struct forjob {
   int64_t n, chunks;
   void (*fn)(void *, int64_t);
+  void (*range)(void *, int64_t, int64_t);
   void *arg;
 } forjob;
 
 static void for_chunk(void *arg, int c) {
   const forjob *j = arg;
+  const int64_t lo = j->n * c / j->chunks, hi = j->n * (c + 1) / j->chunks;
   int64_t i;
-  for (i = j->n * c / j->chunks; i < j->n * (c + 1) / j->chunks; i++) j->fn(j->arg, i);
+  if (j->range != NULL) {
+    j->range(j->arg, lo, hi);
+    return;
+  }
+  for (i = lo; i < hi; i++) j->fn(j->arg, i);
 }
 
 /* FOR_CHUNKS chunks per participant: enough that a helper arriving late
    still finds some, few enough that claiming one (an atomic on a line the
-   other core writes too, 0.2-0.5 us) stays small against its items (one
-   item a chunk doubled GoogLeNet's max pooling backward: 3072 planes of
-   about 1 us each) */
+   other core writes too) stays small against its items (see
+   docs/dev/benchmark-notes.md, th_pool.c) */
 #define FOR_CHUNKS 16
+
+static void for_run(int nt, int64_t n, forjob *j) {
+  const int64_t most = nt > 1 ? (int64_t)nt * FOR_CHUNKS : 1;
+  if (n <= 0) return;
+  j->n = n, j->chunks = n < most ? n : most;
+  th_pool_run(nt, (int)j->chunks, for_chunk, j);
+}
 
 void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg) {
   forjob j;
-  const int64_t most = nt > 1 ? (int64_t)nt * FOR_CHUNKS : 1;
-  if (n <= 0) return;
-  j.n = n, j.chunks = n < most ? n : most, j.fn = fn, j.arg = arg;
-  th_pool_run(nt, (int)j.chunks, for_chunk, &j);
+  j.fn = fn, j.range = NULL, j.arg = arg;
+  for_run(nt, n, &j);
+}
+
+void th_pool_ranges(int nt, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi),
+                    void *arg) {
+  forjob j;
+  j.fn = NULL, j.range = fn, j.arg = arg;
+  for_run(nt, n, &j);
 }

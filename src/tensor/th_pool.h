@@ -33,4 +33,9 @@ void th_pool_run_slot(int nt, int n, void (*fn)(void *arg, int i, int slot), voi
    the items are cut into a few chunks of consecutive items per thread */
 void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg);
 
+/* th_pool_for's chunks as ranges: fn(arg, lo, hi) runs items [lo, hi), for
+   loops whose items are too cheap for a call each */
+void th_pool_ranges(int nt, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi),
+                    void *arg);
+
 #endif
