@@ -22,14 +22,15 @@ int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char 
    contiguous, else a contiguous copy: read-only operands of the kernels */
 int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
 
-/* Thread policy: images of a batch are spread over OpenMP threads, each
-   calling single-threaded BLAS on its own column buffer; a single image
-   runs on one thread with multi-threaded BLAS. Returns how many threads
-   to use for 'nitems' independent images of 'work' operations each: 1 when
-   the whole job is too small to pay for waking threads. */
+/* Thread policy: images of a batch are spread over th_pool's threads
+   (th_pool_run_slot: each participant's slot indexes its column buffer),
+   each calling single-threaded BLAS; a single image runs on one thread
+   with multi-threaded BLAS. Returns how many threads to use for 'nitems'
+   independent images of 'work' operations each: 1 when the whole job is
+   too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
 /* threads for a memory-bound loop over 'elems' elements: all of them above
-   'min', else (or inside a parallel region) 1 */
+   'min', else 1 (a job started inside another's chunk runs serially anyway) */
 int th_nn_threads_over(int64_t elems, int64_t min);
 /* Per-thread scratch ('finput', 'fgradInput', LRN's ratio) for a batch of
    'batch' images run on 'nt' threads: from a batch of twice the most
@@ -43,8 +44,8 @@ int th_nn_threads_over(int64_t elems, int64_t min);
 int th_nn_scratch_full(int64_t batch);
 int th_nn_scratch_rows(int64_t batch, int nt);
 /* memory-bound element-wise loops not measured one by one (bias sums,
-   padding, upsampling, unpooling, ...) go parallel (OpenMP 'if' clause)
-   above this many elements. Below, a second
+   padding, upsampling, unpooling, ...) go over th_pool above this many
+   elements. Below, a second
    thread saves at most a fraction of a millisecond, and on a busy machine
    each parallel region can wait milliseconds for a core */
 #ifndef TH_NN_PAR_MIN_ELEMS
@@ -80,7 +81,7 @@ int th_nn_scratch_rows(int64_t batch, int nt);
 #define TH_NN_PAR_MIN_CHEAP 2097152
 #endif
 
-/* switch OpenBLAS to one thread around a parallel region; returns the old count */
+/* switch OpenBLAS to one thread around a th_pool job; returns the old count */
 int th_nn_blas_single_begin(void);
 void th_nn_blas_single_end(int old);
 

@@ -2,12 +2,9 @@
 ** th_nn_util.c: argument checks, contiguous temporaries and the thread
 ** policy shared by the spatial nn kernels (see th_nn_internal.h).
 ** OpenBLAS (the pthread build Debian ships) must not run its own threads
-** inside our OpenMP regions: the regions switch it to one thread and back.
+** inside th_pool's chunks: the jobs switch it to one thread and back.
 */
 #include <cblas.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
 
 int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what) {
@@ -43,47 +40,26 @@ int th_nn_contiguous(th_tensor *tmp, const th_tensor *src) {
   return th_tensor_contiguous(tmp, src);
 }
 
-/* below this many operations a parallel region costs more than it saves
+/* below this many operations a th_pool job costs more than it saves
    (a wake-up is microseconds, milliseconds when another process holds a core) */
 #define TH_NN_PARALLEL_MIN_WORK 2000000
 
-static int max_threads(void) {
-#ifdef _OPENMP
-  int n = omp_get_max_threads();
-  return n < 1 ? 1 : n;
-#else
-  return 1;
-#endif
-}
-
 int th_nn_scratch_full(int64_t batch) {
-  return batch >= 2 * (int64_t)max_threads();
+  return batch >= 2 * (int64_t)th_pool_threads();
 }
 
 int th_nn_scratch_rows(int64_t batch, int nt) {
-  return th_nn_scratch_full(batch) ? max_threads() : nt;
+  return th_nn_scratch_full(batch) ? th_pool_threads() : nt;
 }
 
 int th_nn_threads_for(int64_t nitems, int64_t work) {
-#ifdef _OPENMP
-  int64_t n = omp_get_max_threads();
-  if (omp_in_parallel() || nitems < 2 || (double)nitems * (double)work < TH_NN_PARALLEL_MIN_WORK)
-    return 1;
+  const int64_t n = th_pool_threads();
+  if (nitems < 2 || (double)nitems * (double)work < TH_NN_PARALLEL_MIN_WORK) return 1;
   return (int)(n < nitems ? n : nitems);
-#else
-  (void)nitems;
-  (void)work;
-  return 1;
-#endif
 }
 
 int th_nn_threads_over(int64_t elems, int64_t min) {
-#ifdef _OPENMP
-  if (omp_in_parallel() || elems <= min) return 1;
-#else
-  if (elems <= min) return 1;
-#endif
-  return max_threads();
+  return elems <= min ? 1 : th_pool_threads();
 }
 
 int th_nn_blas_single_begin(void) {

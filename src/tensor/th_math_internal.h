@@ -79,7 +79,8 @@ int th_math_check_value(th_dtype dtype, double value);
 /* b has a's type; 'what' names b in the message ("tensor2") */
 int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what);
 int th_math_same_numel(const th_tensor *a, const th_tensor *b);
-/* threads for a th_pool job: torch.getnumthreads(), 1 inside a parallel region */
+/* threads for a th_pool job: torch.getnumthreads() (a job started inside
+   another's chunk runs on its caller alone: th_pool.h) */
 int th_math_threads(void);
 /* the same view of the same storage */
 int th_math_same_view(const th_tensor *a, const th_tensor *b);

@@ -5,10 +5,8 @@
 */
 #include <string.h>
 #include <math.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_math_internal.h"
+#include "th_pool.h"
 
 const char *const th_unary_name[TH_NUNARY] = {
     "neg", "abs", "sign", "sqrt", "rsqrt", "exp", "log", "log1p", "tanh", "sigmoid",
@@ -32,14 +30,7 @@ _Static_assert(sizeof th_cmp_name / sizeof th_cmp_name[0] == TH_NCMP, "th_cmp_na
 const char *const th_reduce_name[TH_NREDUCE] = {"sum", "prod", "mean", "var", "std", "norm"};
 _Static_assert(sizeof th_reduce_name / sizeof th_reduce_name[0] == TH_NREDUCE, "th_reduce_name");
 
-int th_math_threads(void) {
-#ifdef _OPENMP
-  if (omp_in_parallel() || omp_get_level() > 0) return 1;
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+int th_math_threads(void) { return th_pool_threads(); }
 
 int th_math_same_view(const th_tensor *a, const th_tensor *b) {
   return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype &&

@@ -33,7 +33,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "th_pool.h"
+
+int th_pool_threads(void) {
+#ifdef _OPENMP
+  const int n = omp_get_max_threads();
+  return n < 1 ? 1 : n;
+#else
+  return 1;
+#endif
+}
 
 static void serial(int n, void (*fn)(void *, int, int), void *arg) {
   int i;

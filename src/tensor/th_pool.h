@@ -18,6 +18,11 @@
 
 #include <stdint.h>
 
+/* how many threads a job may use: torch.setnumthreads's count (kept as
+   OpenMP's setting, which bin/th and the libraries read too); 1 without
+   OpenMP */
+int th_pool_threads(void);
+
 /* runs fn(arg, i) for every i in [0, n), on the calling thread and up to
    nt - 1 helpers; returns when all n have returned. Calls from several
    threads at once are safe: a caller that finds the pool busy runs its
