@@ -18,6 +18,25 @@ int th_nn_check_window(const th_nn_window *w);
 int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char *what,
                           const char *likewhat);
 
+/* TH_ERR unless 'bias' is NULL or a tensor of dtype 'dt' with n elements;
+   'what' names it, 'planes' names n ("bias must have 8 elements
+   (nOutputPlane), got 7") */
+int th_nn_check_bias(const th_tensor *bias, th_dtype dt, int64_t n, const char *planes,
+                     const char *what);
+/* a spatial layer's output sizes, [B,] C, H, W (B for a batch only);
+   returns the dimension count */
+int th_nn_out_sizes(int batch, int64_t B, int64_t C, int64_t H, int64_t W, int64_t *size);
+/* TH_ERR unless gradOutput has dtype 'dt' and those output sizes */
+int th_nn_check_grad_output(const th_tensor *gradOutput, th_dtype dt, int batch, int64_t B,
+                            int64_t C, int64_t H, int64_t W);
+/* input's sizes with its last n replaced by last[0 .. n-1] (a pooling or
+   padding layer's output); returns the dimension count */
+int th_nn_sizes_like(const th_tensor *input, int n, const int64_t *last, int64_t *size);
+/* TH_ERR unless gradOutput has dtype 'dt' and the nd sizes 'size' */
+int th_nn_check_grad_sizes(const th_tensor *gradOutput, th_dtype dt, int nd, const int64_t *size);
+/* TH_ERR unless indices is a LongTensor */
+int th_nn_check_indices(const th_tensor *indices);
+
 /* 'tmp' (initialised by the caller, cleared by the caller) becomes src when
    contiguous, else a contiguous copy: read-only operands of the kernels */
 int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
@@ -47,27 +66,15 @@ int th_nn_scratch_rows(int64_t batch, int nt);
    padding, upsampling, unpooling, ...) go over th_pool above this many
    elements. Below, a second
    thread saves at most a fraction of a millisecond, and on a busy machine
-   each parallel region can wait milliseconds for a core */
+   a sleeping partner can wait milliseconds for a core */
 #ifndef TH_NN_PAR_MIN_ELEMS
 #define TH_NN_PAR_MIN_ELEMS 2097152
 #endif
-/* Per kernel kind, where a second thread pays, from `make bench-layers`
-   (float32, passive waits as bin/th sets them, hot caches; 1 and 2 threads
-   in alternating blocks of calls; three runs on a quiet machine, two-thread
-   time over one-thread time). With the second vCPU idle, waking it costs
-   25-55 us (KVM halts an idle vCPU), against about 6 us on a busy one:
-   - batch norm (N*F*S elements): 1.1-1.6 at 262144-524288, 0.93 backward
-     and 1.08 forward at 1M, 0.44 / 0.86 at 2M. But in a ResNet-56 step,
-     where the second thread has just left the convolution's region and the
-     planes arrive cold, 65536 took batch norm from 25.8 to 16.8 ms forward
-     and 32.0 to 20.2 ms backward (speed-profile note): 131072;
-   - max and average pooling forward, counted in elements read (outputs x
-     window): 0.87 at 131k reads (124 us), 0.51-0.71 from 390k: 65536;
-   - max pooling backward, counted in outputs (a scatter): 3.0 at 43k,
-     0.96-1.02 at 147k-200k, 0.80-0.84 at 401k-519k: 262144;
-   - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
-     (ReLU and the like, 0.07-0.09 ns per element): 1.7 at 524288, 1.12 at
-     1M, 0.81 at 2M elements: 2097152. */
+/* Per kernel kind, the size (elements; reads for pooling forward, outputs
+   for max pooling backward) from which a second thread paid in `make
+   bench-layers`; batch norm's is lower than its isolated figure because in
+   a step its planes arrive cold (measurements: docs/dev/benchmark-notes.md,
+   section th_nn_internal.h) */
 #ifndef TH_NN_PAR_MIN_BN
 #define TH_NN_PAR_MIN_BN 131072
 #endif

@@ -36,6 +36,56 @@ int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char 
   return TH_OK;
 }
 
+int th_nn_check_bias(const th_tensor *bias, th_dtype dt, int64_t n, const char *planes,
+                     const char *what) {
+  char a[128];
+  if (bias == NULL) return TH_OK;
+  if (th_nn_check_type(bias, dt, what) != TH_OK) return TH_ERR;
+  if (th_tensor_numel(bias) != n)
+    return th_error_set("%s must have %lld elements (%s), got %s", what, (long long)n, planes,
+                        th_tensor_sizestr(bias, a, sizeof a));
+  return TH_OK;
+}
+
+int th_nn_out_sizes(int batch, int64_t B, int64_t C, int64_t H, int64_t W, int64_t *size) {
+  int d = 0;
+  if (batch) size[d++] = B;
+  size[d++] = C;
+  size[d++] = H;
+  size[d++] = W;
+  return d;
+}
+
+int th_nn_check_grad_output(const th_tensor *gradOutput, th_dtype dt, int batch, int64_t B,
+                            int64_t C, int64_t H, int64_t W) {
+  int64_t size[4];
+  return th_nn_check_grad_sizes(gradOutput, dt, th_nn_out_sizes(batch, B, C, H, W, size), size);
+}
+
+int th_nn_sizes_like(const th_tensor *input, int n, const int64_t *last, int64_t *size) {
+  int d, k;
+  for (d = 0; d < input->ndim - n; d++) size[d] = input->size[d];
+  for (k = 0; k < n; k++) size[d++] = last[k];
+  return d;
+}
+
+int th_nn_check_grad_sizes(const th_tensor *gradOutput, th_dtype dt, int nd, const int64_t *size) {
+  th_tensor like;
+  int d;
+  if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK) return TH_ERR;
+  th_tensor_init(&like, dt);
+  like.ndim = nd;
+  for (d = 0; d < nd; d++) like.size[d] = size[d];
+  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
+}
+
+int th_nn_check_indices(const th_tensor *indices) {
+  if (indices->dtype != TH_LONG)
+    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
+                        th_dtype_name[indices->dtype]);
+  return TH_OK;
+}
+
 int th_nn_contiguous(th_tensor *tmp, const th_tensor *src) {
   return th_tensor_contiguous(tmp, src);
 }

@@ -7,17 +7,11 @@
 ** read only after a successful claim, when the job cannot end before the
 ** claimed chunk is done. A helper that finishes a job watches for the next
 ** one for spin_us (TH_POOL_SPIN_US, default 2000), calling sched_yield
-** between looks so that on a busy core it gives way at once (a pause loop
-** there cost the caller's thread its time slice: 64x1024x1024 on a loaded
-** machine 0.72 ms against 0.62 with OpenMP's passive wait; yielding 0.62),
-** then sleeps on a futex. Why 2 ms: the products of one network step
-** follow each other within about 0.1 ms, but a vCPU of this machine that
-** has idled for long takes about 0.8 ms to run a woken thread (15-30 us
-** after 1 ms of idling; measured on the quiet machine, for OpenMP's workers
-** too), longer than a 64x1024x1024 product: the first product of a step
-** runs on the caller alone and the helper arrives late. It must then stay
-** for the rest of the step: quiet machine, MLP fwd+bwd after 200 ms sleeps,
-** 7.0 ms with 200 us, 5.1 with 2 ms, 4.2 with 10 ms. Linux only; elsewhere
+** between looks so that on a busy core it gives way at once, then sleeps
+** on a futex. 2 ms because a vCPU that idled long takes most of a
+** millisecond to run a woken thread, so a helper woken by a step's first
+** job must stay awake for the rest of the step (measurements:
+** docs/dev/benchmark-notes.md, section th_pool.c). Linux only; elsewhere
 ** th_pool_run runs every chunk on the caller.
 */
 #include <pthread.h>
@@ -176,11 +170,9 @@ void th_pool_run_slot(int nt, int n, void (*fn)(void *arg, int i, int slot), voi
   work(gen, 0);
   /* every chunk is claimed: wait for those a helper is still running, by
      polling for WAIT_US (a helper that started late ends a little after the
-     caller), then on a futex: a caller polling longer kept its core busy
-     while the helper it waited for sat preempted behind another process on
-     the other core (fwd+bwd MLP steps 8.0-9.3 ms against 6.5-6.6 with
-     OpenMP's sleeping barrier on a fully loaded machine); asleep, it frees
-     its core for that helper */
+     caller), then on a futex: asleep, the caller frees its core for a
+     helper that sits preempted behind another process (benchmark-notes.md,
+     th_pool.c) */
   {
     const double t0 = now_us();
     int v;
@@ -241,7 +233,7 @@ static void for_chunk(void *arg, int c) {
 
 /* FOR_CHUNKS chunks per participant: enough that a helper arriving late
    still finds some, few enough that claiming one (an atomic on a line the
-   other core writes too) stays small against its items (see
+   other core writes too) stays small against its items (measurements:
    docs/dev/benchmark-notes.md, th_pool.c) */
 #define FOR_CHUNKS 16
 
