@@ -12,6 +12,12 @@
 
 /* TH_ERR unless t is a tensor of dtype 'dt': names 'what' and the types */
 int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what);
+/* TH_ERR unless t is a FloatTensor or DoubleTensor; 'what' names it */
+int th_nn_check_floating(const th_tensor *t, const char *what);
+/* TH_ERR unless t has ref's dtype and element count ("gradOutput must be
+   a torch.FloatTensor like the input, ...") */
+int th_nn_check_like(const th_tensor *t, const th_tensor *ref, const char *what,
+                     const char *refwhat);
 /* TH_ERR unless the window has positive kernel and stride, non-negative padding */
 int th_nn_check_window(const th_nn_window *w);
 /* TH_ERR unless t has exactly the sizes of 'like' ("gradOutput must be 2x3x4x4 (...), got ...") */

@@ -36,6 +36,27 @@ int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char 
   return TH_OK;
 }
 
+int th_nn_check_floating(const th_tensor *t, const char *what) {
+  if (!TH_IS_FLOATING(t->dtype))
+    return th_error_set("%s must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
+                        what, th_dtype_name[t->dtype]);
+  return TH_OK;
+}
+
+int th_nn_check_like(const th_tensor *t, const th_tensor *ref, const char *what,
+                     const char *refwhat) {
+  char a[128], b[128];
+  if (t->dtype != ref->dtype)
+    return th_error_set("%s must be a torch.%sTensor like the %s, got torch.%sTensor", what,
+                        th_dtype_name[ref->dtype], refwhat, th_dtype_name[t->dtype]);
+  if (th_tensor_numel(t) != th_tensor_numel(ref))
+    return th_error_set("%s must have as many elements as the %s (%s, %lld), got %s (%lld)", what,
+                        refwhat, th_tensor_sizestr(ref, a, sizeof a),
+                        (long long)th_tensor_numel(ref), th_tensor_sizestr(t, b, sizeof b),
+                        (long long)th_tensor_numel(t));
+  return TH_OK;
+}
+
 int th_nn_check_bias(const th_tensor *bias, th_dtype dt, int64_t n, const char *planes,
                      const char *what) {
   char a[128];
