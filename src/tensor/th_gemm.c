@@ -8,7 +8,7 @@
 ** Buffers are per thread (thread-local pointers grown on demand and kept:
 ** a gemm in a hot loop never mallocs); a thread that cannot get one hands
 ** its share to cblas_sgemm, so allocation failure costs speed, not a crash.
-** Threads: inside an OpenMP region the caller's thread does all (the
+** Threads: inside a th_pool chunk the caller's thread does all (the
 ** convolutions split their work already); outside, a product of at least
 ** par_mflop MFLOP is cut into one band of C per thread, of columns (each
 ** band packs its own B panels; A, packed once per nc columns anyway, is
@@ -24,9 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
 #include "th_pool.h"
@@ -172,12 +169,9 @@ static void run_band(void *p, int i) {
 }
 
 static void run(const th_gemm_op *op) {
-  int nt = 1;
-#ifdef _OPENMP
-  /* omp_get_level: inside a region of one thread too (never nested teams) */
-  if (!omp_in_parallel() && omp_get_level() == 0 && 2e-6 * op->m * op->n * op->k >= tuned.par_mflop)
-    nt = omp_get_max_threads();
-#endif
+  /* th_pool_threads is 1 inside a th_pool chunk (the convolutions split
+     their images already) */
+  int nt = 2e-6 * op->m * op->n * op->k >= tuned.par_mflop ? th_pool_threads() : 1;
   if (nt > 1) {
     /* bands of columns: each packs its own B panels and all of A, which
        a single thread packs once per nc columns anyway, so halves of N cost

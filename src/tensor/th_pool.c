@@ -32,18 +32,24 @@
 #endif
 #include "th_pool.h"
 
+/* nonzero while this thread runs a chunk: a job it starts then runs on it alone */
+static _Thread_local int in_chunk;
+
 int th_pool_threads(void) {
 #ifdef _OPENMP
   const int n = omp_get_max_threads();
-  return n < 1 ? 1 : n;
+  return in_chunk || n < 1 ? 1 : n;
 #else
   return 1;
 #endif
 }
 
 static void serial(int n, void (*fn)(void *, int, int), void *arg) {
+  const int was = in_chunk;
   int i;
+  in_chunk = 1;
   for (i = 0; i < n; i++) fn(arg, i, 0);
+  in_chunk = was;
 }
 
 #ifdef __linux__
@@ -99,12 +105,15 @@ static int claim(uint64_t g) {
 
 /* runs chunks of job g as participant 'slot' (0: the caller) */
 static void work(uint64_t g, int slot) {
+  const int was = in_chunk;
   int i;
+  in_chunk = 1;
   while ((i = claim(g)) >= 0) {
     job_fn(job_arg, i, slot);
     atomic_fetch_add(&done, 1);
     if (atomic_load(&caller_waits)) futex((void *)&done, FUTEX_WAKE_PRIVATE, 1);
   }
+  in_chunk = was;
 }
 
 /* returns once seq has moved past 'seen': polling with sched_yield, then the futex */

@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 /* how many threads a job may use: torch.setnumthreads's count (kept as
-   OpenMP's setting, which bin/th and the libraries read too); 1 without
-   OpenMP */
+   OpenMP's setting, which bin/th and the libraries read too); 1 inside a
+   chunk (a job started there runs serially) and without OpenMP */
 int th_pool_threads(void);
 
 /* runs fn(arg, i) for every i in [0, n), on the calling thread and up to
