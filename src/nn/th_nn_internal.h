@@ -94,6 +94,22 @@ int th_nn_scratch_rows(int64_t batch, int nt);
 #define TH_NN_PAR_MIN_CHEAP 2097152
 #endif
 
+/* the contiguous loops of the pointwise kernels (generic/activation.c,
+   generic/pointwise.c): CODE for elements i_ in [lo, hi), with y = y0 + i_
+   and x = x0 + i_ (forward), or g, go, r from g0, go0, r0 (backward) */
+#define TH_NN_RANGE2(CODE)                                               \
+  for (i_ = lo; i_ < hi; i_++) {                                         \
+    real *y = y0 + i_;                                                   \
+    const real *x = x0 + i_;                                             \
+    CODE                                                                 \
+  }
+#define TH_NN_RANGE3(CODE)                                               \
+  for (i_ = lo; i_ < hi; i_++) {                                         \
+    real *g = g0 + i_;                                                   \
+    const real *go = go0 + i_, *r = r0 + i_;                             \
+    CODE                                                                 \
+  }
+
 /* switch OpenBLAS to one thread around a th_pool job; returns the old count */
 int th_nn_blas_single_begin(void);
 void th_nn_blas_single_end(int old);

@@ -98,20 +98,6 @@
     default: break;                                                            \
   }                                                                            \
 
-/* elements [lo, hi) of contiguous operands */
-#define RANGE2(CODE)                                                     \
-  for (i_ = lo; i_ < hi; i_++) {                                         \
-    real *y = y0 + i_;                                                   \
-    const real *x = x0 + i_;                                             \
-    CODE                                                                 \
-  }
-#define RANGE3(CODE)                                                     \
-  for (i_ = lo; i_ < hi; i_++) {                                         \
-    real *g = g0 + i_;                                                   \
-    const real *go = go0 + i_, *r = r0 + i_;                             \
-    CODE                                                                 \
-  }
-
 /* one call over contiguous operands: dst = f(a), or dst = a * f'(b) */
 typedef struct TH_R(pw_job) {
   th_nn_pw op;
@@ -127,7 +113,7 @@ static void TH_R(pw_forward_range)(void *arg, int64_t lo, int64_t hi) {
   real *y0 = j->dst;
   const real *x0 = j->a;
   int64_t i_;
-  PW_FWD_OPS(RANGE2)
+  PW_FWD_OPS(TH_NN_RANGE2)
 }
 
 static void TH_R(pw_backward_range)(void *arg, int64_t lo, int64_t hi) {
@@ -137,7 +123,7 @@ static void TH_R(pw_backward_range)(void *arg, int64_t lo, int64_t hi) {
   real *g0 = j->dst;
   const real *go0 = j->a, *r0 = j->b;
   int64_t i_;
-  PW_BWD_OPS(RANGE3)
+  PW_BWD_OPS(TH_NN_RANGE3)
 }
 
 /* contiguous operands run through th_pool, split from PW_PAR_MIN elements
@@ -180,5 +166,3 @@ static int TH_R(pw_backward)(th_nn_pw op, const double *p, th_tensor *gi, const 
 
 #undef PW_FWD_OPS
 #undef PW_BWD_OPS
-#undef RANGE2
-#undef RANGE3

@@ -176,10 +176,11 @@ static int TH_R(clamp)(th_math_span *th_span, th_tensor *r, const th_tensor *a, 
 }
 
 #if M_FLOATING
-/* r = a + b over contiguous operands in blocks run by th_pool: a step's
-   gradient sums (ConcatTable, CAddTable) then split over the helpers that
-   stay awake between its layers instead of waking an OpenMP team; the same
-   additions as TH_MAP3's loop (no multiply that a CPU clone could fuse) */
+/* r = a + b over contiguous operands in blocks run by th_pool, from
+   TH_MATH_PAR_POOL elements (a step's gradient sums, ConcatTable and
+   CAddTable, whose helpers are awake between its layers) and in a loop
+   compiled per CPU; the same additions as TH_MAP3's loop (no multiply that
+   a CPU clone could fuse) */
 typedef struct TH_R(add_job) {
   real *r;
   const real *a, *b;
