@@ -1,7 +1,10 @@
 -- The kernels that split their work over th_pool's helper threads
--- (src/tensor/th_pool.c): direct, im2col and Winograd convolutions, batch
--- norm, activations, the fused residual add + ReLU, max and average
--- pooling, and the tensor add. Each runs at sizes past its threshold on
+-- (src/tensor/th_pool.c): direct, im2col, Winograd, full and dilated
+-- convolutions, batch norm, activations, the fused residual add + ReLU, max
+-- and average pooling (spatial, volumetric, window and fractional),
+-- up-sampling, padding, unpooling, softmax, criterions, the pointwise maps,
+-- lookup, local sums, and the tensor math (element-wise maps, comparisons,
+-- reductions, convolutions). Each runs at sizes past its threshold on
 -- one thread and on two: where the split is by plane, feature or element
 -- block the results must be the same bits; where partial sums are split by
 -- thread (gradWeight) they must agree to rounding and repeat exactly from
@@ -228,5 +231,133 @@ describe('kernels on th_pool threads', function()
       local e = threads(1, function() return a:clone():add(2, b) end)
       same(d, e, 'add with a factor ' .. ty)
     end
+  end)
+  -- a module's forward and backward (no parameters) on one and two threads
+  local function check_plain(m, x, what)
+    torch.manualSeed(11)
+    local go = torch.randn(m:forward(x):size()):typeAs(x)
+    local function run()
+      local y = m:forward(x):clone()
+      return y, m:updateGradInput(x, go):clone()
+    end
+    local y1, g1 = threads(1, run)
+    local y2, g2 = threads(2, run)
+    same(y1, y2, what .. ' forward')
+    same(g1, g2, what .. ' gradInput')
+  end
+
+  it('up-sampling, padding, unpooling and volumetric pooling past 2M elements', function()
+    torch.manualSeed(12)
+    local x = torch.randn(4, 16, 96, 96)
+    check_plain(nn.SpatialUpSamplingNearest(2), x, 'UpSamplingNearest')
+    check_plain(nn.SpatialUpSamplingBilinear(2), x, 'UpSamplingBilinear')
+    check_plain(nn.UpSampling(2, 'linear'), torch.randn(2, 8, 20, 40, 40), 'UpSampling trilinear')
+    check_plain(nn.SpatialReflectionPadding(3, 3, 3, 3), torch.randn(8, 32, 96, 96), 'ReflectionPadding')
+    check_plain(nn.SpatialReplicationPadding(2, 1, 2, 1), torch.randn(8, 32, 96, 96), 'ReplicationPadding')
+    check_plain(nn.VolumetricReplicationPadding(1, 1, 1, 1, 1, 1), torch.randn(4, 8, 32, 48, 48),
+                'VolumetricReplicationPadding')
+    local v = torch.randn(4, 16, 34, 66, 66)
+    check_plain(nn.VolumetricMaxPooling(2, 2, 2), v, 'VolumetricMaxPooling')
+    check_plain(nn.VolumetricAveragePooling(2, 2, 2), v, 'VolumetricAveragePooling')
+    check_plain(nn.VolumetricFractionalMaxPooling(2, 2, 2, 0.5, 0.5, 0.5), v,
+                'VolumetricFractionalMaxPooling')
+    local pool = nn.SpatialMaxPooling(2, 2)
+    local un = nn.SpatialMaxUnpooling(pool)
+    local px = torch.randn(8, 32, 128, 128)
+    pool:forward(px)
+    check_plain(un, pool.output:clone(), 'SpatialMaxUnpooling')
+    check_plain(nn.SpatialAdaptiveMaxPooling(40, 40), torch.randn(8, 32, 96, 96), 'AdaptiveMaxPooling')
+    check_plain(nn.SpatialAdaptiveAveragePooling(40, 40), torch.randn(8, 32, 96, 96),
+                'AdaptiveAveragePooling')
+    check_plain(nn.FeatureLPPooling(2, 2, 2, true), torch.rand(16, 32, 64, 64):add(0.1), 'FeatureLPPooling')
+  end)
+
+  it('softmax, the pointwise maps and lookup past their thresholds', function()
+    torch.manualSeed(13)
+    for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      check_plain(nn.SoftMax():type(ty), torch.randn(300, 200):type(ty), 'SoftMax ' .. ty)
+      check_plain(nn.LogSoftMax():type(ty), torch.randn(300, 200):type(ty), 'LogSoftMax ' .. ty)
+      check_plain(nn.SpatialSoftMax():type(ty), torch.randn(4, 10, 40, 40):type(ty), 'SpatialSoftMax ' .. ty)
+      local x = torch.rand(3000000):type(ty):add(0.5)
+      for _, m in ipairs{nn.Exp(), nn.Sqrt(), nn.Square(), nn.Abs(), nn.HardTanh(), nn.Power(1.5),
+                         nn.LogSigmoid(), nn.SoftSign()} do
+        check_plain(m:type(ty), x, torch.type(m) .. ' ' .. ty)
+      end
+    end
+    local lt = nn.LookupTable(1000, 64)
+    local idx = torch.LongTensor(4000):random(1, 1000)
+    local a = threads(1, function() return lt:forward(idx):clone() end)
+    local b = threads(2, function() return lt:forward(idx):clone() end)
+    same(a, b, 'LookupTable')
+  end)
+
+  it('criterions: the same loss and gradient on one and two threads', function()
+    torch.manualSeed(14)
+    local x, y = torch.rand(200, 1000), torch.rand(200, 1000)
+    local s = torch.rand(200, 1000):gt(0.5):double():mul(2):add(-1)
+    for _, c in ipairs{{nn.MSECriterion(), y}, {nn.AbsCriterion(), y}, {nn.SmoothL1Criterion(), y},
+                       {nn.MarginCriterion(), s}, {nn.DistKLDivCriterion(), y},
+                       {nn.BCECriterion(), y:clone():gt(0.5):double()},
+                       {nn.BCECriterion(torch.rand(1000)), y}} do
+      local m, t = c[1], c[2]
+      local function run() return m:forward(x, t), m:backward(x, t):clone() end
+      local l1, g1 = threads(1, run)
+      local l2, g2 = threads(2, run)
+      assert.are.equal(l1, l2, torch.type(m) .. ' loss')
+      same(g1, g2, torch.type(m) .. ' gradInput')
+      -- the block sums agree with a plain sum to rounding
+      local l3 = threads(1, function() return m:forward(x:narrow(1, 1, 10), t:narrow(1, 1, 10)) end)
+      assert(l3 == l3, torch.type(m) .. ' small loss')
+    end
+  end)
+
+  it('full and dilated convolutions', function()
+    torch.manualSeed(15)
+    for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      check_module(nn.SpatialFullConvolution(12, 10, 3, 3, 2, 2, 1, 1):type(ty),
+                   torch.randn(7, 12, 30, 28):type(ty), 'full conv ' .. ty)
+      check_module(nn.SpatialFullConvolution(12, 10, 1, 1):type(ty),
+                   torch.randn(7, 12, 30, 28):type(ty), 'full conv 1x1 ' .. ty)
+      check_module(nn.SpatialDilatedConvolution(12, 10, 3, 3, 1, 1, 2, 2, 2, 2):type(ty),
+                   torch.randn(7, 12, 40, 38):type(ty), 'dilated conv ' .. ty)
+    end
+  end)
+
+  it('tensor math past its split thresholds: maps, comparisons, reductions, convolutions', function()
+    torch.manualSeed(16)
+    for _, ty in ipairs{'torch.FloatTensor', 'torch.DoubleTensor', 'torch.IntTensor'} do
+      local a = torch.rand(1100003):mul(100):add(1):type(ty)
+      local b = torch.rand(1100003):mul(100):add(1):type(ty)
+      local c = torch.rand(1100003):mul(100):add(1):type(ty)
+      local function run()
+        local r = {torch.cmul(a, b), torch.add(a, 3), torch.mul(a, 0.5), torch.clamp(a, 10, 50),
+                   torch.addcmul(a, 2, b, c), torch.cdiv(a, b), torch.gt(a, b), torch.le(a, 40),
+                   torch.fmod(a, 7), a:narrow(1, 1, 1100000):view(1100, 1000):sum(1),
+                   a:narrow(1, 1, 1100000):view(11, 100000):sum(2),
+                   torch.Tensor{a:sum(), a:max(), b:min()}}
+        if ty ~= 'torch.IntTensor' then
+          r[#r + 1] = torch.exp(a / 100)
+          r[#r + 1] = torch.pow(a, 1.5)
+          r[#r + 1] = torch.addcdiv(a, 2, b, c)
+        end
+        return r
+      end
+      local r1 = threads(1, run)
+      local r2 = threads(2, run)
+      for i = 1, #r1 do same(r1[i], r2[i], ty .. ' result ' .. i) end
+    end
+    local m = torch.randn(300, 200, 20)
+    local s1 = threads(1, function() return {m:sum(2), m:max(3), m:min(1), m:mean(3), m:std(2)} end)
+    local s2 = threads(2, function() return {m:sum(2), m:max(3), m:min(1), m:mean(3), m:std(2)} end)
+    for i = 1, #s1 do same(s1[i], s2[i], 'reduction ' .. i) end
+    local x, k = torch.randn(40, 60, 60), torch.randn(40, 5, 5)
+    same(threads(1, function() return torch.conv2(x, k) end),
+         threads(2, function() return torch.conv2(x, k) end), 'conv2')
+    same(threads(1, function() return torch.conv2(x, k, 'F') end),
+         threads(2, function() return torch.conv2(x, k, 'F') end), 'conv2 full')
+    require 'image'
+    local img, ker = torch.randn(3, 300, 300), torch.randn(7, 7)
+    same(threads(1, function() return image.convolve(img, ker, 'full') end),
+         threads(2, function() return image.convolve(img, ker, 'full') end), 'image.convolve')
   end)
 end)

@@ -1,7 +1,8 @@
 /*
-** pool_test.c: th_pool_run, th_pool_run_slot and th_pool_for
-** (src/tensor/th_pool.c) under three threads that call them at once, with
-** random chunk counts (1-64; th_pool_for 0-5000 items), thread counts (1-4)
+** pool_test.c: th_pool_run, th_pool_run_slot, th_pool_for and
+** th_pool_ranges (src/tensor/th_pool.c) under three threads that call them
+** at once, with random chunk counts (1-64; th_pool_for and th_pool_ranges
+** 0-5000 items), thread counts (1-4)
 ** and chunk lengths: every chunk or item of every job must run exactly once,
 ** and a job must be over when the call returns (its hit counters are
 ** checked right after); th_pool_run_slot's slots must lie in [0, nt) and
@@ -58,14 +59,21 @@ static void item(void *p, int64_t i) {
   atomic_fetch_add(&j->hits[i], 1);
 }
 
+static void range(void *p, int64_t lo, int64_t hi) {
+  job *j = p;
+  int64_t i;
+  if (lo >= hi) atomic_fetch_add(&j->badslot, 1);  /* an empty range is a wasted chunk */
+  for (i = lo; i < hi; i++) item(p, i);
+}
+
 static void *caller(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg;
   static _Thread_local _Atomic int hits[MAX_ITEMS];
   intptr_t bad = 0;
   int t, i;
   for (t = 0; t < JOBS; t++) {
-    const int kind = t % 3, nt = 1 + rand_r(&seed) % 4;
-    const int n = kind == 2 ? rand_r(&seed) % MAX_ITEMS : 1 + rand_r(&seed) % MAX_CHUNKS;
+    const int kind = t % 4, nt = 1 + rand_r(&seed) % 4;
+    const int n = kind >= 2 ? rand_r(&seed) % MAX_ITEMS : 1 + rand_r(&seed) % MAX_CHUNKS;
     job j;
     j.hits = hits;
     j.spin = rand_r(&seed) % 2000;
@@ -75,7 +83,8 @@ static void *caller(void *arg) {
     for (i = 0; i < n; i++) atomic_store(&hits[i], 0);
     if (kind == 0) th_pool_run(nt, n, chunk, &j);
     else if (kind == 1) th_pool_run_slot(nt, n, slot_chunk, &j);
-    else th_pool_for(nt, n, item, &j);
+    else if (kind == 2) th_pool_for(nt, n, item, &j);
+    else th_pool_ranges(nt, n, range, &j);
     for (i = 0; i < n; i++) bad += atomic_load(&hits[i]) != 1;
     bad += atomic_load(&j.badslot);
   }

@@ -15,6 +15,7 @@
 #include "th_image.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
+#include "../tensor/th_pool.h"
 
 typedef struct plane_geom {
   int64_t planes, h, w;

@@ -7,7 +7,7 @@
 ** dynamic loader binds it to the copy Lua already loaded, whatever its
 ** RTLD_LOCAL: one allocator, one set of metatables.
 ** Ranks are 0-based, as MPI's. Only the main thread calls MPI
-** (MPI_THREAD_FUNNELED): OpenMP threads compute, never communicate.
+** (MPI_THREAD_FUNNELED): th_pool's helper threads compute, never communicate.
 */
 #ifndef TH_MPI_H
 #define TH_MPI_H

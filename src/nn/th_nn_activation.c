@@ -73,30 +73,9 @@ int th_nn_act_check(th_nn_act op, const double *p, int inplace) {
   return TH_OK;
 }
 
-static int check_floating(const th_tensor *t, const char *what) {
-  if (!TH_IS_FLOATING(t->dtype))
-    return th_error_set("%s must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
-                        what, th_dtype_name[t->dtype]);
-  return TH_OK;
-}
-
-static int check_like(const th_tensor *t, const th_tensor *ref, const char *what,
-                      const char *refwhat) {
-  char a[128], b[128];
-  if (t->dtype != ref->dtype)
-    return th_error_set("%s must be a torch.%sTensor like the %s, got torch.%sTensor", what,
-                        th_dtype_name[ref->dtype], refwhat, th_dtype_name[t->dtype]);
-  if (th_tensor_numel(t) != th_tensor_numel(ref))
-    return th_error_set("%s must have as many elements as the %s (%s, %lld), got %s (%lld)", what,
-                        refwhat, th_tensor_sizestr(ref, a, sizeof a),
-                        (long long)th_tensor_numel(ref), th_tensor_sizestr(t, b, sizeof b),
-                        (long long)th_tensor_numel(t));
-  return TH_OK;
-}
-
 int th_nn_act_update_output(th_nn_act op, const double *p, th_tensor *input, th_tensor *output,
                             int inplace) {
-  if (th_nn_act_check(op, p, inplace) != TH_OK || check_floating(input, "input") != TH_OK)
+  if (th_nn_act_check(op, p, inplace) != TH_OK || th_nn_check_floating(input, "input") != TH_OK)
     return TH_ERR;
   if (inplace) {
     /* the output becomes a view of the input: of another type it would
@@ -127,10 +106,10 @@ int th_nn_act_update_grad_input(th_nn_act op, const double *p, const th_tensor *
     ref = output, refwhat = "output";
   }
   if (ref == NULL) return th_error_set("backward needs the module's %s", refwhat);
-  if (check_floating(ref, refwhat) != TH_OK) return TH_ERR;
+  if (th_nn_check_floating(ref, refwhat) != TH_OK) return TH_ERR;
   if (th_tensor_numel(ref) == 0)
     return th_error_set("the %s is empty: call updateOutput before updateGradInput", refwhat);
-  if (check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
+  if (th_nn_check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
   if (inplace) {
     if (gradInput->dtype != gradOutput->dtype)
       return th_error_set("gradOutput must be a torch.%sTensor like the module's gradInput (convert one with :type()), got torch.%sTensor",

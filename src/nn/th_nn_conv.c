@@ -17,9 +17,6 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 
@@ -132,33 +129,6 @@ static int64_t scratch_alloc(const geom *g, int64_t extra) {
   return (g->direct ? 0 : g->K * g->tnmax) + (g->tnmax > g->N ? g->nOut * g->tnmax : 0) + extra;
 }
 
-static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const char *what) {
-  char a[128];
-  if (bias == NULL) return TH_OK;
-  if (th_nn_check_type(bias, dt, what) != TH_OK) return TH_ERR;
-  if (th_tensor_numel(bias) != g->nOut)
-    return th_error_set("%s must have %lld elements (nOutputPlane), got %s", what,
-                        (long long)g->nOut, th_tensor_sizestr(bias, a, sizeof a));
-  return TH_OK;
-}
-
-static int output_sizes(const geom *g, int64_t *size) {
-  int d = 0;
-  if (g->batch) size[d++] = g->B;
-  size[d++] = g->nOut;
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
-}
-
-static int check_grad_output(const th_tensor *gradOutput, const geom *g, th_dtype dt) {
-  th_tensor like;
-  if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, dt);
-  like.ndim = output_sizes(g, like.size);
-  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
-}
-
 /* gradWeight/gradBias are accumulated in place: a non-contiguous one goes
    through a contiguous copy that is written back */
 static int begin_accum(th_tensor *tmp, th_tensor *t) {
@@ -180,7 +150,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   int64_t size[4];
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
-  if (check_bias(bias, &g, weight->dtype, "bias") != TH_OK) return TH_ERR;
+  if (th_nn_check_bias(bias, weight->dtype, g.nOut, "nOutputPlane", "bias") != TH_OK) return TH_ERR;
   if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
   if (th_nn_check_type(finput, weight->dtype, "finput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, input->dtype);
@@ -188,7 +158,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&bs, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
-  nd = output_sizes(&g, size);
+  nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
@@ -223,7 +193,8 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor go, wt;
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
-  if (check_grad_output(gradOutput, &g, weight->dtype) != TH_OK) return TH_ERR;
+  if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(gradInput, weight->dtype, "gradInput") != TH_OK) return TH_ERR;
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
@@ -261,8 +232,10 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor in, go, gw, gb;
   int rc = TH_ERR, nt, direct;
   if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
-  if (check_grad_output(gradOutput, &g, input->dtype) != TH_OK) return TH_ERR;
-  if (check_bias(gradBias, &g, input->dtype, "gradBias") != TH_OK) return TH_ERR;
+  if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
+    return TH_ERR;
+  if (th_nn_check_bias(gradBias, input->dtype, g.nOut, "nOutputPlane", "gradBias") != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(fgradInput, input->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&go, input->dtype);

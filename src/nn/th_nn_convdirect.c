@@ -34,8 +34,8 @@
 /* gradOutput planes per gradWeight register block, times 9 taps of
    accumulators (a larger kernel's taps go 9 at a time). The accumulator
    array must only ever be indexed by constants: one variable index made
-   GCC keep it in memory (44 GFLOP/s on one core against 129 with 2
-   planes, 172 with 3) */
+   GCC keep it in memory, at a third of the speed (benchmark-notes.md,
+   th_nn_convdirect.c) */
 #define GWT 9
 /* the largest kernel side */
 #define KMAX 7
@@ -68,22 +68,12 @@ int th_nn_convdirect_available(void) {
 #endif
 }
 
-/* The shape rule, from single-thread GFLOP/s on a quiet Zen 5 (direct
-   against the path taken otherwise, counted as direct convolution; the
-   others on our own sgemm, src/tensor/th_gemm.c):
-   - few channels, any plane: direct (ResNet-56's 16..64 planes: forward
-     238-245 against 136-161, gradWeight 185-225 against 110-155; DenseNet's
-     128 -> 12 and GoogLeNet's 5x5 likewise, or level);
-   - forward and gradInput: where Winograd F(2x2,3x3) is taken it wins from
-     nIn * nOut = 4096 (64 -> 64 at 56x56: 292 against 211; 64 -> 128 at
-     112x112: 396 against 195); elsewhere im2col wins from 65536 channel
-     pairs (192 -> 384 at 13x13: 233 against 219; 512 -> 512 at 7x7: 225
-     against 169), level at 65536;
-   - gradWeight: direct up to 16384 pairs on planes up to 64x64 (128 ->
-     128 at 28x28: 242 against Winograd's 216; 64 -> 64 at 56x56: 241
-     against 220), the others beyond (256 -> 256 at 14x14: 334 against
-     237; 64 -> 128 at 112x112: 271 against 232; 256 -> 256 at 13x13
-     through im2col: 312 against 231). */
+/* The shape rule, from single-thread GFLOP/s (direct against the path
+   taken otherwise; figures: docs/dev/benchmark-notes.md, section
+   th_nn_convdirect.c): direct for few channels on any plane; forward and
+   gradInput leave it for Winograd from 4096 channel pairs where Winograd is
+   taken, for im2col from 65536; gradWeight keeps it up to 16384 pairs on
+   planes up to 64x64. */
 static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t oH, int64_t oW) {
   if (phase == TH_NN_WINO_GRAD_WEIGHT) return planes <= 16384 && oH * oW <= 4096;
   if (planes >= 4096 && th_nn_winograd_chosen(w, phase, 1, planes, oH, oW)) return 0;
@@ -385,7 +375,7 @@ C3_GW_WIDE(3)
    short of registers, reloaded most of them from the stack per pixel.
    Predictive commoning is off for them: it saw that tap kx + 1 of pixel x
    is tap kx of pixel x + 1 and kept the broadcasts for the next pixel on
-   the stack (16 channels: 325 -> 280 GFLOP/s) */
+   the stack, a 14% loss (benchmark-notes.md, th_nn_convdirect.c) */
 #if defined(__GNUC__) && !defined(__clang__)
 #define TH_NO_PCOM __attribute__((optimize("no-predictive-commoning")))
 #else

@@ -10,6 +10,7 @@
 */
 #include <math.h>
 #include "th_nn_layers.h"
+#include "th_nn_internal.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 
@@ -21,7 +22,12 @@ _Static_assert(sizeof th_nn_crit_name / sizeof th_nn_crit_name[0] == TH_NN_NCRIT
 
 /* Torch7's BCECriterion keeps log() finite at 0 and 1 with this */
 #define BCE_EPS 1e-12
-#define OMP_MIN 32768
+/* element-wise loops of at least this many elements go over th_pool */
+#define CRIT_PAR_MIN 32768
+/* a parallel loss sums blocks of at least CRIT_BLOCK elements, at most
+   CRIT_MAX_BLOCKS of them */
+#define CRIT_BLOCK 16384
+#define CRIT_MAX_BLOCKS 1024
 
 /* the contiguous operands of one element-wise criterion call */
 typedef struct operands {

@@ -17,9 +17,6 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
 #include "th_nn_temporal.h"
 
@@ -115,34 +112,6 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   return TH_OK;
 }
 
-static int check_bias(const th_tensor *bias, const geom *g, th_dtype dt, const char *what) {
-  char a[128];
-  if (bias == NULL) return TH_OK;
-  if (th_nn_check_type(bias, dt, what) != TH_OK) return TH_ERR;
-  if (th_tensor_numel(bias) != g->R * (g->G > 1 ? g->G : 1))
-    return th_error_set(g->G > 1 ? "%s must have %lld elements (nOutputPlane x nInputPlane), got %s"
-                                 : "%s must have %lld elements (nOutputPlane), got %s",
-                        what, (long long)(g->R * g->G), th_tensor_sizestr(bias, a, sizeof a));
-  return TH_OK;
-}
-
-static int output_sizes(const geom *g, int64_t *size) {
-  int d = 0;
-  if (g->batch) size[d++] = g->B;
-  size[d++] = g->nOut;
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
-}
-
-static int check_grad_output(const th_tensor *gradOutput, const geom *g, th_dtype dt) {
-  th_tensor like;
-  if (th_nn_check_type(gradOutput, dt, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, dt);
-  like.ndim = output_sizes(g, like.size);
-  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
-}
-
 /* output columns [*lo, *hi) whose input column x*d + off falls in [0, W) */
 static void span(int64_t W, int64_t oW, int64_t d, int64_t off, int64_t *lo, int64_t *hi) {
   int64_t l = off >= 0 ? 0 : (-off + d - 1) / d;
@@ -177,14 +146,16 @@ int th_nn_dilconv_update_output(const th_tensor *input, th_tensor *output,
   int64_t size[4], rows;
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
-  if (check_bias(bias, &g, weight->dtype, "bias") != TH_OK) return TH_ERR;
+  if (th_nn_check_bias(bias, weight->dtype, g.R * g.G,
+        g.G > 1 ? "nOutputPlane x nInputPlane" : "nOutputPlane", "bias") != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
   if (th_nn_check_type(finput, weight->dtype, "finput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
-  nd = output_sizes(&g, size);
+  nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) ||
       th_tensor_resize(output, nd, size) != TH_OK || scratch(finput, &g, nt, 0, &rows) != TH_OK)
@@ -207,7 +178,8 @@ int th_nn_dilconv_update_grad_input(const th_tensor *input, const th_tensor *gra
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
-  if (check_grad_output(gradOutput, &g, weight->dtype) != TH_OK) return TH_ERR;
+  if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(gradInput, weight->dtype, "gradInput") != TH_OK) return TH_ERR;
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
@@ -240,8 +212,11 @@ int th_nn_dilconv_acc_grad_params(const th_tensor *input, const th_tensor *gradO
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, gradWeight, p, &g) != TH_OK) return TH_ERR;
-  if (check_grad_output(gradOutput, &g, input->dtype) != TH_OK) return TH_ERR;
-  if (check_bias(gradBias, &g, input->dtype, "gradBias") != TH_OK) return TH_ERR;
+  if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
+    return TH_ERR;
+  if (th_nn_check_bias(gradBias, input->dtype, g.R * g.G,
+        g.G > 1 ? "nOutputPlane x nInputPlane" : "nOutputPlane", "gradBias") != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(fgradInput, input->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&go, input->dtype);

@@ -8,27 +8,54 @@
 
 #include "th_nn.h"
 #include "../tensor/th_error.h"
+#include "../tensor/th_pool.h"
 
 /* TH_ERR unless t is a tensor of dtype 'dt': names 'what' and the types */
 int th_nn_check_type(const th_tensor *t, th_dtype dt, const char *what);
+/* TH_ERR unless t is a FloatTensor or DoubleTensor; 'what' names it */
+int th_nn_check_floating(const th_tensor *t, const char *what);
+/* TH_ERR unless t has ref's dtype and element count ("gradOutput must be
+   a torch.FloatTensor like the input, ...") */
+int th_nn_check_like(const th_tensor *t, const th_tensor *ref, const char *what,
+                     const char *refwhat);
 /* TH_ERR unless the window has positive kernel and stride, non-negative padding */
 int th_nn_check_window(const th_nn_window *w);
 /* TH_ERR unless t has exactly the sizes of 'like' ("gradOutput must be 2x3x4x4 (...), got ...") */
 int th_nn_check_same_size(const th_tensor *t, const th_tensor *like, const char *what,
                           const char *likewhat);
 
+/* TH_ERR unless 'bias' is NULL or a tensor of dtype 'dt' with n elements;
+   'what' names it, 'planes' names n ("bias must have 8 elements
+   (nOutputPlane), got 7") */
+int th_nn_check_bias(const th_tensor *bias, th_dtype dt, int64_t n, const char *planes,
+                     const char *what);
+/* a spatial layer's output sizes, [B,] C, H, W (B for a batch only);
+   returns the dimension count */
+int th_nn_out_sizes(int batch, int64_t B, int64_t C, int64_t H, int64_t W, int64_t *size);
+/* TH_ERR unless gradOutput has dtype 'dt' and those output sizes */
+int th_nn_check_grad_output(const th_tensor *gradOutput, th_dtype dt, int batch, int64_t B,
+                            int64_t C, int64_t H, int64_t W);
+/* input's sizes with its last n replaced by last[0 .. n-1] (a pooling or
+   padding layer's output); returns the dimension count */
+int th_nn_sizes_like(const th_tensor *input, int n, const int64_t *last, int64_t *size);
+/* TH_ERR unless gradOutput has dtype 'dt' and the nd sizes 'size' */
+int th_nn_check_grad_sizes(const th_tensor *gradOutput, th_dtype dt, int nd, const int64_t *size);
+/* TH_ERR unless indices is a LongTensor */
+int th_nn_check_indices(const th_tensor *indices);
+
 /* 'tmp' (initialised by the caller, cleared by the caller) becomes src when
    contiguous, else a contiguous copy: read-only operands of the kernels */
 int th_nn_contiguous(th_tensor *tmp, const th_tensor *src);
 
-/* Thread policy: images of a batch are spread over OpenMP threads, each
-   calling single-threaded BLAS on its own column buffer; a single image
-   runs on one thread with multi-threaded BLAS. Returns how many threads
-   to use for 'nitems' independent images of 'work' operations each: 1 when
-   the whole job is too small to pay for waking threads. */
+/* Thread policy: images of a batch are spread over th_pool's threads
+   (th_pool_run_slot: each participant's slot indexes its column buffer),
+   each calling single-threaded BLAS; a single image runs on one thread
+   with multi-threaded BLAS. Returns how many threads to use for 'nitems'
+   independent images of 'work' operations each: 1 when the whole job is
+   too small to pay for waking threads. */
 int th_nn_threads_for(int64_t nitems, int64_t work);
 /* threads for a memory-bound loop over 'elems' elements: all of them above
-   'min', else (or inside a parallel region) 1 */
+   'min', else 1 (a job started inside another's chunk runs serially anyway) */
 int th_nn_threads_over(int64_t elems, int64_t min);
 /* Per-thread scratch ('finput', 'fgradInput', LRN's ratio) for a batch of
    'batch' images run on 'nt' threads: from a batch of twice the most
@@ -42,30 +69,18 @@ int th_nn_threads_over(int64_t elems, int64_t min);
 int th_nn_scratch_full(int64_t batch);
 int th_nn_scratch_rows(int64_t batch, int nt);
 /* memory-bound element-wise loops not measured one by one (bias sums,
-   padding, upsampling, unpooling, ...) go parallel (OpenMP 'if' clause)
-   above this many elements. Below, a second
+   padding, upsampling, unpooling, ...) go over th_pool above this many
+   elements. Below, a second
    thread saves at most a fraction of a millisecond, and on a busy machine
-   each parallel region can wait milliseconds for a core */
+   a sleeping partner can wait milliseconds for a core */
 #ifndef TH_NN_PAR_MIN_ELEMS
 #define TH_NN_PAR_MIN_ELEMS 2097152
 #endif
-/* Per kernel kind, where a second thread pays, from `make bench-layers`
-   (float32, passive waits as bin/th sets them, hot caches; 1 and 2 threads
-   in alternating blocks of calls; three runs on a quiet machine, two-thread
-   time over one-thread time). With the second vCPU idle, waking it costs
-   25-55 us (KVM halts an idle vCPU), against about 6 us on a busy one:
-   - batch norm (N*F*S elements): 1.1-1.6 at 262144-524288, 0.93 backward
-     and 1.08 forward at 1M, 0.44 / 0.86 at 2M. But in a ResNet-56 step,
-     where the second thread has just left the convolution's region and the
-     planes arrive cold, 65536 took batch norm from 25.8 to 16.8 ms forward
-     and 32.0 to 20.2 ms backward (speed-profile note): 131072;
-   - max and average pooling forward, counted in elements read (outputs x
-     window): 0.87 at 131k reads (124 us), 0.51-0.71 from 390k: 65536;
-   - max pooling backward, counted in outputs (a scatter): 3.0 at 43k,
-     0.96-1.02 at 147k-200k, 0.80-0.84 at 401k-519k: 262144;
-   - the cheap pointwise loops of th_nn_activation.c and th_nn_pointwise.c
-     (ReLU and the like, 0.07-0.09 ns per element): 1.7 at 524288, 1.12 at
-     1M, 0.81 at 2M elements: 2097152. */
+/* Per kernel kind, the size (elements; reads for pooling forward, outputs
+   for max pooling backward) from which a second thread paid in `make
+   bench-layers`; batch norm's is lower than its isolated figure because in
+   a step its planes arrive cold (measurements: docs/dev/benchmark-notes.md,
+   section th_nn_internal.h) */
 #ifndef TH_NN_PAR_MIN_BN
 #define TH_NN_PAR_MIN_BN 131072
 #endif
@@ -79,7 +94,23 @@ int th_nn_scratch_rows(int64_t batch, int nt);
 #define TH_NN_PAR_MIN_CHEAP 2097152
 #endif
 
-/* switch OpenBLAS to one thread around a parallel region; returns the old count */
+/* the contiguous loops of the pointwise kernels (generic/activation.c,
+   generic/pointwise.c): CODE for elements i_ in [lo, hi), with y = y0 + i_
+   and x = x0 + i_ (forward), or g, go, r from g0, go0, r0 (backward) */
+#define TH_NN_RANGE2(CODE)                                               \
+  for (i_ = lo; i_ < hi; i_++) {                                         \
+    real *y = y0 + i_;                                                   \
+    const real *x = x0 + i_;                                             \
+    CODE                                                                 \
+  }
+#define TH_NN_RANGE3(CODE)                                               \
+  for (i_ = lo; i_ < hi; i_++) {                                         \
+    real *g = g0 + i_;                                                   \
+    const real *go = go0 + i_, *r = r0 + i_;                             \
+    CODE                                                                 \
+  }
+
+/* switch OpenBLAS to one thread around a th_pool job; returns the old count */
 int th_nn_blas_single_begin(void);
 void th_nn_blas_single_end(int old);
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "th_nn_layers.h"
+#include "th_nn_internal.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 

@@ -10,9 +10,6 @@
 */
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"

@@ -23,11 +23,11 @@ _Static_assert(sizeof th_nn_pw_name / sizeof th_nn_pw_name[0] == TH_NN_NPW,
                "one name per pointwise map");
 
 /* contiguous operands of at least this many elements are split over
-   threads: OMP_MIN where each element costs a transcendental function,
-   OMP_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
+   threads: PW_PAR_MIN where each element costs a transcendental function,
+   PW_PAR_MIN_CHEAP for the memory-bound compare-and-select or multiply loops
    (th_nn_activation.c's policy, for the reason given at TH_NN_PAR_MIN_ELEMS) */
-#define OMP_MIN 32768
-#define OMP_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
+#define PW_PAR_MIN 32768
+#define PW_PAR_MIN_CHEAP TH_NN_PAR_MIN_CHEAP
 
 /* forward (backward) of these costs an exp, log, pow or sqrt per element */
 static int pw_costly(th_nn_pw op, int backward) {
@@ -58,30 +58,9 @@ int th_nn_pw_check(th_nn_pw op, const double *p, int inplace) {
   return TH_OK;
 }
 
-static int check_floating(const th_tensor *t, const char *what) {
-  if (!TH_IS_FLOATING(t->dtype))
-    return th_error_set("%s must be a torch.FloatTensor or torch.DoubleTensor, got torch.%sTensor",
-                        what, th_dtype_name[t->dtype]);
-  return TH_OK;
-}
-
-static int check_like(const th_tensor *t, const th_tensor *ref, const char *what,
-                      const char *refwhat) {
-  char a[128], b[128];
-  if (t->dtype != ref->dtype)
-    return th_error_set("%s must be a torch.%sTensor like the %s, got torch.%sTensor", what,
-                        th_dtype_name[ref->dtype], refwhat, th_dtype_name[t->dtype]);
-  if (th_tensor_numel(t) != th_tensor_numel(ref))
-    return th_error_set("%s must have as many elements as the %s (%s, %lld), got %s (%lld)", what,
-                        refwhat, th_tensor_sizestr(ref, a, sizeof a),
-                        (long long)th_tensor_numel(ref), th_tensor_sizestr(t, b, sizeof b),
-                        (long long)th_tensor_numel(t));
-  return TH_OK;
-}
-
 int th_nn_pw_update_output(th_nn_pw op, const double *p, th_tensor *input, th_tensor *output,
                            int inplace) {
-  if (th_nn_pw_check(op, p, inplace) != TH_OK || check_floating(input, "input") != TH_OK)
+  if (th_nn_pw_check(op, p, inplace) != TH_OK || th_nn_check_floating(input, "input") != TH_OK)
     return TH_ERR;
   if (inplace) {
     /* the output becomes a view of the input: of another type it would
@@ -109,10 +88,10 @@ int th_nn_pw_update_grad_input(th_nn_pw op, const double *p, const th_tensor *in
   const char *refwhat = from_output ? "output" : "input";
   if (th_nn_pw_check(op, p, inplace) != TH_OK) return TH_ERR;
   if (ref == NULL) return th_error_set("backward needs the module's %s", refwhat);
-  if (check_floating(ref, refwhat) != TH_OK) return TH_ERR;
+  if (th_nn_check_floating(ref, refwhat) != TH_OK) return TH_ERR;
   if (from_output && th_tensor_numel(ref) == 0 && th_tensor_numel(gradOutput) != 0)
     return th_error_set("the output is empty: call updateOutput before updateGradInput");
-  if (check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
+  if (th_nn_check_like(gradOutput, ref, "gradOutput", refwhat) != TH_OK) return TH_ERR;
   if (inplace) {
     if (gradInput->dtype != gradOutput->dtype)
       return th_error_set("gradOutput must be a torch.%sTensor like the module's gradInput (convert one with :type()), got torch.%sTensor",

@@ -56,19 +56,13 @@ static int check_geom(const th_tensor *input, const th_nn_window *w, int ceil_mo
 }
 
 static int output_like(const th_tensor *input, const geom *g, int64_t *size) {
-  int d;
-  for (d = 0; d < input->ndim - 2; d++) size[d] = input->size[d];
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
+  const int64_t o[2] = {g->oH, g->oW};
+  return th_nn_sizes_like(input, 2, o, size);
 }
 
 static int check_grad_output(const th_tensor *gradOutput, const th_tensor *input, const geom *g) {
-  th_tensor like;
-  if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, input->dtype);
-  like.ndim = output_like(input, g, like.size);
-  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
+  int64_t size[4];
+  return th_nn_check_grad_sizes(gradOutput, input->dtype, output_like(input, g, size), size);
 }
 
 /* the widest output row and window of the vectorized max pooling
@@ -88,9 +82,7 @@ int th_nn_maxpool_update_output(const th_tensor *input, th_tensor *output, th_te
   int nd, rc = TH_ERR;
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   nd = output_like(input, &g, size);
   th_tensor_init(&in, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK &&
@@ -110,9 +102,7 @@ int th_nn_maxpool_update_grad_input(const th_tensor *input, const th_tensor *gra
   if (check_geom(input, w, ceil_mode, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
   if (check_grad_output(gradOutput, input, &g) != TH_OK) return TH_ERR;
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_nn_check_same_size(indices, gradOutput, "indices", "the output size; run forward first") !=
       TH_OK)
     return TH_ERR;

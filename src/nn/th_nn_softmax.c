@@ -11,6 +11,7 @@
 */
 #include <math.h>
 #include "th_nn_layers.h"
+#include "th_nn_internal.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_generic.h"
 
@@ -18,8 +19,8 @@ typedef struct sgeom {
   int64_t nframe, dim, stride;
 } sgeom;
 
-/* distributions per parallel chunk worth splitting over threads */
-#define OMP_MIN 32768
+/* elements from which a call is split over threads */
+#define SM_PAR_MIN 32768
 /* pixels whose distributions are walked together (3D/4D inputs) */
 #define SM_BLOCK 256
 

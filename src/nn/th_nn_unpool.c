@@ -5,6 +5,7 @@
 ** oH x oW plane); the rest of the output is zero. An index outside the
 ** plane is an error, never a stray write.
 */
+#include <stdatomic.h>
 #include <string.h>
 #include "th_nn_internal.h"
 
@@ -21,9 +22,7 @@ static int check_geom(const th_tensor *input, const th_tensor *indices, int64_t 
   if (!(input->ndim == 3 || input->ndim == 4) || th_tensor_numel(input) == 0)
     return th_error_set("input must be 3D or 4D (batch), got %dD %s", input->ndim,
                         th_tensor_sizestr(input, a, sizeof a));
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_nn_check_same_size(input, indices, "input", "the size of the pooling module's output") !=
       TH_OK)
     return TH_ERR;

@@ -159,16 +159,6 @@ static int check_side(const th_tensor *t, const geom *g, int x, th_dtype dt, con
   return th_nn_check_same_size(t, &like, what, "the output size");
 }
 
-static int check_bias(const th_tensor *bias, int64_t n, th_dtype dt, const char *what) {
-  char a[128];
-  if (bias == NULL) return TH_OK;
-  if (th_nn_check_type(bias, dt, what) != TH_OK) return TH_ERR;
-  if (th_tensor_numel(bias) != n)
-    return th_error_set("%s must have %lld elements (nOutputPlane), got %s", what, (long long)n,
-                        th_tensor_sizestr(bias, a, sizeof a));
-  return TH_OK;
-}
-
 /* the column scratch of one tile */
 static int scratch(th_tensor *buf, const geom *g) {
   return th_tensor_resize1d(buf, g->K * g->rows * g->S);
@@ -191,7 +181,8 @@ static int update_output(const th_tensor *input, th_tensor *output, const th_ten
   th_tensor in, wt, bs;
   int64_t size[5];
   int rc = TH_ERR;
-  if (check_bias(bias, full ? g->Cx : g->Cy, weight->dtype, "bias") != TH_OK) return TH_ERR;
+  if (th_nn_check_bias(bias, weight->dtype, full ? g->Cx : g->Cy, "nOutputPlane", "bias") != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
   if (th_nn_check_type(finput, weight->dtype, "finput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, input->dtype);
@@ -251,7 +242,8 @@ static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
   int rc = TH_ERR;
   th_dtype dt = input->dtype;
   if (check_side(gradOutput, g, full, dt, "gradOutput") != TH_OK) return TH_ERR;
-  if (check_bias(gradBias, full ? g->Cx : g->Cy, dt, "gradBias") != TH_OK) return TH_ERR;
+  if (th_nn_check_bias(gradBias, dt, full ? g->Cx : g->Cy, "nOutputPlane", "gradBias") != TH_OK)
+    return TH_ERR;
   if (th_nn_check_type(fgradInput, dt, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&in, dt);
   th_tensor_init(&go, dt);

@@ -44,12 +44,8 @@ static int check_geom(const th_tensor *input, const int64_t *pad, geom *g) {
 }
 
 static int output_like(const th_tensor *input, const geom *g, int64_t *size) {
-  int d;
-  for (d = 0; d < input->ndim - 3; d++) size[d] = input->size[d];
-  size[d++] = g->oT;
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
+  const int64_t o[3] = {g->oT, g->oH, g->oW};
+  return th_nn_sizes_like(input, 3, o, size);
 }
 
 static int64_t clamp(int64_t i, int64_t n) {
@@ -78,14 +74,12 @@ int th_nn_volreppad_update_output(const th_tensor *input, th_tensor *output, con
 int th_nn_volreppad_update_grad_input(const th_tensor *input, const th_tensor *gradOutput,
                                       th_tensor *gradInput, const int64_t *pad) {
   geom g;
-  th_tensor go, like;
+  th_tensor go;
+  int64_t size[5];
   int rc = TH_ERR;
   if (check_geom(input, pad, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, input->dtype);
-  like.ndim = output_like(input, &g, like.size);
-  if (th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size") != TH_OK)
+  if (th_nn_check_grad_sizes(gradOutput, input->dtype, output_like(input, &g, size), size) != TH_OK)
     return TH_ERR;
   th_tensor_init(&go, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK &&

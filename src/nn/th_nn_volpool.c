@@ -14,6 +14,7 @@
 ** Torch7's H x W x T plane layout.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "th_nn_internal.h"
@@ -54,20 +55,13 @@ static int check_geom(const th_tensor *input, const th_nn_vol *v, int ceil_mode,
 }
 
 static int output_like(const th_tensor *input, const geom *g, int64_t *size) {
-  int d;
-  for (d = 0; d < input->ndim - 3; d++) size[d] = input->size[d];
-  size[d++] = g->oT;
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
+  const int64_t o[3] = {g->oT, g->oH, g->oW};
+  return th_nn_sizes_like(input, 3, o, size);
 }
 
 static int check_grad_output(const th_tensor *gradOutput, const th_tensor *input, const geom *g) {
-  th_tensor like;
-  if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, input->dtype);
-  like.ndim = output_like(input, g, like.size);
-  return th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size");
+  int64_t size[5];
+  return th_nn_check_grad_sizes(gradOutput, input->dtype, output_like(input, g, size), size);
 }
 
 /* the taps a, 0 <= a < k, of a window starting at s with dilation dil
@@ -77,13 +71,6 @@ static void tap_range(int64_t s, int64_t k, int64_t dil, int64_t n, int64_t *lo,
   *hi = s >= n ? 0 : (n - 1 - s) / dil + 1;
   if (*hi > k) *hi = k;
   if (*lo > *hi) *lo = *hi;
-}
-
-static int check_indices(const th_tensor *indices) {
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
-  return TH_OK;
 }
 
 typedef struct fgeom {
@@ -121,12 +108,8 @@ static int fmp_geom(const th_tensor *input, const int64_t *out, const int64_t *p
 }
 
 static int fmp_output_like(const th_tensor *input, const fgeom *g, int64_t *size) {
-  int d;
-  for (d = 0; d < input->ndim - 3; d++) size[d] = input->size[d];
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  size[d++] = g->oT;
-  return d;
+  const int64_t o[3] = {g->oH, g->oW, g->oT};
+  return th_nn_sizes_like(input, 3, o, size);
 }
 
 #define TH_GENERIC_FILE "../nn/generic/volpool.c"
@@ -140,7 +123,7 @@ int th_nn_volmaxpool_update_output(const th_tensor *input, th_tensor *output, th
   int nd, rc = TH_ERR;
   if (check_geom(input, v, ceil_mode, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
-  if (check_indices(indices) != TH_OK) return TH_ERR;
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   nd = output_like(input, &g, size);
   th_tensor_init(&in, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_tensor_resize(output, nd, size) == TH_OK &&
@@ -160,7 +143,7 @@ int th_nn_volmaxpool_update_grad_input(const th_tensor *input, const th_tensor *
   if (check_geom(input, v, ceil_mode, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
   if (check_grad_output(gradOutput, input, &g) != TH_OK) return TH_ERR;
-  if (check_indices(indices) != TH_OK) return TH_ERR;
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_nn_check_same_size(indices, gradOutput, "indices", "the output size; run forward first") !=
       TH_OK)
     return TH_ERR;
@@ -227,7 +210,7 @@ int th_nn_volfmp_update_output(const th_tensor *input, th_tensor *output, th_ten
   if (fmp_geom(input, out, pool, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
   if (th_nn_check_type(samples, input->dtype, "randomSamples") != TH_OK) return TH_ERR;
-  if (check_indices(indices) != TH_OK) return TH_ERR;
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_tensor_numel(samples) != g.planes * 3)
     return th_error_set("randomSamples must hold 3 samples per plane (%lld), got %s",
                         (long long)(g.planes * 3), th_tensor_sizestr(samples, a, sizeof a));
@@ -259,17 +242,15 @@ int th_nn_volfmp_update_grad_input(const th_tensor *input, const th_tensor *grad
                                    th_tensor *gradInput, const th_tensor *indices,
                                    const int64_t *out) {
   fgeom g;
-  th_tensor go, ind, like;
-  int64_t pool[3] = {1, 1, 1};
+  th_tensor go, ind;
+  int64_t pool[3] = {1, 1, 1}, size[5];
   int rc = TH_ERR;
   if (fmp_geom(input, out, pool, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
-  if (th_nn_check_type(gradOutput, input->dtype, "gradOutput") != TH_OK) return TH_ERR;
-  th_tensor_init(&like, input->dtype);
-  like.ndim = fmp_output_like(input, &g, like.size);
-  if (th_nn_check_same_size(gradOutput, &like, "gradOutput", "the output size") != TH_OK)
+  if (th_nn_check_grad_sizes(gradOutput, input->dtype, fmp_output_like(input, &g, size), size) !=
+      TH_OK)
     return TH_ERR;
-  if (check_indices(indices) != TH_OK) return TH_ERR;
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_nn_check_same_size(indices, gradOutput, "indices", "the output size; run forward first") !=
       TH_OK)
     return TH_ERR;

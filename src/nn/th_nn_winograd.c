@@ -18,9 +18,6 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"

@@ -11,6 +11,7 @@
 ** every backward.
 */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "th_nn_internal.h"
@@ -45,11 +46,8 @@ static int check_input(const th_tensor *input, geom *g) {
 }
 
 static int output_like(const th_tensor *input, const geom *g, int64_t *size) {
-  int d;
-  for (d = 0; d < input->ndim - 2; d++) size[d] = input->size[d];
-  size[d++] = g->oH;
-  size[d++] = g->oW;
-  return d;
+  const int64_t o[2] = {g->oH, g->oW};
+  return th_nn_sizes_like(input, 2, o, size);
 }
 
 static int spans_alloc(spans *s, int64_t ny, int64_t nx) {
@@ -111,9 +109,7 @@ static int run_max(const th_tensor *input, th_tensor *output, th_tensor *indices
   int64_t size[4];
   int nd, rc = TH_ERR;
   if (th_nn_check_type(input, output->dtype, "input") != TH_OK) return TH_ERR;
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   nd = output_like(input, g, size);
   th_tensor_init(&in, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_resize_out(output, nd, size) == TH_OK &&
@@ -290,9 +286,7 @@ int th_nn_indexmax_update_grad_input(const th_tensor *input, const th_tensor *gr
   int rc = TH_ERR;
   if (check_grad_output(input, gradOutput, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_type(input, gradInput->dtype, "input") != TH_OK) return TH_ERR;
-  if (indices->dtype != TH_LONG)
-    return th_error_set("indices must be a torch.LongTensor, got torch.%sTensor",
-                        th_dtype_name[indices->dtype]);
+  if (th_nn_check_indices(indices) != TH_OK) return TH_ERR;
   if (th_nn_check_same_size(gradOutput, indices, "gradOutput",
                             "the size of the last output; run forward first") != TH_OK)
     return TH_ERR;

@@ -7,6 +7,7 @@
 #include "th_conv.h"
 #include "th_generic.h"
 #include "th_math_internal.h"
+#include "th_pool.h"
 
 #define TH_GENERIC_FILE "generic/conv.c"
 #include "th_generic_floating.h"

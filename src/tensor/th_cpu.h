@@ -4,9 +4,9 @@
 ** x86-64; a function marked TH_CPU_CLONES is compiled three times (AVX-512
 ** as in x86-64-v4, AVX2 + FMA as in x86-64-v3, baseline) and the loader
 ** picks the one this CPU runs (GCC's target_clones, an ifunc resolved once
-** through __builtin_cpu_supports). Only leaf loops are marked: the body of
-** an OpenMP region is outlined into a function of its own that the clones
-** would share. Built with -march=native (or any -m flags giving AVX2), or
+** through __builtin_cpu_supports). Only leaf loops are marked (a th_pool
+** chunk function calls its marked range function, which carries the
+** clones). Built with -march=native (or any -m flags giving AVX2), or
 ** by another compiler, the mark is empty. OpenBLAS dispatches its own
 ** kernels (OPENBLAS_CORETYPE, tools/coretype.sh).
 */

@@ -8,7 +8,7 @@
 ** Buffers are per thread (thread-local pointers grown on demand and kept:
 ** a gemm in a hot loop never mallocs); a thread that cannot get one hands
 ** its share to cblas_sgemm, so allocation failure costs speed, not a crash.
-** Threads: inside an OpenMP region the caller's thread does all (the
+** Threads: inside a th_pool chunk the caller's thread does all (the
 ** convolutions split their work already); outside, a product of at least
 ** par_mflop MFLOP is cut into one band of C per thread, of columns (each
 ** band packs its own B panels; A, packed once per nc columns anyway, is
@@ -24,9 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_gemm.h"
 #include "th_gemm_internal.h"
 #include "th_pool.h"
@@ -43,14 +40,10 @@ static int env_int(const char *name, int dflt, int round) {
 }
 
 /* once per process, whichever thread calls first: the CPU check, TH_GEMM,
-   and the blocking. Defaults measured on Zen 5 (48 KB L1d, 1 MB L2) with
-   bench/gemm.lua's shapes on a quiet machine: kc 512 with mc 64 (a 128 KB
-   A block in L2; B micro-panels of 96 KB stream from L2) beat kc 256 /
-   mc 96 by 1-4% where K > 256 (1024^3 270 against 258 GFLOP/s) and
-   lost nowhere; nc did not matter between 480 and 1920. Reading B in place
-   gave 16x768x144 267 GFLOP/s against 192 packed, and still 260 against
-   246 at 384x169x1728; from 1024 rows on it makes no difference, so the
-   bound is 512. */
+   and the blocking: kc 512 with mc 64 (a 128 KB A block in L2, B
+   micro-panels streaming from L2), B read in place up to 512 rows
+   (bench/gemm.lua's shapes; measurements behind these and the constants
+   below: docs/dev/benchmark-notes.md, section th_gemm.c) */
 static void init(void) {
   const char *e = getenv("TH_GEMM");
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -65,18 +58,11 @@ static void init(void) {
   tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1; /* 2: always pack A */
   tuned.dot_mn = env_int("TH_GEMM_DOT", 16384, 1);
   tuned.par_mflop = env_int("TH_GEMM_PAR", 16, 1);
-  /* flipped product (B^T in place) up to 144 rows, measured on one core:
-     64x1024x1024 NT 0.585 against 0.61 ms hot, 0.64-0.78 against 0.78-0.86
-     with W evicted from the caches; 96x1000x1000 257 against 218 GFLOP/s,
-     16x4096x9216 (AlexNet's FC) 102 against 79; from 192 rows even */
+  /* flipped product (B^T in place) up to 144 rows: faster below, even from 192 */
   tuned.flip_m = env_int("TH_GEMM_FLIP", 144, 1);
-  /* bands per thread when a product is split. Measured with 2 threads on
-     the shared machine: one band per thread 230 GFLOP/s on 64x1024x784 (NT)
-     against 202 for threads sharing packed B panels behind barriers (each
-     barrier waits for a descheduled thread) and 247 / 216 for 4 bands per
-     thread (A repacked 4 times: 1024x784x64 TN fell from 256 to 216); with
-     th_pool 64x1024x1024 NT on a loaded machine 0.59 ms for 1 band per
-     thread against 0.61-0.64 for 2 or 4 */
+  /* bands per thread when a product is split: one (threads sharing packed
+     B panels behind barriers wait for a descheduled thread; more bands
+     repack A each) */
   tuned.chunks = env_int("TH_GEMM_CHUNKS", 1, 1);
 }
 
@@ -94,12 +80,10 @@ int th_gemm_backend(int b) {
 }
 
 /* A times B^T, small C, long K (gradWeight): dot products beat packing
-   both transposed operands, 16x144x768 257 GFLOP/s against 174 (packed)
-   and OpenBLAS's 116; past 128x128 packing wins. They read all of B^T
-   again for every 4 rows of C, so from 16 rows on, once B^T outgrows
-   1 MB (L2), the flipped product, which streams B^T once, wins:
-   16x1024x1024 211 against 189 GFLOP/s, 32x512x1024 245 against 180
-   (16x512x512, 1 MB: 203 against 215; 12 rows: 148 against 187) */
+   both transposed operands up to 128x128. They read all of B^T again for
+   every 4 rows of C, so from 16 rows on, once B^T outgrows 1 MB (L2), the
+   flipped product, which streams B^T once, wins (benchmark-notes.md,
+   th_gemm.c) */
 static int dot_case(const th_gemm_op *op, int m, int n) {
   if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > 262144.0) return 0;
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
@@ -172,12 +156,9 @@ static void run_band(void *p, int i) {
 }
 
 static void run(const th_gemm_op *op) {
-  int nt = 1;
-#ifdef _OPENMP
-  /* omp_get_level: inside a region of one thread too (never nested teams) */
-  if (!omp_in_parallel() && omp_get_level() == 0 && 2e-6 * op->m * op->n * op->k >= tuned.par_mflop)
-    nt = omp_get_max_threads();
-#endif
+  /* th_pool_threads is 1 inside a th_pool chunk (the convolutions split
+     their images already) */
+  int nt = 2e-6 * op->m * op->n * op->k >= tuned.par_mflop ? th_pool_threads() : 1;
   if (nt > 1) {
     /* bands of columns: each packs its own B panels and all of A, which
        a single thread packs once per nc columns anyway, so halves of N cost
@@ -211,11 +192,9 @@ static void scale_c(float *c, int m, int n, ptrdiff_t ldc, float beta) {
 }
 
 /* No shape is handed to OpenBLAS for speed: against its SkylakeX kernels
-   ours is behind only on Winograd's smallest products (64x128x64 204
-   against 214 GFLOP/s, 16x256x16 234 against 250: its small-matrix kernels
-   pack nothing), and the Haswell kernels that tools/coretype.sh passes
-   through when preset run at half our speed on every shape
-   (docs/dev/benchmark-notes.md, "sgemm: notes"). */
+   ours is behind only a few percent on Winograd's smallest products (its
+   small-matrix kernels pack nothing), and its Haswell kernels run at half
+   our speed (docs/dev/benchmark-notes.md, "sgemm: notes" and th_gemm.c). */
 static int bad_args(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb,
                     int m, int n, int k, int lda, int ldb, int ldc) {
   const int row = order == CblasRowMajor;

@@ -7,9 +7,9 @@
 ** (th_gemm_avx512.c); elsewhere, with TH_GEMM=openblas in the environment,
 ** after th_gemm_backend(TH_GEMM_OPENBLAS), when packing buffers cannot be
 ** allocated, or for arguments cblas would reject, it calls cblas_sgemm.
-** Inside an OpenMP parallel region it runs on the calling thread alone;
-** outside, a large product is split over omp_get_max_threads() threads:
-** the caller and helper threads of th_pool (not OpenMP's).
+** Inside a th_pool chunk it runs on the calling thread alone; outside, a
+** large product is split over th_pool_threads() threads: the caller and
+** th_pool's helpers.
 */
 #ifndef TH_GEMM_H
 #define TH_GEMM_H

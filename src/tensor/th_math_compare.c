@@ -45,6 +45,19 @@ static void exact_integer(th_dtype dt, th_cmp_op *op, double *value, int *consta
   *value = v;
 }
 
+/* one comparison, run by th_math_map_run (maybe block by block) */
+typedef struct compare_call {
+  th_tensor *r;
+  const th_tensor *a, *b;
+  th_cmp_op op;
+  double value;
+} compare_call;
+
+static int compare_kernel(void *arg, th_math_span *sp) {
+  const compare_call *m = arg;
+  return TH_DISPATCH_ALL(m->a->dtype, compare, (sp, m->r, m->a, m->op, m->b, m->value));
+}
+
 int th_tensor_compare(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_tensor *b,
                       double value) {
   if (th_dtype_need_kernels(a->dtype) != TH_OK) return TH_ERR;
@@ -65,7 +78,11 @@ int th_tensor_compare(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_t
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, b ? 2 : 1, 2, 0);
   if (rc == TH_OK) {
     if (constant >= 0) rc = th_tensor_fill(o.out, constant);
-    else rc = TH_DISPATCH_ALL(a->dtype, compare, (o.out, a, op, b, value));
+    else {
+      compare_call m;
+      m.r = o.out, m.a = a, m.b = b, m.op = op, m.value = value;
+      rc = th_math_map_run(compare_kernel, &m);
+    }
   }
   return th_math_out_end(&o, rc);
 }

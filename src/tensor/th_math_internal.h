@@ -3,9 +3,10 @@
 ** needs: result placement, type checks, and the element loops.
 ** TH_MAP2/3/4 run CODE once per element with pointers named by the
 ** caller. When every tensor is contiguous the loop is flat and, past
-** th_par_min elements, split across OpenMP threads (each element is
-** written by one iteration, so the result does not depend on the thread
-** count); otherwise it walks rows through th_iter.
+** th_par_min elements, split over th_pool's threads through
+** th_math_map_run (each element is written by one iteration, so the
+** result does not depend on the thread count); otherwise it walks rows
+** through th_iter.
 */
 #ifndef TH_MATH_INTERNAL_H
 #define TH_MATH_INTERNAL_H
@@ -25,15 +26,13 @@
 #include "th_iter.h"
 #include "th_math.h"
 
-/* below this many elements a parallel region costs more than it saves.
-   The loops below read it from th_par_min, which every caller declares
-   (_Pragma strings are not macro-expanded): TH_MATH_PAR_CHEAP for ops of a
-   few instructions an element (arithmetic, compares, rounding, sqrt),
-   TH_MATH_PAR_COSTLY for a libm call or an integer division each. Cheap ops
-   are memory-bound and the partner thread's wake-up costs 25-55 us with
-   passive waits (bin/th's default), measured on 2 threads, float: y:add(x)
-   at 1M elements 89 us alone and 93 us on two, at 256K 21 us and 65 us, at
-   64K 6 us and 52 us (it was 32768 for every op). */
+/* below this many elements a split costs more than it saves. The loops
+   below read it from th_par_min, which every caller declares:
+   TH_MATH_PAR_CHEAP for ops of a few instructions an element (arithmetic,
+   compares, rounding, sqrt), TH_MATH_PAR_COSTLY for a libm call or an
+   integer division each. Cheap ops are memory-bound and a sleeping
+   partner thread takes tens of microseconds to wake (measurements:
+   docs/dev/benchmark-notes.md, th_math_internal.h). */
 #define TH_MATH_PAR_CHEAP 1048576
 #define TH_MATH_PAR_COSTLY 32768
 /* the same for a cheap loop run by th_pool's helpers (the float and double
@@ -79,7 +78,8 @@ int th_math_check_value(th_dtype dtype, double value);
 /* b has a's type; 'what' names b in the message ("tensor2") */
 int th_math_same_type(const th_tensor *a, const th_tensor *b, const char *what);
 int th_math_same_numel(const th_tensor *a, const th_tensor *b);
-/* threads for a th_pool job: torch.getnumthreads(), 1 inside a parallel region */
+/* threads for a th_pool job: torch.getnumthreads() (a job started inside
+   another's chunk runs on its caller alone: th_pool.h) */
 int th_math_threads(void);
 /* the same view of the same storage */
 int th_math_same_view(const th_tensor *a, const th_tensor *b);
@@ -89,6 +89,32 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
 
 /* --- element loops ---------------------------------------------------------- */
 
+/* How TH_MAP's contiguous loops are split. A kernel using TH_MAP takes
+   'th_math_span *th_span' (the name the loops read, like th_par_min) and
+   is called through th_math_map_run: first for the whole tensor (hi < 0),
+   where a contiguous loop of th_par_min elements or more, with threads to
+   spare, runs nothing but records its length and sets 'split'; then
+   th_math_map_run calls the kernel again for blocks [lo, hi) over th_pool.
+   Whatever a kernel does before its loop runs again per block unless it
+   tests th_math_span_whole. A kernel runs exactly one TH_MAP per call. */
+typedef struct th_math_span {
+  int64_t lo, hi, n;
+  int split;
+} th_math_span;
+#define th_math_span_whole(s) ((s)->hi < 0)
+/* runs kernel(arg, span) as above; returns its result */
+int th_math_map_run(int (*kernel)(void *arg, th_math_span *span), void *arg);
+
+/* the bounds of a contiguous loop of n_ elements: the block asked for, or
+   the whole loop; 'break's out of TH_MAP after asking for a split */
+#define TH_MAP_RANGE_(n_, lo_, hi_)                                            \
+  if (!th_math_span_whole(th_span)) {                                        \
+    lo_ = th_span->lo, hi_ = th_span->hi;                                    \
+  } else if (n_ >= th_par_min && th_math_threads() > 1) {                    \
+    th_span->n = n_, th_span->split = 1;                                     \
+    break;                                                                   \
+  }
+
 #define TH_MAP2(TR, r, RT, TA, a, AT, CODE)                                  \
   do {                                                                       \
     const th_tensor *mr_ = (RT), *ma_ = (AT);                                \
@@ -96,9 +122,9 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TR *rb_ = (TR *)th_tensor_data(mr_);                                   \
       TA *ab_ = (TA *)th_tensor_data(ma_);                                   \
       const int64_t n_ = th_tensor_numel(mr_);                               \
-      int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
-      for (i_ = 0; i_ < n_; i_++) {                                          \
+      int64_t i_, lo_ = 0, hi_ = n_;                                         \
+      TH_MAP_RANGE_(n_, lo_, hi_)                                            \
+      for (i_ = lo_; i_ < hi_; i_++) {                                       \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \
         CODE                                                                 \
@@ -117,9 +143,9 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TA *ab_ = (TA *)th_tensor_data(ma_);                                   \
       TB *bb_ = (TB *)th_tensor_data(mb_);                                   \
       const int64_t n_ = th_tensor_numel(mr_);                               \
-      int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
-      for (i_ = 0; i_ < n_; i_++) {                                          \
+      int64_t i_, lo_ = 0, hi_ = n_;                                         \
+      TH_MAP_RANGE_(n_, lo_, hi_)                                            \
+      for (i_ = lo_; i_ < hi_; i_++) {                                       \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \
         TB *b = bb_ + i_;                                                    \
@@ -141,9 +167,9 @@ th_tensor th_math_rowview(const th_tensor *t, int dim);
       TB *bb_ = (TB *)th_tensor_data(mt_[2]);                                \
       TC *cb_ = (TC *)th_tensor_data(mt_[3]);                                \
       const int64_t n_ = th_tensor_numel(mt_[0]);                            \
-      int64_t i_;                                                            \
-      _Pragma("omp parallel for if(n_ >= th_par_min) schedule(static)")           \
-      for (i_ = 0; i_ < n_; i_++) {                                          \
+      int64_t i_, lo_ = 0, hi_ = n_;                                         \
+      TH_MAP_RANGE_(n_, lo_, hi_)                                            \
+      for (i_ = lo_; i_ < hi_; i_++) {                                       \
         TR *r = rb_ + i_;                                                    \
         TA *a = ab_ + i_;                                                    \
         TB *b = bb_ + i_;                                                    \

@@ -15,6 +15,38 @@
 #define TH_GENERIC_FILE "generic/math_pointwise.c"
 #include "th_generic_all.h"
 
+/* one element-wise call, run by th_math_map_run (maybe block by block) */
+typedef enum { MAP_UNARY, MAP_SCALAR, MAP_CLAMP, MAP_BINARY, MAP_ADDC } map_kind;
+typedef struct map_call {
+  map_kind kind;
+  th_tensor *r;
+  const th_tensor *a, *b, *c;
+  int op;
+  double v1, v2;
+} map_call;
+
+static int map_kernel(void *arg, th_math_span *sp) {
+  const map_call *m = arg;
+  switch (m->kind) {
+    case MAP_UNARY: return TH_DISPATCH_ALL(m->a->dtype, unary, (sp, m->r, m->a, (th_unary_op)m->op));
+    case MAP_SCALAR:
+      return TH_DISPATCH_ALL(m->a->dtype, scalar, (sp, m->r, m->a, (th_scalar_op)m->op, m->v1));
+    case MAP_CLAMP: return TH_DISPATCH_ALL(m->a->dtype, clamp, (sp, m->r, m->a, m->v1, m->v2));
+    case MAP_BINARY:
+      return TH_DISPATCH_ALL(m->a->dtype, binary, (sp, m->r, m->a, (th_binary_op)m->op, m->b, m->v1));
+    default:
+      return TH_DISPATCH_ALL(m->a->dtype, addc, (sp, m->r, m->a, m->v1, m->b, m->c, m->op));
+  }
+}
+
+/* runs a call of 'kind' on result r */
+static int map_run(map_kind kind, th_tensor *r, const th_tensor *a, int op, const th_tensor *b,
+                   const th_tensor *c, double v1, double v2) {
+  map_call m;
+  m.kind = kind, m.r = r, m.a = a, m.b = b, m.c = c, m.op = op, m.v1 = v1, m.v2 = v2;
+  return th_math_map_run(map_kernel, &m);
+}
+
 static int check_result(const th_tensor *r, const th_tensor *a) {
   if (r->dtype == a->dtype) return TH_OK;
   return th_error_set("result must be a %sTensor like the input, got a %sTensor",
@@ -37,7 +69,7 @@ int th_tensor_unary(th_tensor *r, const th_tensor *a, th_unary_op op) {
   if (check_result(r, a) != TH_OK) return TH_ERR;
   in[0] = a;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
-  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, unary, (o.out, a, op));
+  if (rc == TH_OK) rc = map_run(MAP_UNARY, o.out, a, (int)op, NULL, NULL, 0, 0);
   return th_math_out_end(&o, rc);
 }
 
@@ -71,7 +103,7 @@ int th_tensor_scalar(th_tensor *r, const th_tensor *a, th_scalar_op op, double v
   if (check_result(r, a) != TH_OK) return TH_ERR;
   in[0] = a;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
-  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, scalar, (o.out, a, op, value));
+  if (rc == TH_OK) rc = map_run(MAP_SCALAR, o.out, a, (int)op, NULL, NULL, value, 0);
   return th_math_out_end(&o, rc);
 }
 
@@ -84,7 +116,7 @@ int th_tensor_clamp(th_tensor *r, const th_tensor *a, double lo, double hi) {
   if (th_math_check_value(a->dtype, lo) != TH_OK || th_math_check_value(a->dtype, hi) != TH_OK) return TH_ERR;
   in[0] = a;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 1, 1, 0);
-  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, clamp, (o.out, a, lo, hi));
+  if (rc == TH_OK) rc = map_run(MAP_CLAMP, o.out, a, 0, NULL, NULL, lo, hi);
   return th_math_out_end(&o, rc);
 }
 
@@ -105,7 +137,7 @@ int th_tensor_binary(th_tensor *r, const th_tensor *a, th_binary_op op, const th
   in[0] = a;
   in[1] = b;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 2, 2, 0);
-  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, binary, (o.out, a, op, b, value));
+  if (rc == TH_OK) rc = map_run(MAP_BINARY, o.out, a, (int)op, b, NULL, value, 0);
   return th_math_out_end(&o, rc);
 }
 
@@ -124,7 +156,7 @@ static int addc(th_tensor *r, const th_tensor *a, double value, const th_tensor 
   in[1] = b;
   in[2] = c;
   rc = th_math_out_begin(&o, r, a->ndim, a->size, in, 3, 3, 0);
-  if (rc == TH_OK) rc = TH_DISPATCH_ALL(a->dtype, addc, (o.out, a, value, b, c, divide));
+  if (rc == TH_OK) rc = map_run(MAP_ADDC, o.out, a, divide, b, c, value, 0);
   return th_math_out_end(&o, rc);
 }
 

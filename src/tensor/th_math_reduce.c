@@ -16,6 +16,7 @@
 #include <string.h>
 #include "th_index.h"
 #include "th_math_internal.h"
+#include "th_pool.h"
 
 /* what a fold accumulates */
 typedef enum {
@@ -32,6 +33,8 @@ typedef enum {
 #define FOLD_MAX_BLOCKS 1024
 /* column sums along an outer dimension use this many accumulators at once */
 #define SUM_CHUNK 256
+/* results along a dimension split their rows over th_pool from this many elements */
+#define REDUCE_PAR_MIN 32768
 
 static int64_t fold_block_size(int64_t n) {
   int64_t bs = (n + FOLD_MAX_BLOCKS - 1) / FOLD_MAX_BLOCKS;

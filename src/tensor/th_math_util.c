@@ -6,10 +6,8 @@
 #include <string.h>
 #include <math.h>
 #include <stdio.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "th_math_internal.h"
+#include "th_pool.h"
 
 const char *const th_unary_name[TH_NUNARY] = {
     "neg", "abs", "sign", "sqrt", "rsqrt", "exp", "log", "log1p", "tanh", "sigmoid",
@@ -33,13 +31,35 @@ _Static_assert(sizeof th_cmp_name / sizeof th_cmp_name[0] == TH_NCMP, "th_cmp_na
 const char *const th_reduce_name[TH_NREDUCE] = {"sum", "prod", "mean", "var", "std", "norm"};
 _Static_assert(sizeof th_reduce_name / sizeof th_reduce_name[0] == TH_NREDUCE, "th_reduce_name");
 
-int th_math_threads(void) {
-#ifdef _OPENMP
-  if (omp_in_parallel() || omp_get_level() > 0) return 1;
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
+int th_math_threads(void) { return th_pool_threads(); }
+
+/* TH_MAP's blocks: about 16K elements each, grouped by th_pool_ranges */
+#define MAP_BLOCK 16384
+
+typedef struct map_job {
+  int (*kernel)(void *, th_math_span *);
+  void *arg;
+  int64_t n;
+} map_job;
+
+static void map_blocks(void *arg, int64_t lo, int64_t hi) {
+  const map_job *j = arg;
+  th_math_span s;
+  s.lo = lo * MAP_BLOCK, s.hi = hi * MAP_BLOCK < j->n ? hi * MAP_BLOCK : j->n;
+  s.n = j->n, s.split = 0;
+  j->kernel(j->arg, &s);
+}
+
+int th_math_map_run(int (*kernel)(void *arg, th_math_span *span), void *arg) {
+  th_math_span s;
+  map_job j;
+  int rc;
+  s.lo = 0, s.hi = -1, s.n = 0, s.split = 0;
+  rc = kernel(arg, &s);
+  if (rc != TH_OK || !s.split) return rc;
+  j.kernel = kernel, j.arg = arg, j.n = s.n;
+  th_pool_ranges(th_math_threads(), (s.n + MAP_BLOCK - 1) / MAP_BLOCK, map_blocks, &j);
+  return TH_OK;
 }
 
 int th_math_same_view(const th_tensor *a, const th_tensor *b) {

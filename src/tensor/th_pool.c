@@ -7,17 +7,11 @@
 ** read only after a successful claim, when the job cannot end before the
 ** claimed chunk is done. A helper that finishes a job watches for the next
 ** one for spin_us (TH_POOL_SPIN_US, default 2000), calling sched_yield
-** between looks so that on a busy core it gives way at once (a pause loop
-** there cost the caller's thread its time slice: 64x1024x1024 on a loaded
-** machine 0.72 ms against 0.62 with OpenMP's passive wait; yielding 0.62),
-** then sleeps on a futex. Why 2 ms: the products of one network step
-** follow each other within about 0.1 ms, but a vCPU of this machine that
-** has idled for long takes about 0.8 ms to run a woken thread (15-30 us
-** after 1 ms of idling; measured on the quiet machine, for OpenMP's workers
-** too), longer than a 64x1024x1024 product: the first product of a step
-** runs on the caller alone and the helper arrives late. It must then stay
-** for the rest of the step: quiet machine, MLP fwd+bwd after 200 ms sleeps,
-** 7.0 ms with 200 us, 5.1 with 2 ms, 4.2 with 10 ms. Linux only; elsewhere
+** between looks so that on a busy core it gives way at once, then sleeps
+** on a futex. 2 ms because a vCPU that idled long takes most of a
+** millisecond to run a woken thread, so a helper woken by a step's first
+** job must stay awake for the rest of the step (measurements:
+** docs/dev/benchmark-notes.md, section th_pool.c). Linux only; elsewhere
 ** th_pool_run runs every chunk on the caller.
 */
 #include <pthread.h>
@@ -33,11 +27,29 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "th_pool.h"
 
+/* nonzero while this thread runs a chunk: a job it starts then runs on it alone */
+static _Thread_local int in_chunk;
+
+int th_pool_threads(void) {
+#ifdef _OPENMP
+  const int n = omp_get_max_threads();
+  return in_chunk || n < 1 ? 1 : n;
+#else
+  return 1;
+#endif
+}
+
 static void serial(int n, void (*fn)(void *, int, int), void *arg) {
+  const int was = in_chunk;
   int i;
+  in_chunk = 1;
   for (i = 0; i < n; i++) fn(arg, i, 0);
+  in_chunk = was;
 }
 
 #ifdef __linux__
@@ -93,12 +105,15 @@ static int claim(uint64_t g) {
 
 /* runs chunks of job g as participant 'slot' (0: the caller) */
 static void work(uint64_t g, int slot) {
+  const int was = in_chunk;
   int i;
+  in_chunk = 1;
   while ((i = claim(g)) >= 0) {
     job_fn(job_arg, i, slot);
     atomic_fetch_add(&done, 1);
     if (atomic_load(&caller_waits)) futex((void *)&done, FUTEX_WAKE_PRIVATE, 1);
   }
+  in_chunk = was;
 }
 
 /* returns once seq has moved past 'seen': polling with sched_yield, then the futex */
@@ -164,11 +179,9 @@ void th_pool_run_slot(int nt, int n, void (*fn)(void *arg, int i, int slot), voi
   work(gen, 0);
   /* every chunk is claimed: wait for those a helper is still running, by
      polling for WAIT_US (a helper that started late ends a little after the
-     caller), then on a futex: a caller polling longer kept its core busy
-     while the helper it waited for sat preempted behind another process on
-     the other core (fwd+bwd MLP steps 8.0-9.3 ms against 6.5-6.6 with
-     OpenMP's sleeping barrier on a fully loaded machine); asleep, it frees
-     its core for that helper */
+     caller), then on a futex: asleep, the caller frees its core for a
+     helper that sits preempted behind another process (benchmark-notes.md,
+     th_pool.c) */
   {
     const double t0 = now_us();
     int v;
@@ -212,26 +225,43 @@ void th_pool_run(int nt, int n, void (*fn)(void *arg, int i), void *arg) {
 typedef struct forjob {
   int64_t n, chunks;
   void (*fn)(void *, int64_t);
+  void (*range)(void *, int64_t, int64_t);
   void *arg;
 } forjob;
 
 static void for_chunk(void *arg, int c) {
   const forjob *j = arg;
+  const int64_t lo = j->n * c / j->chunks, hi = j->n * (c + 1) / j->chunks;
   int64_t i;
-  for (i = j->n * c / j->chunks; i < j->n * (c + 1) / j->chunks; i++) j->fn(j->arg, i);
+  if (j->range != NULL) {
+    j->range(j->arg, lo, hi);
+    return;
+  }
+  for (i = lo; i < hi; i++) j->fn(j->arg, i);
 }
 
 /* FOR_CHUNKS chunks per participant: enough that a helper arriving late
    still finds some, few enough that claiming one (an atomic on a line the
-   other core writes too, 0.2-0.5 us) stays small against its items (one
-   item a chunk doubled GoogLeNet's max pooling backward: 3072 planes of
-   about 1 us each) */
+   other core writes too) stays small against its items (measurements:
+   docs/dev/benchmark-notes.md, th_pool.c) */
 #define FOR_CHUNKS 16
+
+static void for_run(int nt, int64_t n, forjob *j) {
+  const int64_t most = nt > 1 ? (int64_t)nt * FOR_CHUNKS : 1;
+  if (n <= 0) return;
+  j->n = n, j->chunks = n < most ? n : most;
+  th_pool_run(nt, (int)j->chunks, for_chunk, j);
+}
 
 void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg) {
   forjob j;
-  const int64_t most = nt > 1 ? (int64_t)nt * FOR_CHUNKS : 1;
-  if (n <= 0) return;
-  j.n = n, j.chunks = n < most ? n : most, j.fn = fn, j.arg = arg;
-  th_pool_run(nt, (int)j.chunks, for_chunk, &j);
+  j.fn = fn, j.range = NULL, j.arg = arg;
+  for_run(nt, n, &j);
+}
+
+void th_pool_ranges(int nt, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi),
+                    void *arg) {
+  forjob j;
+  j.fn = NULL, j.range = fn, j.arg = arg;
+  for_run(nt, n, &j);
 }

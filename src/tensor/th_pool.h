@@ -18,6 +18,11 @@
 
 #include <stdint.h>
 
+/* how many threads a job may use: torch.setnumthreads's count (kept as
+   OpenMP's setting, which bin/th and the libraries read too); 1 inside a
+   chunk (a job started there runs serially) and without OpenMP */
+int th_pool_threads(void);
+
 /* runs fn(arg, i) for every i in [0, n), on the calling thread and up to
    nt - 1 helpers; returns when all n have returned. Calls from several
    threads at once are safe: a caller that finds the pool busy runs its
@@ -32,5 +37,10 @@ void th_pool_run_slot(int nt, int n, void (*fn)(void *arg, int i, int slot), voi
 /* runs fn(arg, i) for every i in [0, n) like th_pool_run, any n >= 0:
    the items are cut into a few chunks of consecutive items per thread */
 void th_pool_for(int nt, int64_t n, void (*fn)(void *arg, int64_t i), void *arg);
+
+/* th_pool_for's chunks as ranges: fn(arg, lo, hi) runs items [lo, hi), for
+   loops whose items are too cheap for a call each */
+void th_pool_ranges(int nt, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi),
+                    void *arg);
 
 #endif

@@ -258,35 +258,50 @@ static int TH_R(color_run)(const th_tensor *src, th_tensor *dst, int64_t n, th_i
   return TH_OK;
 }
 
+typedef struct TH_R(conv2_job) {
+  const real *in, *kd;
+  real *out;
+  int64_t oh, ow;
+  const plane_geom *g, *k;
+  int full;
+} TH_R(conv2_job);
+
 /* out[y][x] = sum in[y + i][x + j] k[kh-1-i][kw-1-j] ('valid'), or the
-   full sum over every overlap ('full'), per plane */
+   full sum over every overlap ('full'), of plane p */
+static void TH_R(conv2_plane)(void *arg, int64_t p) {
+  const TH_R(conv2_job) *c = arg;
+  const plane_geom *g = c->g, *k = c->k;
+  const int64_t oh = c->oh, ow = c->ow;
+  const int full = c->full;
+  const real *ip = c->in + p * g->h * g->w;
+  const real *kp = c->kd + (k->planes > 1 ? p : 0) * k->h * k->w;
+  real *op = c->out + p * oh * ow;
+  int64_t y, x, i, j;
+  for (y = 0; y < oh; y++)
+    for (x = 0; x < ow; x++) {
+      double acc = 0;
+      for (i = 0; i < k->h; i++) {
+        /* input row for kernel row i: y + (kh-1-i) in 'valid', y - i in 'full' */
+        const int64_t iy = full ? y - i : y + k->h - 1 - i;
+        if (iy < 0 || iy >= g->h) continue;
+        for (j = 0; j < k->w; j++) {
+          const int64_t ix = full ? x - j : x + k->w - 1 - j;
+          if (ix < 0 || ix >= g->w) continue;
+          acc += (double)ip[iy * g->w + ix] * (double)kp[i * k->w + j];
+        }
+      }
+      op[y * ow + x] = (real)acc;
+    }
+}
+
+/* every plane, over th_pool's threads from a million multiply-adds */
 static int TH_R(conv2_run)(const th_tensor *src, const th_tensor *ker, th_tensor *dst,
                            const plane_geom *g, const plane_geom *k, int full) {
-  const real *in = th_tensor_data(src), *kd = th_tensor_data(ker);
-  real *out = th_tensor_data(dst);
-  const int64_t oh = dst->size[dst->ndim - 2], ow = dst->size[dst->ndim - 1];
-  int64_t p;
-#pragma omp parallel for if (g->planes > 1 && g->planes * oh * ow * k->h * k->w > 1000000)
-  for (p = 0; p < g->planes; p++) {
-    const real *ip = in + p * g->h * g->w;
-    const real *kp = kd + (k->planes > 1 ? p : 0) * k->h * k->w;
-    real *op = out + p * oh * ow;
-    int64_t y, x, i, j;
-    for (y = 0; y < oh; y++)
-      for (x = 0; x < ow; x++) {
-        double acc = 0;
-        for (i = 0; i < k->h; i++) {
-          /* input row for kernel row i: y + (kh-1-i) in 'valid', y - i in 'full' */
-          const int64_t iy = full ? y - i : y + k->h - 1 - i;
-          if (iy < 0 || iy >= g->h) continue;
-          for (j = 0; j < k->w; j++) {
-            const int64_t ix = full ? x - j : x + k->w - 1 - j;
-            if (ix < 0 || ix >= g->w) continue;
-            acc += (double)ip[iy * g->w + ix] * (double)kp[i * k->w + j];
-          }
-        }
-        op[y * ow + x] = (real)acc;
-      }
-  }
+  TH_R(conv2_job) c;
+  c.in = th_tensor_data(src), c.kd = th_tensor_data(ker), c.out = th_tensor_data(dst);
+  c.oh = dst->size[dst->ndim - 2], c.ow = dst->size[dst->ndim - 1];
+  c.g = g, c.k = k, c.full = full;
+  th_pool_for(g->planes * c.oh * c.ow * k->h * k->w > 1000000 ? th_pool_threads() : 1, g->planes,
+              TH_R(conv2_plane), &c);
   return TH_OK;
 }

@@ -90,32 +90,20 @@ static inline real TH_R(act_tanh)(real x) {
     default: break;                                                      \
   }
 
-/* elements [lo, hi) of contiguous operands, as leaf functions compiled
-   for the CPU's widest vectors (th_cpu.h) */
-#define RANGE2(CODE)                                                     \
-  for (i_ = lo; i_ < hi; i_++) {                                         \
-    real *y = y0 + i_;                                                   \
-    const real *x = x0 + i_;                                             \
-    CODE                                                                 \
-  }
-#define RANGE3(CODE)                                                     \
-  for (i_ = lo; i_ < hi; i_++) {                                         \
-    real *g = g0 + i_;                                                   \
-    const real *go = go0 + i_, *r = r0 + i_;                             \
-    CODE                                                                 \
-  }
+/* elements [lo, hi) of contiguous operands (th_nn_internal.h's loops), as
+   leaf functions compiled for the CPU's widest vectors (th_cpu.h) */
 
 TH_CPU_CLONES static void TH_R(act_forward_range)(th_nn_act op, const double *p, real *y0,
                                                   const real *x0, int64_t lo, int64_t hi) {
   int64_t i_;
-  ACT_FWD_OPS(RANGE2)
+  ACT_FWD_OPS(TH_NN_RANGE2)
 }
 
 TH_CPU_CLONES static void TH_R(act_backward_range)(th_nn_act op, const double *p, real *g0,
                                                    const real *go0, const real *r0, int64_t lo,
                                                    int64_t hi) {
   int64_t i_;
-  ACT_BWD_OPS(RANGE3)
+  ACT_BWD_OPS(TH_NN_RANGE3)
 }
 
 /* contiguous operands go in blocks of ACT_BLOCK elements through th_pool,
@@ -176,8 +164,6 @@ static int TH_R(act_backward)(th_nn_act op, const double *p, th_tensor *gi, cons
 
 #undef ACT_FWD_OPS
 #undef ACT_BWD_OPS
-#undef RANGE2
-#undef RANGE3
 #undef EXP
 #undef EXPM1
 #undef LOG1P

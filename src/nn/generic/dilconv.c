@@ -10,6 +10,20 @@
 #define GEMM cblas_dgemm
 #endif
 
+/* one call's operands for th_pool's chunks: images (forward: in to out;
+   gradInput: gradOutput 'in' to gradInput 'out') with the participant's
+   column buffer, or the fixed shares of the gradWeight sum (input 'in',
+   gradOutput 'go' into 'out' and the partial sums 'parts') */
+typedef struct TH_R(dc_job) {
+  const real *in, *go, *wt, *bs;
+  real *out, *buf, *parts;
+  int64_t per;
+  const geom *g;
+  const th_nn_dilconv *p;
+  real scale;
+  int nt;
+} TH_R(dc_job);
+
 /* columns of output rows y0 <= y < y1 of the Cg planes at 'in': row
    (c*kH + i)*kW + j, column (y-y0)*oW + x holds
    in[c][y*dH - padH + i*dilH][x*dW - padW + j*dilW], 0 outside */
@@ -100,6 +114,11 @@ static void TH_R(dilconv_forward_image)(const real *x, real *out, const real *wt
   }
 }
 
+static void TH_R(dilconv_forward_chunk)(void *arg, int i, int slot) {
+  const TH_R(dc_job) *j = arg;
+  TH_R(dilconv_forward_image)(j->in, j->out, j->wt, j->bs, j->buf + slot * j->per, i, j->g, j->p);
+}
+
 static int TH_R(dilconv_forward)(const th_tensor *input, th_tensor *output,
                                  const th_tensor *weight, const th_tensor *bias,
                                  th_tensor *finput, const geom *g, const th_nn_dilconv *p,
@@ -114,18 +133,10 @@ static int TH_R(dilconv_forward)(const th_tensor *input, th_tensor *output,
     return TH_OK;
   }
   {
+    TH_R(dc_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(dilconv_forward_image)(in, out, wt, bs, buf + t * per, i, g, p);
-    }
+    j.in = in, j.out = out, j.wt = wt, j.bs = bs, j.buf = buf, j.per = per, j.g = g, j.p = p;
+    th_pool_run_slot(nt, (int)g->B, TH_R(dilconv_forward_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -152,6 +163,11 @@ static void TH_R(dilconv_backward_input_image)(const real *go, real *gi, const r
   }
 }
 
+static void TH_R(dilconv_backward_input_chunk)(void *arg, int i, int slot) {
+  const TH_R(dc_job) *j = arg;
+  TH_R(dilconv_backward_input_image)(j->in, j->out, j->wt, j->buf + slot * j->per, i, j->g, j->p);
+}
+
 static int TH_R(dilconv_backward_input)(const th_tensor *gradOutput, th_tensor *gradInput,
                                         const th_tensor *weight, th_tensor *fgradInput,
                                         const geom *g, const th_nn_dilconv *p, int nt) {
@@ -164,18 +180,10 @@ static int TH_R(dilconv_backward_input)(const th_tensor *gradOutput, th_tensor *
     return TH_OK;
   }
   {
+    TH_R(dc_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(dilconv_backward_input_image)(go, gi, wt, buf + t * per, i, g, p);
-    }
+    j.in = go, j.out = gi, j.wt = wt, j.buf = buf, j.per = per, j.g = g, j.p = p;
+    th_pool_run_slot(nt, (int)g->B, TH_R(dilconv_backward_input_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -202,6 +210,15 @@ static void TH_R(dilconv_params_thread)(const real *in, const real *go, real *ac
     }
 }
 
+/* share t of nt: into gradWeight (t = 0) or the t-th partial sum */
+static void TH_R(dilconv_params_share)(void *arg, int t) {
+  const TH_R(dc_job) *j = arg;
+  const geom *g = j->g;
+  if (t > 0) memset(j->parts + t * g->nW, 0, sizeof(real) * (size_t)g->nW);
+  TH_R(dilconv_params_thread)(j->in, j->go, t == 0 ? j->out : j->parts + t * g->nW,
+                              j->buf + t * j->per, g, j->p, j->scale, t, j->nt);
+}
+
 static int TH_R(dilconv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
                                          th_tensor *gradWeight, th_tensor *gradBias,
                                          th_tensor *fgradInput, const geom *g,
@@ -218,16 +235,10 @@ static int TH_R(dilconv_backward_params)(const th_tensor *input, const th_tensor
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      if (t > 0) memset(parts + t * g->nW, 0, sizeof(real) * (size_t)g->nW);
-      TH_R(dilconv_params_thread)(in, go, t == 0 ? gw : parts + t * g->nW, buf + t * per, g, p,
-                                  (real)scale, t, nt);
-    }
+    TH_R(dc_job) j;
+    j.in = in, j.go = go, j.out = gw, j.parts = parts, j.buf = buf, j.per = per, j.g = g, j.p = p;
+    j.scale = (real)scale, j.nt = nt;
+    th_pool_run(nt, nt, TH_R(dilconv_params_share), &j);
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {
       const real *s = parts + o * g->nW;

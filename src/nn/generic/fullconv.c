@@ -6,6 +6,19 @@
 #define GEMM cblas_dgemm
 #endif
 
+/* one call's operands for th_pool's chunks: images (forward: input to
+   output; gradInput: gradOutput 'in' to gradInput 'out') or the fixed
+   shares of the gradWeight sum (input, gradOutput 'go' into 'out') */
+typedef struct TH_R(fc_job) {
+  const real *in, *go, *wt, *bs;
+  real *out, *buf;
+  int64_t bufS, rowS;
+  const geom *g;
+  const th_nn_window *w;
+  real scale;
+  int nt;
+} TH_R(fc_job);
+
 /* output[b] = col2im(weight^T * input[b]) + bias; the output plays the
    image and the input grid the convolution's output grid */
 static void TH_R(fullconv_forward_image)(const real *x, real *y, const real *wt,
@@ -30,6 +43,13 @@ static void TH_R(fullconv_forward_image)(const real *x, real *y, const real *wt,
   }
 }
 
+static void TH_R(fullconv_forward_chunk)(void *arg, int i, int slot) {
+  const TH_R(fc_job) *j = arg;
+  const geom *g = j->g;
+  TH_R(fullconv_forward_image)(j->in + i * g->nIn * g->N, j->out + i * g->nOut * g->oH * g->oW,
+                               j->wt, j->bs, j->buf ? j->buf + slot * j->bufS : NULL, g, j->w);
+}
+
 static int TH_R(fullconv_forward)(const th_tensor *input, th_tensor *output,
                                   const th_tensor *weight, const th_tensor *bias,
                                   th_tensor *finput, const geom *g, const th_nn_window *w,
@@ -45,19 +65,10 @@ static int TH_R(fullconv_forward)(const th_tensor *input, th_tensor *output,
     return TH_OK;
   }
   {
+    TH_R(fc_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(fullconv_forward_image)(in + i * inS, out + i * outS, wt, bs,
-                                     cols ? cols + t * colS : NULL, g, w);
-    }
+    j.in = in, j.wt = wt, j.bs = bs, j.out = out, j.buf = cols, j.bufS = colS, j.g = g, j.w = w;
+    th_pool_run_slot(nt, (int)g->B, TH_R(fullconv_forward_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -76,6 +87,13 @@ static void TH_R(fullconv_backward_input_image)(const real *go, real *gi, const 
        (int)g->K, m, (int)g->N, 0, gi, (int)g->N);
 }
 
+static void TH_R(fullconv_backward_input_chunk)(void *arg, int i, int slot) {
+  const TH_R(fc_job) *j = arg;
+  const geom *g = j->g;
+  TH_R(fullconv_backward_input_image)(j->in + i * g->nOut * g->oH * g->oW, j->out + i * g->nIn * g->N,
+                                      j->wt, j->buf ? j->buf + slot * j->bufS : NULL, g, j->w);
+}
+
 static int TH_R(fullconv_backward_input)(const th_tensor *gradOutput, th_tensor *gradInput,
                                          const th_tensor *weight, th_tensor *fgradInput,
                                          const geom *g, const th_nn_window *w, int nt) {
@@ -89,19 +107,10 @@ static int TH_R(fullconv_backward_input)(const th_tensor *gradOutput, th_tensor 
     return TH_OK;
   }
   {
+    TH_R(fc_job) j;
     int old = th_nn_blas_single_begin();
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-      int64_t i;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-#pragma omp for schedule(dynamic, 1)
-      for (i = 0; i < g->B; i++)
-        TH_R(fullconv_backward_input_image)(go + i * outS, gi + i * inS, wt,
-                                            cols ? cols + t * colS : NULL, g, w);
-    }
+    j.in = go, j.wt = wt, j.out = gi, j.buf = cols, j.bufS = colS, j.g = g, j.w = w;
+    th_pool_run_slot(nt, (int)g->B, TH_R(fullconv_backward_input_chunk), &j);
     th_nn_blas_single_end(old);
   }
   return TH_OK;
@@ -130,6 +139,37 @@ static void TH_R(fullconv_backward_params_thread)(const real *in, const real *go
   if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(g->nIn * g->K));
 }
 
+/* share t of nt: into gradWeight (t = 0) or the t-th partial sum */
+static void TH_R(fullconv_params_share)(void *arg, int t) {
+  const TH_R(fc_job) *j = arg;
+  real *row = j->buf + t * j->rowS;
+  TH_R(fullconv_backward_params_thread)(j->in, j->go, t == 0 ? j->out : row + j->bufS, t == 0 ? 1 : 0,
+                                        row, j->g, j->w, j->scale, t, j->nt);
+}
+
+typedef struct TH_R(fcbias_job) {
+  const real *go;
+  real *gb;
+  const geom *g;
+  double scale;
+} TH_R(fcbias_job);
+
+/* gradBias of output plane o */
+static void TH_R(fullconv_bias_plane)(void *arg, int64_t o) {
+  const TH_R(fcbias_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t P = g->oH * g->oW, outS = g->nOut * P;
+  accreal s = 0;
+  int64_t b, n;
+  for (b = 0; b < g->B; b++) {
+    const real *row = j->go + b * outS + o * P;
+    real rs = 0;
+    for (n = 0; n < P; n++) rs += row[n];
+    s += rs;
+  }
+  j->gb[o] += (real)(j->scale * s);
+}
+
 static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tensor *gradOutput,
                                           th_tensor *gradWeight, th_tensor *gradBias,
                                           th_tensor *fgradInput, const geom *g,
@@ -144,16 +184,10 @@ static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tenso
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
-#pragma omp parallel num_threads(nt)
-    {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      TH_R(fullconv_backward_params_thread)(in, go, t == 0 ? gw : buf + t * rowS + colS,
-                                            t == 0 ? 1 : 0, buf + t * rowS, g, w,
-                                            (real)scale, t, nt);
-    }
+    TH_R(fc_job) j;
+    j.in = in, j.go = go, j.out = gw, j.buf = buf, j.rowS = rowS, j.bufS = colS, j.g = g, j.w = w;
+    j.scale = (real)scale, j.nt = nt;
+    th_pool_run(nt, nt, TH_R(fullconv_params_share), &j);
     th_nn_blas_single_end(old);
     for (o = 1; o < nt; o++) {
       const real *p = buf + o * rowS + colS;
@@ -161,19 +195,10 @@ static int TH_R(fullconv_backward_params)(const th_tensor *input, const th_tenso
     }
   }
   if (gradBias) {
-    real *gb = th_tensor_data(gradBias);
-#pragma omp parallel for if (g->B * outS > TH_NN_PAR_MIN_ELEMS)
-    for (o = 0; o < g->nOut; o++) {
-      accreal s = 0;
-      int64_t b, n;
-      for (b = 0; b < g->B; b++) {
-        const real *row = go + b * outS + o * P;
-        real rs = 0;
-        for (n = 0; n < P; n++) rs += row[n];
-        s += rs;
-      }
-      gb[o] += (real)(scale * s);
-    }
+    TH_R(fcbias_job) j;
+    j.go = go, j.gb = th_tensor_data(gradBias), j.g = g, j.scale = scale;
+    th_pool_for(th_nn_threads_over(g->B * outS, TH_NN_PAR_MIN_ELEMS), g->nOut,
+                TH_R(fullconv_bias_plane), &j);
   }
   return TH_OK;
 }

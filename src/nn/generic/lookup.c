@@ -1,20 +1,31 @@
 /* generic/lookup.c: LookupTable loops for 'real' (included by th_nn_lookup.c);
    indices already checked to lie in 1..nIndex */
 
-static int TH_R(lookup_gather)(const th_tensor *weight, const th_tensor *idx, th_tensor *output) {
-  const real *w = th_tensor_data(weight);
-  real *out = th_tensor_data(output);
-  const int64_t *ix = th_tensor_data(idx);
-  const int64_t n = th_tensor_numel(idx), d = weight->size[1];
-  const int64_t s0 = weight->stride[0], s1 = weight->stride[1];
+typedef struct TH_R(gather_job) {
+  const real *w;
+  real *out;
+  const int64_t *ix;
+  int64_t d, s0, s1;
+} TH_R(gather_job);
+
+static void TH_R(lookup_gather_rows)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(gather_job) *j = arg;
+  const int64_t d = j->d, s1 = j->s1;
   int64_t i;
-#pragma omp parallel for if (n * d >= 65536)
-  for (i = 0; i < n; i++) {
-    const real *row = w + (ix[i] - 1) * s0;
-    real *o = out + i * d;
-    int64_t j;
-    for (j = 0; j < d; j++) o[j] = row[j * s1];
+  for (i = lo; i < hi; i++) {
+    const real *row = j->w + (j->ix[i] - 1) * j->s0;
+    real *o = j->out + i * d;
+    int64_t k;
+    for (k = 0; k < d; k++) o[k] = row[k * s1];
   }
+}
+
+static int TH_R(lookup_gather)(const th_tensor *weight, const th_tensor *idx, th_tensor *output) {
+  TH_R(gather_job) j;
+  const int64_t n = th_tensor_numel(idx);
+  j.w = th_tensor_data(weight), j.out = th_tensor_data(output), j.ix = th_tensor_data(idx);
+  j.d = weight->size[1], j.s0 = weight->stride[0], j.s1 = weight->stride[1];
+  th_pool_ranges(th_nn_threads_over(n * j.d, 65535), n, TH_R(lookup_gather_rows), &j);
   return TH_OK;
 }
 

@@ -1,6 +1,6 @@
 /* generic/softmax.c: SoftMax/LogSoftMax for 'real' (included by th_nn_softmax.c);
    all operands contiguous, geometry in 'g'.
-   stride 1 (1D, 2D): one distribution per row, rows spread over threads.
+   stride 1 (1D, 2D): one distribution per row, rows spread over th_pool.
    stride > 1 (3D, 4D): the distributions of SM_BLOCK neighbouring pixels
    are walked together, feature plane by feature plane, so every inner loop
    runs over contiguous memory instead of jumping 'stride' elements. */
@@ -11,12 +11,30 @@
 #define EXP exp
 #endif
 
-static void TH_R(softmax_rows)(const real *in, real *out, int64_t nrow, int64_t dim, int islog) {
+/* one call's operands: forward reads x and writes y; backward reads x
+   (gradOutput) and y (output) and writes dx (gradInput) */
+typedef struct TH_R(sm_job) {
+  const real *x, *y;
+  real *dst;
+  const sgeom *g;
+  int64_t dim, nblk;
+  int islog;
+} TH_R(sm_job);
+
+/* distributions [0, n) of 'work' elements each, split from SM_PAR_MIN elements */
+static void TH_R(sm_run)(TH_R(sm_job) *j, int64_t n, int64_t work,
+                         void (*fn)(void *, int64_t, int64_t)) {
+  th_pool_ranges(th_nn_threads_over(n * work, SM_PAR_MIN - 1), n, fn, j);
+}
+
+static void TH_R(softmax_rows)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(sm_job) *j = arg;
+  const int64_t dim = j->dim;
+  const int islog = j->islog;
   int64_t k;
-#pragma omp parallel for if (nrow * dim >= OMP_MIN)
-  for (k = 0; k < nrow; k++) {
-    const real *x = in + k * dim;
-    real *y = out + k * dim;
+  for (k = lo; k < hi; k++) {
+    const real *x = j->x + k * dim;
+    real *y = j->dst + k * dim;
     real mx = x[0];
     accreal sum = 0;
     int64_t d;
@@ -38,12 +56,14 @@ static void TH_R(softmax_rows)(const real *in, real *out, int64_t nrow, int64_t 
   }
 }
 
-static void TH_R(softmax_planes)(const real *in, real *out, const sgeom *g, int islog) {
-  const int64_t dim = g->dim, st = g->stride;
-  const int64_t nblk = (st + SM_BLOCK - 1) / SM_BLOCK, total = g->nframe * nblk;
+static void TH_R(softmax_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(sm_job) *j = arg;
+  const real *in = j->x;
+  real *out = j->dst;
+  const int64_t dim = j->dim, st = j->g->stride, nblk = j->nblk;
+  const int islog = j->islog;
   int64_t k;
-#pragma omp parallel for if (total * SM_BLOCK * dim >= OMP_MIN)
-  for (k = 0; k < total; k++) {
+  for (k = lo; k < hi; k++) {
     const int64_t s0 = (k % nblk) * SM_BLOCK, base = (k / nblk) * dim * st + s0;
     const int64_t len = st - s0 < SM_BLOCK ? st - s0 : SM_BLOCK;
     const real *x = in + base;
@@ -77,25 +97,35 @@ static void TH_R(softmax_planes)(const real *in, real *out, const sgeom *g, int 
   }
 }
 
+/* the job of one call; the rows (stride 1) or blocks of pixels to run */
+static int64_t TH_R(sm_job_init)(TH_R(sm_job) *j, const real *x, const real *y, real *dst,
+                                 const sgeom *g, int islog) {
+  j->x = x, j->y = y, j->dst = dst, j->g = g, j->dim = g->dim, j->islog = islog;
+  j->nblk = (g->stride + SM_BLOCK - 1) / SM_BLOCK;
+  return g->stride == 1 ? g->nframe : g->nframe * j->nblk;
+}
+
 static int TH_R(softmax_forward)(const th_tensor *input, th_tensor *output, const sgeom *g,
                                  int islog) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
+  TH_R(sm_job) j;
+  const int64_t n = TH_R(sm_job_init)(&j, th_tensor_data(input), NULL, th_tensor_data(output), g,
+                                      islog);
   if (g->stride == 1)
-    TH_R(softmax_rows)(in, out, g->nframe, g->dim, islog);
+    TH_R(sm_run)(&j, n, g->dim, TH_R(softmax_rows));
   else
-    TH_R(softmax_planes)(in, out, g, islog);
+    TH_R(sm_run)(&j, n, SM_BLOCK * g->dim, TH_R(softmax_planes));
   return TH_OK;
 }
 
 /* SoftMax: gi = y (go - sum(go y)); LogSoftMax: gi = go - exp(y) sum(go) */
-static void TH_R(softmax_rows_backward)(const real *go, real *gi, const real *out, int64_t nrow,
-                                        int64_t dim, int islog) {
+static void TH_R(softmax_rows_backward)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(sm_job) *j = arg;
+  const int64_t dim = j->dim;
+  const int islog = j->islog;
   int64_t k;
-#pragma omp parallel for if (nrow * dim >= OMP_MIN)
-  for (k = 0; k < nrow; k++) {
-    const real *y = out + k * dim, *dy = go + k * dim;
-    real *dx = gi + k * dim;
+  for (k = lo; k < hi; k++) {
+    const real *y = j->y + k * dim, *dy = j->x + k * dim;
+    real *dx = j->dst + k * dim;
     accreal sum = 0;
     int64_t d;
     if (islog) {
@@ -108,13 +138,14 @@ static void TH_R(softmax_rows_backward)(const real *go, real *gi, const real *ou
   }
 }
 
-static void TH_R(softmax_planes_backward)(const real *go, real *gi, const real *out,
-                                          const sgeom *g, int islog) {
-  const int64_t dim = g->dim, st = g->stride;
-  const int64_t nblk = (st + SM_BLOCK - 1) / SM_BLOCK, total = g->nframe * nblk;
+static void TH_R(softmax_planes_backward)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(sm_job) *j = arg;
+  const real *go = j->x, *out = j->y;
+  real *gi = j->dst;
+  const int64_t dim = j->dim, st = j->g->stride, nblk = j->nblk;
+  const int islog = j->islog;
   int64_t k;
-#pragma omp parallel for if (total * SM_BLOCK * dim >= OMP_MIN)
-  for (k = 0; k < total; k++) {
+  for (k = lo; k < hi; k++) {
     const int64_t s0 = (k % nblk) * SM_BLOCK, base = (k / nblk) * dim * st + s0;
     const int64_t len = st - s0 < SM_BLOCK ? st - s0 : SM_BLOCK;
     const real *y = out + base, *dy = go + base;
@@ -140,12 +171,13 @@ static void TH_R(softmax_planes_backward)(const real *go, real *gi, const real *
 
 static int TH_R(softmax_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const th_tensor *output, const sgeom *g, int islog) {
-  const real *go = th_tensor_data(gradOutput), *out = th_tensor_data(output);
-  real *gi = th_tensor_data(gradInput);
+  TH_R(sm_job) j;
+  const int64_t n = TH_R(sm_job_init)(&j, th_tensor_data(gradOutput), th_tensor_data(output),
+                                      th_tensor_data(gradInput), g, islog);
   if (g->stride == 1)
-    TH_R(softmax_rows_backward)(go, gi, out, g->nframe, g->dim, islog);
+    TH_R(sm_run)(&j, n, g->dim, TH_R(softmax_rows_backward));
   else
-    TH_R(softmax_planes_backward)(go, gi, out, g, islog);
+    TH_R(sm_run)(&j, n, SM_BLOCK * g->dim, TH_R(softmax_planes_backward));
   return TH_OK;
 }
 

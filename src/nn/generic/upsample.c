@@ -1,45 +1,55 @@
 /* generic/upsample.c: nearest and linear up-sampling for 'real' (included by th_nn_upsample.c) */
 
-static int TH_R(upnearest_forward)(const th_tensor *input, th_tensor *output, const geom *g,
-                                   int64_t s) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
+/* nearest up-sampling of planes [lo, hi): forward copies 'a' (input)
+   into 'b' (output); backward adds 'b' (gradOutput) into 'a' (gradInput) */
+typedef struct TH_R(near_job) {
+  real *a, *b;
+  const geom *g;
+  int64_t s;
+  int back;
+} TH_R(near_job);
+
+static void TH_R(upnearest_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(near_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t s = j->s;
   const int64_t iS = g->i[0] * g->i[1] * g->i[2], oS = g->o[0] * g->o[1] * g->o[2];
   int64_t p;
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
-    const real *ip = in + p * iS;
-    real *op = out + p * oS;
+  for (p = lo; p < hi; p++) {
+    real *ip = j->a + p * iS, *op = j->b + p * oS;
     int64_t z, y, x;
     for (z = 0; z < g->o[0]; z++)
       for (y = 0; y < g->o[1]; y++) {
-        const real *row = ip + ((z / s) * g->i[1] + y / s) * g->i[2];
+        real *row = ip + ((z / s) * g->i[1] + y / s) * g->i[2];
         real *orow = op + (z * g->o[1] + y) * g->o[2];
-        for (x = 0; x < g->o[2]; x++) orow[x] = row[x / s];
+        if (j->back)
+          for (x = 0; x < g->o[2]; x++) row[x / s] += orow[x];
+        else
+          for (x = 0; x < g->o[2]; x++) orow[x] = row[x / s];
       }
   }
+}
+
+static void TH_R(upnearest_run)(real *a, real *b, const geom *g, int64_t s, int back) {
+  TH_R(near_job) j;
+  const int64_t oS = g->o[0] * g->o[1] * g->o[2];
+  j.a = a, j.b = b, j.g = g, j.s = s, j.back = back;
+  th_pool_ranges(th_nn_threads_over(g->planes * oS, TH_NN_PAR_MIN_ELEMS), g->planes,
+                 TH_R(upnearest_planes), &j);
+}
+
+static int TH_R(upnearest_forward)(const th_tensor *input, th_tensor *output, const geom *g,
+                                   int64_t s) {
+  TH_R(upnearest_run)(th_tensor_data(input), th_tensor_data(output), g, s, 0);
   return TH_OK;
 }
 
 static int TH_R(upnearest_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                     const geom *g, int64_t s) {
-  const real *go = th_tensor_data(gradOutput);
+  const int64_t iS = g->i[0] * g->i[1] * g->i[2];
   real *gi = th_tensor_data(gradInput);
-  const int64_t iS = g->i[0] * g->i[1] * g->i[2], oS = g->o[0] * g->o[1] * g->o[2];
-  int64_t p;
   memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
-    real *ip = gi + p * iS;
-    const real *op = go + p * oS;
-    int64_t z, y, x;
-    for (z = 0; z < g->o[0]; z++)
-      for (y = 0; y < g->o[1]; y++) {
-        real *row = ip + ((z / s) * g->i[1] + y / s) * g->i[2];
-        const real *orow = op + (z * g->o[1] + y) * g->o[2];
-        for (x = 0; x < g->o[2]; x++) row[x / s] += orow[x];
-      }
-  }
+  TH_R(upnearest_run)(gi, th_tensor_data(gradOutput), g, s, 1);
   return TH_OK;
 }
 
@@ -64,26 +74,28 @@ static void TH_R(taps)(TH_R(tap) *t, int64_t in, int64_t out) {
   }
 }
 
-/* forward (back = 0): out = interpolation of in; backward (back = 1): 'a'
-   is gradInput, 'b' gradOutput, each output's gradient spread on its corners */
-static int TH_R(uplinear_run)(th_tensor *a, th_tensor *b, const geom *g, int back) {
-  real *A = th_tensor_data(a), *B = th_tensor_data(b);
+/* linear up-sampling of planes [lo, hi): forward (back = 0) 'b' (output)
+   = interpolation of 'a' (input); backward (back = 1): 'a' is gradInput,
+   'b' gradOutput, each output's gradient spread on its corners */
+typedef struct TH_R(lin_job) {
+  real *a, *b;
+  const geom *g;
+  const TH_R(tap) *td, *th, *tw;
+  int back;
+} TH_R(lin_job);
+
+static void TH_R(uplinear_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(lin_job) *j = arg;
+  const geom *g = j->g;
+  const TH_R(tap) *td = j->td, *th = j->th, *tw = j->tw;
+  real *A = j->a, *B = j->b;
+  const int back = j->back;
   const int64_t iD = g->i[0], iH = g->i[1], iW = g->i[2];
   const int64_t oD = g->o[0], oH = g->o[1], oW = g->o[2];
   const int64_t iS = iD * iH * iW, oS = oD * oH * oW;
   const int same = iD == oD && iH == oH && iW == oW;
-  TH_R(tap) *td, *th, *tw;
   int64_t p;
-  td = malloc(sizeof(TH_R(tap)) * (size_t)(oD + oH + oW));
-  if (!td) return th_error_set("out of memory for interpolation tables");
-  th = td + oD;
-  tw = th + oH;
-  TH_R(taps)(td, iD, oD);
-  TH_R(taps)(th, iH, oH);
-  TH_R(taps)(tw, iW, oW);
-  if (back) memset(A, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
+  for (p = lo; p < hi; p++) {
     real *ip = A + p * iS;
     real *op = B + p * oS;
     int64_t z, y, x;
@@ -125,6 +137,25 @@ static int TH_R(uplinear_run)(th_tensor *a, th_tensor *b, const geom *g, int bac
           }
         }
   }
+}
+
+static int TH_R(uplinear_run)(th_tensor *a, th_tensor *b, const geom *g, int back) {
+  const int64_t iS = g->i[0] * g->i[1] * g->i[2], oS = g->o[0] * g->o[1] * g->o[2];
+  const int64_t oD = g->o[0], oH = g->o[1], oW = g->o[2];
+  TH_R(lin_job) j;
+  TH_R(tap) *td, *th, *tw;
+  td = malloc(sizeof(TH_R(tap)) * (size_t)(oD + oH + oW));
+  if (!td) return th_error_set("out of memory for interpolation tables");
+  th = td + oD;
+  tw = th + oH;
+  TH_R(taps)(td, g->i[0], oD);
+  TH_R(taps)(th, g->i[1], oH);
+  TH_R(taps)(tw, g->i[2], oW);
+  j.a = th_tensor_data(a), j.b = th_tensor_data(b), j.g = g, j.back = back;
+  j.td = td, j.th = th, j.tw = tw;
+  if (back) memset(j.a, 0, sizeof(real) * (size_t)(g->planes * iS));
+  th_pool_ranges(th_nn_threads_over(g->planes * oS, TH_NN_PAR_MIN_ELEMS), g->planes,
+                 TH_R(uplinear_planes), &j);
   free(td);
   return TH_OK;
 }

@@ -44,57 +44,88 @@ static void TH_R(volmax_plane)(const real *ip, real *op, int64_t *xp, const geom
   }
 }
 
-static int TH_R(volmax_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
-                                const geom *g, const th_nn_vol *v) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
-  int64_t *ind = th_tensor_data(indices);
+typedef struct TH_R(vol_job) {
+  real *a, *b;
+  int64_t *ind;
+  const geom *g;
+  const th_nn_vol *v;
+  int count_include_pad, back;
+} TH_R(vol_job);
+
+static void TH_R(volmax_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(vol_job) *j = arg;
+  const geom *g = j->g;
   const int64_t iS = g->iT * g->iH * g->iW, oS = g->oT * g->oH * g->oW;
   int64_t p;
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++)
-    TH_R(volmax_plane)(in + p * iS, out + p * oS, ind + p * oS, g, v);
+  for (p = lo; p < hi; p++)
+    TH_R(volmax_plane)(j->a + p * iS, j->b + p * oS, j->ind + p * oS, g, j->v);
+}
+
+static int TH_R(volmax_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
+                                const geom *g, const th_nn_vol *v) {
+  TH_R(vol_job) j;
+  j.a = th_tensor_data(input), j.b = th_tensor_data(output), j.ind = th_tensor_data(indices);
+  j.g = g, j.v = v;
+  th_pool_ranges(th_nn_threads_over(g->planes * g->oT * g->oH * g->oW, TH_NN_PAR_MIN_ELEMS),
+                 g->planes, TH_R(volmax_planes), &j);
   return TH_OK;
 }
 
 /* gradInput = 0, then each plane's gradOutput added at its 1-based
    indices; returns how many indices fell outside the plane (nothing is
    written for those) */
+typedef struct TH_R(scatter_job) {
+  const real *go;
+  real *gi;
+  const int64_t *ind;
+  int64_t oS, iS;
+  _Atomic int64_t bad;
+} TH_R(scatter_job);
+
+static void TH_R(vol_scatter_planes)(void *arg, int64_t lo, int64_t hi) {
+  TH_R(scatter_job) *j = arg;
+  const int64_t oS = j->oS, iS = j->iS;
+  int64_t p, bad = 0;
+  for (p = lo; p < hi; p++) {
+    const real *gp = j->go + p * oS;
+    const int64_t *xp = j->ind + p * oS;
+    real *dst = j->gi + p * iS;
+    int64_t k;
+    for (k = 0; k < oS; k++) {
+      int64_t i = xp[k] - 1;
+      if (i < 0 || i >= iS) bad++;
+      else dst[i] += gp[k];
+    }
+  }
+  if (bad) atomic_fetch_add(&j->bad, bad);
+}
+
 static int64_t TH_R(vol_scatter)(const th_tensor *gradOutput, th_tensor *gradInput,
                                  const th_tensor *indices, int64_t planes, int64_t oS,
                                  int64_t iS) {
-  const real *go = th_tensor_data(gradOutput);
-  real *gi = th_tensor_data(gradInput);
-  const int64_t *ind = th_tensor_data(indices);
-  int64_t p, bad = 0;
-  memset(gi, 0, sizeof(real) * (size_t)(planes * iS));
-#pragma omp parallel for if (planes * oS > TH_NN_PAR_MIN_ELEMS) reduction(+ : bad)
-  for (p = 0; p < planes; p++) {
-    const real *gp = go + p * oS;
-    const int64_t *xp = ind + p * oS;
-    real *dst = gi + p * iS;
-    int64_t k;
-    for (k = 0; k < oS; k++) {
-      int64_t j = xp[k] - 1;
-      if (j < 0 || j >= iS) bad++;
-      else dst[j] += gp[k];
-    }
-  }
-  return bad;
+  TH_R(scatter_job) j;
+  j.go = th_tensor_data(gradOutput), j.gi = th_tensor_data(gradInput);
+  j.ind = th_tensor_data(indices), j.oS = oS, j.iS = iS;
+  atomic_init(&j.bad, 0);
+  memset(j.gi, 0, sizeof(real) * (size_t)(planes * iS));
+  th_pool_ranges(th_nn_threads_over(planes * oS, TH_NN_PAR_MIN_ELEMS), planes,
+                 TH_R(vol_scatter_planes), &j);
+  return atomic_load(&j.bad);
 }
 
 /* average pooling: forward (back = 0) reads 'a' (input) into 'b'
    (output); backward (back = 1) spreads 'b' (gradOutput) into 'a'
    (gradInput). The divisor is the window clipped to the padded volume
    (count_include_pad) or to the volume. */
-static int TH_R(volavg)(th_tensor *at, th_tensor *bt, const geom *g, const th_nn_vol *v,
-                        int count_include_pad, int back) {
-  real *A = th_tensor_data(at), *Bp = th_tensor_data(bt);
+static void TH_R(volavg_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(vol_job) *j = arg;
+  const geom *g = j->g;
+  const th_nn_vol *v = j->v;
+  const int count_include_pad = j->count_include_pad, back = j->back;
+  real *A = j->a, *Bp = j->b;
   const int64_t iS = g->iT * g->iH * g->iW, oS = g->oT * g->oH * g->oW;
   int64_t p;
-  if (back) memset(A, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
+  for (p = lo; p < hi; p++) {
     real *ip = A + p * iS, *op = Bp + p * oS;
     int64_t ot, oy, ox;
     for (ot = 0; ot < g->oT; ot++)
@@ -127,6 +158,16 @@ static int TH_R(volavg)(th_tensor *at, th_tensor *bt, const geom *g, const th_nn
           }
         }
   }
+}
+
+static int TH_R(volavg)(th_tensor *at, th_tensor *bt, const geom *g, const th_nn_vol *v,
+                        int count_include_pad, int back) {
+  TH_R(vol_job) j;
+  j.a = th_tensor_data(at), j.b = th_tensor_data(bt), j.g = g, j.v = v;
+  j.count_include_pad = count_include_pad, j.back = back;
+  if (back) memset(j.a, 0, sizeof(real) * (size_t)(g->planes * g->iT * g->iH * g->iW));
+  th_pool_ranges(th_nn_threads_over(g->planes * g->oT * g->oH * g->oW, TH_NN_PAR_MIN_ELEMS),
+                 g->planes, TH_R(volavg_planes), &j);
   return TH_OK;
 }
 
@@ -140,20 +181,25 @@ static void TH_R(fmp_starts)(real u, int64_t in, int64_t out, int64_t pool, int6
   seq[out - 1] = in - pool;
 }
 
-/* fractional max pooling of every plane (layout H x W x T); 'seq' holds
-   room for out[0] + out[1] + out[2] starts per thread */
-static int TH_R(volfmp_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
-                                const th_tensor *samples, const fgeom *g) {
-  const real *in = th_tensor_data(input), *u = th_tensor_data(samples);
-  real *out = th_tensor_data(output);
-  int64_t *ind = th_tensor_data(indices);
+/* fractional max pooling of every plane (layout H x W x T); 'seqs' holds
+   room for oT + oW + oH region starts per plane */
+typedef struct TH_R(fmp_job) {
+  const real *in, *u;
+  real *out;
+  int64_t *ind, *seqs;
+  const fgeom *g;
+} TH_R(fmp_job);
+
+static void TH_R(volfmp_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(fmp_job) *j = arg;
+  const fgeom *g = j->g;
+  const real *in = j->in, *u = j->u;
+  real *out = j->out;
+  int64_t *ind = j->ind, *seqs = j->seqs;
   const int64_t iS = g->iT * g->iW * g->iH, oS = g->oT * g->oW * g->oH;
   const int64_t ns = g->oT + g->oW + g->oH;
-  int64_t *seqs = malloc(sizeof(int64_t) * (size_t)ns * (size_t)g->planes);
   int64_t p;
-  if (seqs == NULL) return th_error_set("out of memory (%lld pooling region starts)", (long long)(ns * g->planes));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
+  for (p = lo; p < hi; p++) {
     int64_t *sT = seqs + p * ns, *sW = sT + g->oT, *sH = sW + g->oW;
     const real *ip = in + p * iS;
     real *op = out + p * oS;
@@ -180,6 +226,18 @@ static int TH_R(volfmp_forward)(const th_tensor *input, th_tensor *output, th_te
           xp[(h * g->oW + w) * g->oT + t] = best + 1;
         }
   }
-  free(seqs);
+}
+
+static int TH_R(volfmp_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
+                                const th_tensor *samples, const fgeom *g) {
+  const int64_t ns = g->oT + g->oW + g->oH;
+  TH_R(fmp_job) j;
+  j.seqs = malloc(sizeof(int64_t) * (size_t)ns * (size_t)g->planes);
+  if (j.seqs == NULL) return th_error_set("out of memory (%lld pooling region starts)", (long long)(ns * g->planes));
+  j.in = th_tensor_data(input), j.u = th_tensor_data(samples), j.out = th_tensor_data(output);
+  j.ind = th_tensor_data(indices), j.g = g;
+  th_pool_ranges(th_nn_threads_over(g->planes * g->oT * g->oW * g->oH, TH_NN_PAR_MIN_ELEMS),
+                 g->planes, TH_R(volfmp_planes), &j);
+  free(j.seqs);
   return TH_OK;
 }

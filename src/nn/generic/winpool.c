@@ -28,40 +28,68 @@ static void TH_R(winmax_plane)(const real *ip, real *op, int64_t *xp, const geom
   }
 }
 
-static int TH_R(winmax_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
-                                const geom *g, const spans *s) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
-  int64_t *ind = th_tensor_data(indices);
+/* the operands of one call: 'a' the input side (input, gradInput), 'b'
+   the output side (output, gradOutput); 'bad' counts indices outside a plane */
+typedef struct TH_R(win_job) {
+  real *a, *b;
+  int64_t *ind;
+  const geom *g;
+  const spans *s;
+  int back;
+  _Atomic int64_t bad;
+} TH_R(win_job);
+
+static void TH_R(winmax_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(win_job) *j = arg;
+  const geom *g = j->g;
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p;
-#pragma omp parallel for if (g->planes * iS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++)
-    TH_R(winmax_plane)(in + p * iS, out + p * oS, ind + p * oS, g, s, s->stride_y ? p : 0);
+  for (p = lo; p < hi; p++)
+    TH_R(winmax_plane)(j->a + p * iS, j->b + p * oS, j->ind + p * oS, g, j->s,
+                       j->s->stride_y ? p : 0);
+}
+
+static int TH_R(winmax_forward)(const th_tensor *input, th_tensor *output, th_tensor *indices,
+                                const geom *g, const spans *s) {
+  TH_R(win_job) j;
+  j.a = th_tensor_data(input), j.b = th_tensor_data(output), j.ind = th_tensor_data(indices);
+  j.g = g, j.s = s;
+  th_pool_ranges(th_nn_threads_over(g->planes * g->iH * g->iW, TH_NN_PAR_MIN_ELEMS), g->planes,
+                 TH_R(winmax_planes), &j);
   return TH_OK;
+}
+
+static void TH_R(indexmax_planes)(void *arg, int64_t lo, int64_t hi) {
+  TH_R(win_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  int64_t p, bad = 0;
+  for (p = lo; p < hi; p++) {
+    const real *gp = j->b + p * oS;
+    const int64_t *xp = j->ind + p * oS;
+    real *dst = j->a + p * iS;
+    int64_t k;
+    for (k = 0; k < oS; k++) {
+      int64_t i = xp[k] - 1;
+      if (i >= iS || i < -1) bad++;
+      else if (i >= 0) dst[i] += gp[k];
+    }
+  }
+  if (bad) atomic_fetch_add(&j->bad, bad);
 }
 
 /* gradInput = gradOutput scattered through 1-based indices (0: nowhere) */
 static int TH_R(indexmax_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                    const th_tensor *indices, const geom *g) {
-  const real *go = th_tensor_data(gradOutput);
-  real *gi = th_tensor_data(gradInput);
-  const int64_t *ind = th_tensor_data(indices);
-  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  int64_t p, bad = 0;
-  memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * oS > TH_NN_PAR_MIN_ELEMS) reduction(+ : bad)
-  for (p = 0; p < g->planes; p++) {
-    const real *gp = go + p * oS;
-    const int64_t *xp = ind + p * oS;
-    real *dst = gi + p * iS;
-    int64_t k;
-    for (k = 0; k < oS; k++) {
-      int64_t j = xp[k] - 1;
-      if (j >= iS || j < -1) bad++;
-      else if (j >= 0) dst[j] += gp[k];
-    }
-  }
+  TH_R(win_job) j;
+  int64_t bad;
+  j.a = th_tensor_data(gradInput), j.b = th_tensor_data(gradOutput);
+  j.ind = th_tensor_data(indices), j.g = g, j.s = NULL;
+  atomic_init(&j.bad, 0);
+  memset(j.a, 0, sizeof(real) * (size_t)(g->planes * g->iH * g->iW));
+  th_pool_ranges(th_nn_threads_over(g->planes * g->oH * g->oW, TH_NN_PAR_MIN_ELEMS), g->planes,
+                 TH_R(indexmax_planes), &j);
+  bad = atomic_load(&j.bad);
   if (bad)
     return th_error_set("indices hold %lld positions outside the %lldx%lld input planes (were they computed for this input?)",
                         (long long)bad, (long long)g->iH, (long long)g->iW);
@@ -96,49 +124,53 @@ static int TH_R(frac_spans)(const th_tensor *samples, spans *s, const geom *g, i
   return TH_OK;
 }
 
-static int TH_R(winavg_forward)(const th_tensor *input, th_tensor *output, const geom *g,
-                                const spans *s) {
-  const real *in = th_tensor_data(input);
-  real *out = th_tensor_data(output);
+/* average over each output's span (back = 0: 'b' from 'a'), or each
+   output's gradient spread over its span (back = 1: 'a' from 'b') */
+static void TH_R(winavg_planes)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(win_job) *j = arg;
+  const geom *g = j->g;
+  const spans *s = j->s;
+  const int back = j->back;
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
   int64_t p;
-#pragma omp parallel for if (g->planes * iS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
-    const real *ip = in + p * iS;
-    real *op = out + p * oS;
+  for (p = lo; p < hi; p++) {
+    real *ip = j->a + p * iS, *op = j->b + p * oS;
     int64_t oy, ox, y, x;
     for (oy = 0; oy < g->oH; oy++) {
       for (ox = 0; ox < g->oW; ox++) {
-        real sum = 0;
-        for (y = s->y0[oy]; y < s->y1[oy]; y++)
-          for (x = s->x0[ox]; x < s->x1[ox]; x++) sum += ip[y * g->iW + x];
-        /* Torch7 divides twice, in 'real' */
-        op[oy * g->oW + ox] = sum / (real)(s->x1[ox] - s->x0[ox]) / (real)(s->y1[oy] - s->y0[oy]);
+        if (back) {
+          real v = op[oy * g->oW + ox] / (real)(s->x1[ox] - s->x0[ox]) / (real)(s->y1[oy] - s->y0[oy]);
+          for (y = s->y0[oy]; y < s->y1[oy]; y++)
+            for (x = s->x0[ox]; x < s->x1[ox]; x++) ip[y * g->iW + x] += v;
+        } else {
+          real sum = 0;
+          for (y = s->y0[oy]; y < s->y1[oy]; y++)
+            for (x = s->x0[ox]; x < s->x1[ox]; x++) sum += ip[y * g->iW + x];
+          /* Torch7 divides twice, in 'real' */
+          op[oy * g->oW + ox] = sum / (real)(s->x1[ox] - s->x0[ox]) / (real)(s->y1[oy] - s->y0[oy]);
+        }
       }
     }
   }
+}
+
+static void TH_R(winavg_run)(real *a, real *b, const geom *g, const spans *s, int back) {
+  TH_R(win_job) j;
+  j.a = a, j.b = b, j.ind = NULL, j.g = g, j.s = s, j.back = back;
+  th_pool_ranges(th_nn_threads_over(g->planes * g->iH * g->iW, TH_NN_PAR_MIN_ELEMS), g->planes,
+                 TH_R(winavg_planes), &j);
+}
+
+static int TH_R(winavg_forward)(const th_tensor *input, th_tensor *output, const geom *g,
+                                const spans *s) {
+  TH_R(winavg_run)(th_tensor_data(input), th_tensor_data(output), g, s, 0);
   return TH_OK;
 }
 
 static int TH_R(winavg_backward)(const th_tensor *gradOutput, th_tensor *gradInput, const geom *g,
                                  const spans *s) {
-  const real *go = th_tensor_data(gradOutput);
   real *gi = th_tensor_data(gradInput);
-  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
-  int64_t p;
-  memset(gi, 0, sizeof(real) * (size_t)(g->planes * iS));
-#pragma omp parallel for if (g->planes * iS > TH_NN_PAR_MIN_ELEMS)
-  for (p = 0; p < g->planes; p++) {
-    const real *gp = go + p * oS;
-    real *ip = gi + p * iS;
-    int64_t oy, ox, y, x;
-    for (oy = 0; oy < g->oH; oy++) {
-      for (ox = 0; ox < g->oW; ox++) {
-        real v = gp[oy * g->oW + ox] / (real)(s->x1[ox] - s->x0[ox]) / (real)(s->y1[oy] - s->y0[oy]);
-        for (y = s->y0[oy]; y < s->y1[oy]; y++)
-          for (x = s->x0[ox]; x < s->x1[ox]; x++) ip[y * g->iW + x] += v;
-      }
-    }
-  }
+  memset(gi, 0, sizeof(real) * (size_t)(g->planes * g->iH * g->iW));
+  TH_R(winavg_run)(gi, th_tensor_data(gradOutput), g, s, 1);
   return TH_OK;
 }

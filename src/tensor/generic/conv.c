@@ -35,6 +35,32 @@ static accreal TH_R(window)(const real *x, const int64_t *xs, const real *k, con
   return sum;
 }
 
+typedef struct TH_R(conv_job) {
+  real *r;
+  const real *xd, *kd;
+  int64_t nin, xplane_step, kstep, kin, xn, kn, on;
+  const int64_t *xs, *ks, *os, *pad;
+  int flip;
+} TH_R(conv_job);
+
+/* output plane j */
+static void TH_R(conv_plane)(void *arg, int64_t j) {
+  const TH_R(conv_job) *c = arg;
+  const int64_t *os = c->os;
+  real *rp = c->r + j * c->on;
+  int64_t a, b, x, i;
+  for (a = 0; a < os[0]; a++)
+    for (b = 0; b < os[1]; b++)
+      for (x = 0; x < os[2]; x++) {
+        accreal sum = 0;
+        for (i = 0; i < c->nin; i++)
+          sum += TH_R(window)(c->xd + (j * c->xplane_step + i) * c->xn, c->xs,
+                              c->kd + (j * c->kstep + i * c->kin) * c->kn, c->ks, c->pad, c->flip,
+                              a, b, x);
+        rp[(a * os[1] + b) * os[2] + x] = (real)sum;
+      }
+}
+
 /* out (planes x os) = sum over the nin input planes i of x[i] with
    k[j * kstep + i * kin] for output plane j; kin = 0 and nin = 1 give
    the plane-by-plane form */
@@ -42,24 +68,14 @@ static int TH_R(conv)(th_tensor *out, const th_tensor *x, const th_tensor *k, in
                       int64_t nin, int64_t xplane_step, int64_t kstep, int64_t kin,
                       const int64_t *xs, const int64_t *ks, const int64_t *os, const int64_t *pad,
                       int flip) {
-  real *r = (real *)th_tensor_data(out);
-  const real *xd = (const real *)th_tensor_data(x), *kd = (const real *)th_tensor_data(k);
-  const int64_t xn = xs[0] * xs[1] * xs[2], kn = ks[0] * ks[1] * ks[2];
-  const int64_t on = os[0] * os[1] * os[2];
-  int64_t j;
-#pragma omp parallel for if ((double)planes * (double)on * (double)kn * (double)nin > 262144.0)
-  for (j = 0; j < planes; j++) {
-    int64_t a, b, c, i;
-    real *rp = r + j * on;
-    for (a = 0; a < os[0]; a++)
-      for (b = 0; b < os[1]; b++)
-        for (c = 0; c < os[2]; c++) {
-          accreal sum = 0;
-          for (i = 0; i < nin; i++)
-            sum += TH_R(window)(xd + (j * xplane_step + i) * xn, xs, kd + (j * kstep + i * kin) * kn,
-                                ks, pad, flip, a, b, c);
-          rp[(a * os[1] + b) * os[2] + c] = (real)sum;
-        }
-  }
+  TH_R(conv_job) c;
+  c.r = (real *)th_tensor_data(out);
+  c.xd = (const real *)th_tensor_data(x), c.kd = (const real *)th_tensor_data(k);
+  c.xn = xs[0] * xs[1] * xs[2], c.kn = ks[0] * ks[1] * ks[2], c.on = os[0] * os[1] * os[2];
+  c.nin = nin, c.xplane_step = xplane_step, c.kstep = kstep, c.kin = kin;
+  c.xs = xs, c.ks = ks, c.os = os, c.pad = pad, c.flip = flip;
+  th_pool_for((double)planes * (double)c.on * (double)c.kn * (double)nin > 262144.0
+                  ? th_math_threads() : 1,
+              planes, TH_R(conv_plane), &c);
   return TH_OK;
 }

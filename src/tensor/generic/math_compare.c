@@ -17,8 +17,8 @@
   }
 
 /* b NULL: compare with 'value', already exact in 'real' (see th_math_compare.c) */
-static int TH_R(compare)(th_tensor *r, const th_tensor *a, th_cmp_op op, const th_tensor *b,
-                         double value) {
+static int TH_R(compare)(th_math_span *th_span, th_tensor *r, const th_tensor *a, th_cmp_op op,
+                         const th_tensor *b, double value) {
   const real v = MCAST(value);
   const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   if (r->dtype == TH_BYTE) {

@@ -67,7 +67,7 @@ static inline real TH_R(frem)(real x, real y) {
 #endif
 
 /* r = f(a) */
-static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
+static int TH_R(unary)(th_math_span *th_span, th_tensor *r, const th_tensor *a, th_unary_op op) {
 #define U(OP, PAR, ...)                                                        \
   case OP: {                                                                   \
     const int64_t th_par_min = PAR;                                            \
@@ -116,7 +116,8 @@ static int TH_R(unary)(th_tensor *r, const th_tensor *a, th_unary_op op) {
 }
 
 /* r = a op value */
-static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, double value) {
+static int TH_R(scalar)(th_math_span *th_span, th_tensor *r, const th_tensor *a, th_scalar_op op,
+                        double value) {
   const real v = MCAST(value);
 #define S(OP, PAR, ...)                                                        \
   case OP: {                                                                   \
@@ -166,7 +167,8 @@ static int TH_R(scalar)(th_tensor *r, const th_tensor *a, th_scalar_op op, doubl
 }
 
 /* r = min(max(a, lo), hi) */
-static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
+static int TH_R(clamp)(th_math_span *th_span, th_tensor *r, const th_tensor *a, double lo,
+                       double hi) {
   const real l = MCAST(lo), h = MCAST(hi);
   const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   TH_MAP2(real, rp, r, const real, ap, a, { const real x = *ap; *rp = x < l ? l : (x > h ? h : x); });
@@ -174,10 +176,11 @@ static int TH_R(clamp)(th_tensor *r, const th_tensor *a, double lo, double hi) {
 }
 
 #if M_FLOATING
-/* r = a + b over contiguous operands in blocks run by th_pool: a step's
-   gradient sums (ConcatTable, CAddTable) then split over the helpers that
-   stay awake between its layers instead of waking an OpenMP team; the same
-   additions as TH_MAP3's loop (no multiply that a CPU clone could fuse) */
+/* r = a + b over contiguous operands in blocks run by th_pool, from
+   TH_MATH_PAR_POOL elements (a step's gradient sums, ConcatTable and
+   CAddTable, whose helpers are awake between its layers) and in a loop
+   compiled per CPU; the same additions as TH_MAP3's loop (no multiply that
+   a CPU clone could fuse) */
 typedef struct TH_R(add_job) {
   real *r;
   const real *a, *b;
@@ -209,8 +212,8 @@ static int TH_R(add_pool)(th_tensor *r, const th_tensor *a, const th_tensor *b) 
 #endif
 
 /* r = a op b */
-static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const th_tensor *b,
-                        double value) {
+static int TH_R(binary)(th_math_span *th_span, th_tensor *r, const th_tensor *a, th_binary_op op,
+                        const th_tensor *b, double value) {
   const real v = MCAST(value);
 #define B(OP, PAR, ...)                                                        \
   case OP: {                                                                   \
@@ -220,16 +223,18 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
     break;                                                                     \
   }
 #if !M_FLOATING
-  if ((op == TH_BI_DIV || op == TH_BI_FMOD || op == TH_BI_REMAINDER) && TH_R(has_zero)(b))
+  if (th_math_span_whole(th_span) && (op == TH_BI_DIV || op == TH_BI_FMOD || op == TH_BI_REMAINDER) &&
+      TH_R(has_zero)(b))
     return th_error_set("integer division by zero (the divisor tensor holds a 0)");
-  if ((op == TH_BI_LSHIFT || op == TH_BI_RSHIFT) && TH_R(has_negative)(b))
+  if (th_math_span_whole(th_span) && (op == TH_BI_LSHIFT || op == TH_BI_RSHIFT) &&
+      TH_R(has_negative)(b))
     return th_error_set("shift counts must be non-negative (the count tensor holds a negative)");
 #endif
   switch (op) {
     case TH_BI_ADD: {
       const int64_t th_par_min = TH_MATH_PAR_CHEAP;
 #if M_FLOATING
-      if (value == 1 && TH_R(add_pool)(r, a, b)) break;
+      if (value == 1 && th_math_span_whole(th_span) && TH_R(add_pool)(r, a, b)) break;
 #endif
       if (value == 1) TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, *bp););
       else TH_MAP3(real, rp, r, const real, ap, a, const real, bp, b, *rp = (real)W_ADD(*ap, W_MUL(v, *bp)););
@@ -263,8 +268,8 @@ static int TH_R(binary)(th_tensor *r, const th_tensor *a, th_binary_op op, const
 }
 
 /* r = a + value * b * c, or a + value * b / c */
-static int TH_R(addc)(th_tensor *r, const th_tensor *a, double value, const th_tensor *b,
-                      const th_tensor *c, int divide) {
+static int TH_R(addc)(th_math_span *th_span, th_tensor *r, const th_tensor *a, double value,
+                      const th_tensor *b, const th_tensor *c, int divide) {
   const real v = MCAST(value);
   const int64_t th_par_min = TH_MATH_PAR_CHEAP;
   if (!divide) {
@@ -276,7 +281,8 @@ static int TH_R(addc)(th_tensor *r, const th_tensor *a, double value, const th_t
   TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
           *rp = *ap + v * *bp / *cp;);
 #else
-  if (TH_R(has_zero)(c)) return th_error_set("integer division by zero (tensor2 holds a 0)");
+  if (th_math_span_whole(th_span) && TH_R(has_zero)(c))
+    return th_error_set("integer division by zero (tensor2 holds a 0)");
   TH_MAP4(real, rp, r, const real, ap, a, const real, bp, b, const real, cp, c,
           *rp = (real)W_ADD(*ap, TH_R(idiv)((real)W_MUL(v, *bp), *cp)););
 #endif

@@ -124,24 +124,37 @@ static accreal TH_R(combine)(accreal acc, accreal x, fold_op f) {
   return W_ADD(acc, x);
 }
 
+/* a whole-tensor fold's blocks, for th_pool: part[k] = the fold of block k */
+typedef struct TH_R(fold_job) {
+  const real *pa, *pb;
+  int64_t n, bs;
+  fold_op f;
+  double param;
+  accreal *part;
+} TH_R(fold_job);
+
+static void TH_R(fold_block)(void *arg, int64_t k) {
+  const TH_R(fold_job) *j = arg;
+  const int64_t lo = k * j->bs, len = j->n - lo < j->bs ? j->n - lo : j->bs;
+  j->part[k] = j->pb ? TH_R(fold2_row)(j->pa + lo, 1, j->pb + lo, 1, len, j->f, j->param)
+                     : TH_R(fold_row)(j->pa + lo, len, 1, j->f, j->param);
+}
+
 /* the fold of every element of a (and b, for two-tensor folds); both are
    contiguous (th_math_reduce.c copies strided inputs first, so a tensor
    folds to the same bits in every layout) */
 static accreal TH_R(fold_all)(const th_tensor *a, const th_tensor *b, fold_op f, double param) {
   accreal acc = f == F_PROD ? 1 : 0;
-  const int64_t n = th_tensor_numel(a);
-  const real *pa = (const real *)th_tensor_data(a);
-  const real *pb = b ? (const real *)th_tensor_data(b) : NULL;
-  const int64_t bs = fold_block_size(n), nb = (n + bs - 1) / bs;
   accreal part[FOLD_MAX_BLOCKS];
-  int64_t k;
-  if (n == 0) return acc;
-#pragma omp parallel for if (nb > 1) schedule(static)
-  for (k = 0; k < nb; k++) {
-    const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
-    part[k] = pb ? TH_R(fold2_row)(pa + lo, 1, pb + lo, 1, len, f, param)
-                 : TH_R(fold_row)(pa + lo, len, 1, f, param);
-  }
+  TH_R(fold_job) j;
+  int64_t k, nb;
+  j.n = th_tensor_numel(a);
+  if (j.n == 0) return acc;
+  j.pa = (const real *)th_tensor_data(a);
+  j.pb = b ? (const real *)th_tensor_data(b) : NULL;
+  j.bs = fold_block_size(j.n), j.f = f, j.param = param, j.part = part;
+  nb = (j.n + j.bs - 1) / j.bs;
+  th_pool_for(th_math_threads(), nb, TH_R(fold_block), &j);
   for (k = 0; k < nb; k++) acc = TH_R(combine)(acc, part[k], f);
   return acc;
 }
@@ -226,49 +239,76 @@ static int TH_R(reduce_all)(const th_tensor *t, th_reduce_op op, double param, t
   }
 }
 
+/* rows along a dimension of contiguous operands, for th_pool: the row
+   folds r[k] (k < outer * inner), or the column sums of chunk k (k < outer
+   * nchunks) */
+typedef struct TH_R(rows_job) {
+  const real *tp;
+  real *rp;
+  int64_t n, inner, nchunks;
+  th_reduce_op op;
+  double param;
+} TH_R(rows_job);
+
+static void TH_R(row_results)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(rows_job) *j = arg;
+  const int64_t n = j->n, inner = j->inner;
+  int64_t k;
+  for (k = lo; k < hi; k++)
+    j->rp[k] = TH_R(row_result)(j->tp + (k / inner) * n * inner + k % inner, n, inner, j->op,
+                                j->param);
+}
+
+/* column sums: add whole contiguous rows into blocks of accumulators, with
+   the lanes of fold_row (so the same bits as a row fold) */
+static void TH_R(column_sums)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(rows_job) *j = arg;
+  const int64_t n = j->n, inner = j->inner, nchunks = j->nchunks, nmain = n - n % 4;
+  int64_t k;
+  for (k = lo; k < hi; k++) {
+    const int64_t o = k / nchunks, j0 = (k % nchunks) * SUM_CHUNK;
+    const int64_t len = inner - j0 < SUM_CHUNK ? inner - j0 : SUM_CHUNK;
+    const real *base = j->tp + o * n * inner + j0;
+    real *rp = j->rp;
+    accreal acc[4][SUM_CHUNK];
+    int64_t i, c;
+    for (c = 0; c < len; c++) acc[0][c] = acc[1][c] = acc[2][c] = acc[3][c] = 0;
+    for (i = 0; i < n; i++) {
+      accreal *lane = acc[i < nmain ? i % 4 : 0];
+      for (c = 0; c < len; c++) lane[c] = W_ADD(lane[c], (accreal)base[i * inner + c]);
+    }
+    for (c = 0; c < len; c++) {
+      const accreal sum = W_ADD(W_ADD(acc[0][c], acc[1][c]), W_ADD(acc[2][c], acc[3][c]));
+#if M_FLOATING
+      if (j->op == TH_RED_MEAN) {
+        rp[o * inner + j0 + c] = (real)(sum / (double)n);
+        continue;
+      }
+#endif
+      rp[o * inner + j0 + c] = (real)sum;
+    }
+  }
+}
+
 /* r (t's shape, size 1 at dim, already sized) = op of each row along dim */
 static int TH_R(reduce_dim)(th_tensor *r, const th_tensor *t, th_reduce_op op, int dim,
                             double param) {
   const int64_t n = t->size[dim];
   if (th_tensor_is_contiguous(t) && th_tensor_is_contiguous(r)) {
-    const real *tp = (const real *)th_tensor_data(t);
-    real *rp = (real *)th_tensor_data(r);
-    int64_t outer = 1, inner = 1, k;
-    int d;
+    TH_R(rows_job) j;
+    int64_t outer = 1, inner = 1;
+    int d, nt;
     for (d = 0; d < dim; d++) outer *= t->size[d];
     for (d = dim + 1; d < t->ndim; d++) inner *= t->size[d];
+    j.tp = (const real *)th_tensor_data(t), j.rp = (real *)th_tensor_data(r);
+    j.n = n, j.inner = inner, j.op = op, j.param = param;
+    nt = outer * inner * n >= REDUCE_PAR_MIN ? th_math_threads() : 1;
     if (inner > 1 && (op == TH_RED_SUM || op == TH_RED_MEAN)) {
-      /* column sums: add whole contiguous rows into blocks of accumulators,
-         with the lanes of fold_row (so the same bits as a row fold) */
-      const int64_t nchunks = (inner + SUM_CHUNK - 1) / SUM_CHUNK, nmain = n - n % 4;
-#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
-      for (k = 0; k < outer * nchunks; k++) {
-        const int64_t o = k / nchunks, j0 = (k % nchunks) * SUM_CHUNK;
-        const int64_t len = inner - j0 < SUM_CHUNK ? inner - j0 : SUM_CHUNK;
-        const real *base = tp + o * n * inner + j0;
-        accreal acc[4][SUM_CHUNK];
-        int64_t i, j;
-        for (j = 0; j < len; j++) acc[0][j] = acc[1][j] = acc[2][j] = acc[3][j] = 0;
-        for (i = 0; i < n; i++) {
-          accreal *lane = acc[i < nmain ? i % 4 : 0];
-          for (j = 0; j < len; j++) lane[j] = W_ADD(lane[j], (accreal)base[i * inner + j]);
-        }
-        for (j = 0; j < len; j++) {
-          const accreal sum = W_ADD(W_ADD(acc[0][j], acc[1][j]), W_ADD(acc[2][j], acc[3][j]));
-#if M_FLOATING
-          if (op == TH_RED_MEAN) {
-            rp[o * inner + j0 + j] = (real)(sum / (double)n);
-            continue;
-          }
-#endif
-          rp[o * inner + j0 + j] = (real)sum;
-        }
-      }
+      j.nchunks = (inner + SUM_CHUNK - 1) / SUM_CHUNK;
+      th_pool_ranges(nt, outer * j.nchunks, TH_R(column_sums), &j);
       return TH_OK;
     }
-#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
-    for (k = 0; k < outer * inner; k++)
-      rp[k] = TH_R(row_result)(tp + (k / inner) * n * inner + k % inner, n, inner, op, param);
+    th_pool_ranges(nt, outer * inner, TH_R(row_results), &j);
     return TH_OK;
   }
   {
@@ -302,20 +342,45 @@ static void TH_R(extreme_row)(const real *p, int64_t n, int64_t s, int is_max, r
   *idx = bi;
 }
 
+/* the extrema of fixed blocks (maxmin_all) or of rows (maxmin_dim), for th_pool */
+typedef struct TH_R(extreme_job) {
+  const real *p;
+  int64_t n, bs, inner;
+  int is_max;
+  real *part;
+  int64_t *ip;
+} TH_R(extreme_job);
+
+static void TH_R(extreme_block)(void *arg, int64_t k) {
+  const TH_R(extreme_job) *j = arg;
+  const int64_t lo = k * j->bs, len = j->n - lo < j->bs ? j->n - lo : j->bs;
+  int64_t where;
+  TH_R(extreme_row)(j->p + lo, len, 1, j->is_max, &j->part[k], &where);
+}
+
+static void TH_R(extreme_rows)(void *arg, int64_t lo, int64_t hi) {
+  const TH_R(extreme_job) *j = arg;
+  const int64_t n = j->n, inner = j->inner;
+  int64_t k;
+  for (k = lo; k < hi; k++) {
+    int64_t where;
+    TH_R(extreme_row)(j->p + (k / inner) * n * inner + k % inner, n, inner, j->is_max,
+                      j->part + k, &where);
+    j->ip[k] = where + TH_INDEX_BASE;
+  }
+}
+
 static int TH_R(maxmin_all)(const th_tensor *t, int is_max, th_number *out) {
   real best = 0;
   int first = 1;
   if (th_tensor_is_contiguous(t)) {
-    const real *p = (const real *)th_tensor_data(t);
-    const int64_t n = th_tensor_numel(t), bs = fold_block_size(n), nb = (n + bs - 1) / bs;
+    TH_R(extreme_job) j;
     real part[FOLD_MAX_BLOCKS];
-    int64_t k;
-#pragma omp parallel for if (nb > 1) schedule(static)
-    for (k = 0; k < nb; k++) {
-      const int64_t lo = k * bs, len = n - lo < bs ? n - lo : bs;
-      int64_t where;
-      TH_R(extreme_row)(p + lo, len, 1, is_max, &part[k], &where);
-    }
+    int64_t k, nb;
+    j.p = (const real *)th_tensor_data(t), j.n = th_tensor_numel(t), j.is_max = is_max;
+    j.bs = fold_block_size(j.n), j.part = part;
+    nb = (j.n + j.bs - 1) / j.bs;
+    th_pool_for(th_math_threads(), nb, TH_R(extreme_block), &j);
     best = part[0];
     for (k = 1; k < nb; k++)
       if (TH_R(better)(part[k], best, is_max)) best = part[k];
@@ -338,19 +403,15 @@ static int TH_R(maxmin_dim)(th_tensor *values, th_tensor *indices, const th_tens
   const th_tensor tv = th_math_rowview(t, dim);
   if (th_tensor_is_contiguous(t) && th_tensor_is_contiguous(values) &&
       th_tensor_is_contiguous(indices)) {
-    const real *tp = (const real *)th_tensor_data(t);
-    real *vp = (real *)th_tensor_data(values);
-    int64_t *ip = (int64_t *)th_tensor_data(indices);
-    int64_t outer = 1, inner = 1, k;
+    TH_R(extreme_job) j;
+    int64_t outer = 1, inner = 1;
     int d;
     for (d = 0; d < dim; d++) outer *= t->size[d];
     for (d = dim + 1; d < t->ndim; d++) inner *= t->size[d];
-#pragma omp parallel for if (outer * inner * n >= 32768) schedule(static)
-    for (k = 0; k < outer * inner; k++) {
-      int64_t where;
-      TH_R(extreme_row)(tp + (k / inner) * n * inner + k % inner, n, inner, is_max, vp + k, &where);
-      ip[k] = where + TH_INDEX_BASE;
-    }
+    j.p = (const real *)th_tensor_data(t), j.part = (real *)th_tensor_data(values);
+    j.ip = (int64_t *)th_tensor_data(indices), j.n = n, j.inner = inner, j.is_max = is_max;
+    th_pool_ranges(outer * inner * n >= REDUCE_PAR_MIN ? th_math_threads() : 1, outer * inner,
+                   TH_R(extreme_rows), &j);
     return TH_OK;
   }
   TH_APPLY3(real, vp, values, int64_t, ip, indices, const real, tp, &tv, {
