@@ -7,27 +7,11 @@
 -- the broadcast dimensions.
 
 local CAdd, parent = torch.class('nn.CAdd', 'nn.Module')
+local ep = require 'nn.elementparam'
 
 function CAdd:__init(...)
   parent.__init(self)
-  local arg = {...}
-  self.size = torch.LongStorage()
-  local n = #arg
-  if n == 1 and torch.type(arg[1]) == 'torch.LongStorage' then
-    local src = arg[1]
-    self.size:resize(src:size())
-    for i = 1, src:size() do self.size[i] = src[i] end
-  else
-    if n == 0 then error('nn.CAdd: bias size expected (numbers or a LongStorage), got nothing', 2) end
-    self.size:resize(n)
-    for i = 1, n do
-      local s = math.tointeger(arg[i])
-      if s == nil or s < 1 then
-        error(string.format('nn.CAdd: size %d must be a positive integer, got %s', i, tostring(arg[i])), 2)
-      end
-      self.size[i] = s
-    end
-  end
+  self.size = ep.size('nn.CAdd', 'bias', ...)
   self.bias = torch.Tensor(self.size)
   self.gradBias = torch.Tensor(self.size)
   self.output:resize(self.size)
@@ -44,23 +28,11 @@ function CAdd:reset(stdv)
   return self
 end
 
--- how the bias meets an input: 'same' (equal element counts), 'broadcast'
--- (same dimension count, bias sizes 1 or equal) or 'batch'
+-- how the bias meets an input (nn/elementparam.lua)
 local function mode(self, input, method)
-  nn.utils.checkTensor(input, 'nn.CAdd:' .. method)
-  local b = self.bias
-  if input:nElement() == b:nElement() then return 'same' end
-  if input:dim() == b:dim() then
-    local ok = true
-    for i = 1, b:dim() do
-      if b:size(i) ~= 1 and b:size(i) ~= input:size(i) then ok = false end
-    end
-    if ok then return 'broadcast' end
-  elseif input:dim() > 0 and input:nElement() == input:size(1) * b:nElement() then
-    return 'batch'
-  end
-  error(string.format("nn.CAdd:%s: input must have the bias's %d elements (%s), a batch of them, or its dimensions with size-1 bias dimensions broadcast, got %s",
-                      method, b:nElement(), nn.utils.sizeString(b), nn.utils.shapeString(input)), 0)
+  -- not a tail call: an error's level counts this frame
+  local m = ep.mode(self, self.bias, 'bias', input, method)
+  return m
 end
 
 function CAdd:updateOutput(input)

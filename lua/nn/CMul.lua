@@ -7,27 +7,11 @@
 -- when the weight is broadcast).
 
 local CMul, parent = torch.class('nn.CMul', 'nn.Module')
+local ep = require 'nn.elementparam'
 
 function CMul:__init(...)
   parent.__init(self)
-  local arg = {...}
-  self.size = torch.LongStorage()
-  local n = #arg
-  if n == 1 and torch.type(arg[1]) == 'torch.LongStorage' then
-    local src = arg[1]
-    self.size:resize(src:size())
-    for i = 1, src:size() do self.size[i] = src[i] end
-  else
-    if n == 0 then error('nn.CMul: weight size expected (numbers or a LongStorage), got nothing', 2) end
-    self.size:resize(n)
-    for i = 1, n do
-      local s = math.tointeger(arg[i])
-      if s == nil or s < 1 then
-        error(string.format('nn.CMul: size %d must be a positive integer, got %s', i, tostring(arg[i])), 2)
-      end
-      self.size[i] = s
-    end
-  end
+  self.size = ep.size('nn.CMul', 'weight', ...)
   self.weight = torch.Tensor(self.size)
   self.gradWeight = torch.Tensor(self.size)
   self.output:resize(self.size)
@@ -44,24 +28,11 @@ function CMul:reset(stdv)
   return self
 end
 
--- how the weight meets an input: 'same' (equal element counts), 'broadcast'
--- (same dimension count, weight sizes 1 or equal) or 'batch'
+-- how the weight meets an input (nn/elementparam.lua)
 local function mode(self, input, method)
-  nn.utils.checkTensor(input, torch.type(self) .. ':' .. method)
-  local w = self.weight
-  if input:nElement() == w:nElement() then return 'same' end
-  if input:dim() == w:dim() then
-    local ok = true
-    for i = 1, w:dim() do
-      if w:size(i) ~= 1 and w:size(i) ~= input:size(i) then ok = false end
-    end
-    if ok then return 'broadcast' end
-  elseif input:dim() > 0 and input:nElement() == input:size(1) * w:nElement() then
-    return 'batch'
-  end
-  error(string.format('%s:%s: input must have the weight\'s %d elements (%s), a batch of them, or its dimensions with size-1 weight dimensions broadcast, got %s',
-                      torch.type(self), method, w:nElement(), nn.utils.sizeString(w),
-                      nn.utils.shapeString(input)), 3)
+  -- not a tail call: an error's level counts this frame
+  local m = ep.mode(self, self.weight, 'weight', input, method, 3)
+  return m
 end
 
 -- t (contiguous, input-shaped) .*= the weight, laid out for mode m

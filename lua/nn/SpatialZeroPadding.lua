@@ -2,25 +2,13 @@
 -- dimensions of a 3D or 4D (batch) input with zeros: pad_l columns on the
 -- left, pad_r on the right, pad_t rows on top, pad_b at the bottom (the
 -- others default to pad_l). A negative pad crops instead.
--- Implemented with views and one copy (no kernel of its own).
+-- Implemented with views and one copy (no kernel of its own); constructor
+-- and traits: nn/padding.lua.
 
-local SpatialZeroPadding, parent = torch.class('nn.SpatialZeroPadding', 'nn.Module')
+local SpatialZeroPadding = torch.class('nn.SpatialZeroPadding', 'nn.Module')
+local padding = require 'nn.padding'
 
-local function int(v, what)
-  local i = math.tointeger(v)
-  if i == nil then
-    error(string.format('nn.SpatialZeroPadding: %s must be an integer, got %s', what, tostring(v)), 3)
-  end
-  return i
-end
-
-function SpatialZeroPadding:__init(pad_l, pad_r, pad_t, pad_b)
-  parent.__init(self)
-  self.pad_l = int(pad_l, 'pad_l')
-  self.pad_r = int(pad_r or self.pad_l, 'pad_r')
-  self.pad_t = int(pad_t or self.pad_l, 'pad_t')
-  self.pad_b = int(pad_b or self.pad_l, 'pad_b')
-end
+SpatialZeroPadding.__init = padding.init
 
 local function checkInput(self, input, method)
   if not torch.isTensor(input) or (input:dim() ~= 3 and input:dim() ~= 4) then
@@ -82,11 +70,5 @@ function SpatialZeroPadding:updateGradInput(input, gradOutput)
 end
 
 -- only the input's sizes are read by backward
-function SpatialZeroPadding:memoryTraits()
-  return {buffers = {}, needsInput = false, needsOutput = false}
-end
-
-function SpatialZeroPadding:__tostring__()
-  return torch.type(self) ..
-    string.format('(l=%d, r=%d, t=%d, b=%d)', self.pad_l, self.pad_r, self.pad_t, self.pad_b)
-end
+SpatialZeroPadding.memoryTraits = padding.memoryTraits
+SpatialZeroPadding.__tostring__ = padding.tostring
