@@ -67,11 +67,11 @@ describe('documentation code blocks', function()
     assert.is_true(ok >= 30, results)
   end)
 
-  it('are not taken from inside a longer fence (a ````markdown example)', function()
+  -- the runner's results file for a markdown text, and the file's name
+  local function runText(...)
     local md = os.tmpname()
     local f = assert(io.open(md, 'w'))
-    f:write('````markdown\n### `x`\n```lua\nerror("an example of an example")\n```\n````\n',
-            '```lua\nassert(true)\n```\n')
+    f:write(...)
     f:close()
     local res = os.tmpname()
     local out, status = exec(string.format('TH_BUILD=%s %s %s %s %s', sh(build), sh(root .. 'bin/th'),
@@ -80,25 +80,21 @@ describe('documentation code blocks', function()
     local r = io.open(res):read('a')
     os.remove(md)
     os.remove(res)
+    return r, md
+  end
+
+  it('are not taken from inside a longer fence (a ````markdown example)', function()
+    local r = runText('````markdown\n### `x`\n```lua\nerror("an example of an example")\n```\n````\n',
+                      '```lua\nassert(true)\n```\n')
     assert.are.equal('ok', r:match('^(%S+)'))
     assert.are.equal(1, select(2, r:gsub('\n', '\n')))
   end)
 
   it('are found in indented fences and after norun markers only right before them', function()
-    local md = os.tmpname()
-    local f = assert(io.open(md, 'w'))
-    f:write('text\n\n```lua\nx = 1\n```\n\n<!-- norun: needs a download -->\n\n```lua\nerror("not run")\n```\n',
-            '<!-- norun: far away -->\ntext between\n```lua\nx = x + 1\n```\n',
-            '1. item\n   ```lua\n   assert(x == 2)\n   ```\n```th\nth> this is not run\n```\n',
-            '```lua\nerror("fails here")\n```\n')
-    f:close()
-    local res = os.tmpname()
-    local out, status = exec(string.format('TH_BUILD=%s %s %s %s %s', sh(build), sh(root .. 'bin/th'),
-                             sh(root .. 'spec/support/docblocks.lua'), sh(res), sh(md)))
-    assert.are.equal(0, status, out)
-    local r = io.open(res):read('a')
-    os.remove(md)
-    os.remove(res)
+    local r, md = runText('text\n\n```lua\nx = 1\n```\n\n<!-- norun: needs a download -->\n\n```lua\nerror("not run")\n```\n',
+                          '<!-- norun: far away -->\ntext between\n```lua\nx = x + 1\n```\n',
+                          '1. item\n   ```lua\n   assert(x == 2)\n   ```\n```th\nth> this is not run\n```\n',
+                          '```lua\nerror("fails here")\n```\n')
     local kinds = {}
     for line in r:gmatch('[^\n]+') do kinds[#kinds + 1] = line:match('^%S+') .. ':' .. line:match(':(%d+)') end
     assert.are.same({'ok:3', 'norun:9', 'ok:14', 'ok:18', 'fail:24'}, kinds)

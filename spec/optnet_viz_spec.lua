@@ -318,6 +318,10 @@ describe('optnet.graphgen for big nets', function()
     assert.truthy(text:find('subgraph "cluster_layer2"', 1, true))
     -- no edge from a box to itself
     for a, b in text:gmatch('n(%d+) %-> n(%d+)') do assert.are_not.equal(a, b) end
+    -- input and gradOutput; the stem's conv1, bn1, relu1 and the head's
+    -- avgpool1, view1, fc1, logsoftmax1, each forward and backward; the 9
+    -- blocks, each forward and backward: 2 + 14 + 18
+    assert.are.equal(34, boxes)
     -- the data keeps every tensor node
     assert.is_true(#info.nodes > boxes)
     local compact = optnet.graphgen(net, x, {mode = 'training', compact = true, clusters = false})

@@ -236,11 +236,30 @@ end
 
 -- optimizeMemory with opts; stages at the traced input, again, memory,
 -- another batch and size, and opts.after(A, R, x, go) for more
-local function optimizeCheck(desc, opts, after, early)
+-- what a net may carry into optnet besides its modules: nn.fuse's marks
+-- (the reference stays unfused: fusion is bit for bit) or a user's own
+-- hooks (pass-through, on every other module), which optnet's hooks must
+-- compose with. {prepare(net), the same as a repro script's line}
+local PREP = {
+  fuse = {function(A) nn.fuse(A) end, 'nn.fuse(net)'},
+  hook = {function(A)
+    for i, m in ipairs(A:listModules()) do
+      if i % 2 == 0 then
+        for _, k in ipairs{'updateOutput', 'updateGradInput'} do
+          m:hook(k, function(nextf, self, ...) return nextf(self, ...) end)
+        end
+      end
+    end
+  end, "for i, m in ipairs(net:listModules()) do if i % 2 == 0 then for _, k in ipairs{'updateOutput', "
+    .. "'updateGradInput'} do m:hook(k, function(f, s, ...) return f(s, ...) end) end end end"},
+}
+
+local function optimizeCheck(desc, opts, after, early, prep)
   local training = opts.mode == 'training'
   local mode = training and 'training' or 'evaluate'
   local A, x = fresh(desc, mode)
   local R = fresh(desc, mode)
+  if prep then PREP[prep][1](A) end
   local go = probeLike(desc, x, desc.seed + 7)
   warm(desc, A, R, x, go, training)
   local ref = refPass(R, x, go, training)
@@ -366,6 +385,9 @@ local OPT = {
   train_sqrt_verify = {{mode = 'training', recompute = 'sqrt', verify = true}},
   train_lifecycle = {{mode = 'training'}, lifecycle},
   train_sqrt_lifecycle = {{mode = 'training', recompute = 'sqrt'}, lifecycle},
+  infer_fused_lifecycle = {{}, lifecycle, nil, 'fuse'},
+  train_fused = {{mode = 'training'}, nil, nil, 'fuse'},
+  train_hooked_lifecycle = {{mode = 'training'}, lifecycle, nil, 'hook'},
 }
 
 -- ---------------------------------------------------------------- trainStep
@@ -535,6 +557,7 @@ function checks.repro(desc, name)
       string.format('net:%s(); ref:%s()', tr and 'training' or 'evaluate', tr and 'training' or 'evaluate'),
       'local y0 = build():forward(input:clone())',
       'torch.manualSeed(7); local go = torch.randn(y0:size())',
+      OPT[name][4] and PREP[OPT[name][4]][2] or '',
       string.format('optnet.optimizeMemory(net, input:clone(), %s)', optsText(oo)),
       'local function run(m)',
       '  torch.manualSeed(1234)',
@@ -584,6 +607,7 @@ function checks.explain(name)
               .. ') against a second build, at the traced input, again, another batch, another size'
     if OPT[name][2] == lifecycle then s = s .. '; then clone, serialize, save/load, removeOptimization on each, :float()' end
     if OPT[name][3] == foldThenTraining then s = 'optnet.optimizeMemory(net, input, {foldBatchNorm = true}) on a fresh net (evaluate), forward, then net:training() and forward' end
+    if OPT[name][4] then s = s .. '; the net first: ' .. PREP[OPT[name][4]][2] end
     return s
   end
   if STEPS[name] then
@@ -601,7 +625,7 @@ function checks.run(desc, name, report)
       local o = OPT[name]
       -- folding rounds w * gamma / sqrt(var + eps) once: equal within rounding
       if o[1].foldBatchNorm then S.tol = 1e-10 end
-      optimizeCheck(desc, tcopy(o[1]), o[2], o[3])
+      optimizeCheck(desc, tcopy(o[1]), o[2], o[3], o[4])
     elseif STEPS[name] then
       local st = STEPS[name]
       stepCheck(desc, st[1], st[2], st[4], st[3])

@@ -274,6 +274,8 @@ local function keepLeaf(shape)
     local n = r == 2 and N('BatchNormalization', shape[2], 1e-5, 0.1, chance(0.8))
                       or N('SpatialBatchNormalization', shape[2], 1e-5, 0.1, chance(0.8))
     n.init = 'bn'
+    -- batch norm then an in-place ReLU: the pair nn.fuse marks
+    if chance(0.4) then return {t = 'Sequential', c = {n, N('ReLU', true)}} end
     return n
   end
   if k == 9 and r == 4 then
@@ -438,6 +440,11 @@ local function block(shape, depth, keep, mode)
     local c = branches(shape, depth, 2, true, allSame, mode)
     if not c then return nil end
     if chance(0.5) then c[2] = N('Identity') end
+    -- the ResNet block's end, an in-place add then an in-place ReLU: the
+    -- other pair nn.fuse marks
+    if chance(0.3) then
+      return {t = 'Sequential', c = {{t = 'ConcatTable', c = c}, N('CAddTable', true), N('ReLU', true)}}
+    end
     return {t = 'Sequential', c = {{t = 'ConcatTable', c = c}, N('CAddTable', ip())}}
   end
   if k == 2 and (r == 2 or r == 4) and not keep then -- Concat on the features
