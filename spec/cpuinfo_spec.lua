@@ -179,6 +179,49 @@ describe('torch.gemmInfo', function()
     assert.equal('128\t16\t192\ttrue\n', out)
   end)
 
+  it('leaves the convolutions right with an emulated small-cache machine', function()
+    -- direct (16 planes), Winograd (64 -> 128 at 28x28) and im2col + gemm
+    -- (stride 2, K = 576 over kc 128) paths, whose cache targets
+    -- (th_nn_convdirect.c, th_nn_winograd.c, th_gemm.c) follow the caches
+    local src = [[
+      require 'nn'
+      torch.manualSeed(3)
+      local out = {}
+      for _, s in ipairs{{16, 16, 32, 1}, {64, 128, 28, 1}, {64, 64, 16, 2}} do
+        local m = nn.SpatialConvolution(s[1], s[2], 3, 3, s[4], s[4], 1, 1):float()
+        local x = torch.FloatTensor(4, s[1], s[3], s[3]):uniform(-1, 1)
+        local y = m:forward(x)
+        local gy = y:clone():uniform(-1, 1)
+        m:zeroGradParameters()
+        m:backward(x, gy)
+        out[#out + 1] = {y:clone(), m.gradInput:clone(), m.gradWeight:clone()}
+      end
+      torch.save(arg[1], out)]]
+    local file = os.tmpname()
+    local script = os.tmpname()
+    local f = assert(io.open(script, 'w'))
+    f:write(src)
+    f:close()
+    local core = package.searchpath('torch.core', package.cpath)
+    local build = core and core:match('^(.*)/torch/core%.so$') or 'build'
+    local function run(env)
+      local p = io.popen(string.format("%s TH_BUILD='%s' bin/th '%s' '%s' 2>&1", env, build, script, file))
+      local o = p:read('a')
+      p:close()
+      assert.equal('', o)
+      return torch.load(file)
+    end
+    local small, here = run("TH_CPU_CACHES='l1d=4K,l2=64K,l3=256K'"), run('')
+    os.remove(file)
+    os.remove(script)
+    for i = 1, 3 do
+      for j = 1, 3 do
+        local scale = here[i][j]:clone():abs():max()
+        assert.is_true((small[i][j] - here[i][j]):abs():max() <= 1e-5 * scale, i .. ',' .. j)
+      end
+    end
+  end)
+
   it('names the function, the field and what came for bad caches', function()
     helpers.errors(function() torch.gemmInfo{l1d = 'big'} end,
                    "bad argument #1 to 'torch.gemmInfo' (field 'l1d' must be an integer >= 1, got string)")
