@@ -12,7 +12,6 @@
 ** on Bronze, Silver and Gold 5xxx (but 5122), two elsewhere, told apart by
 ** the brand string as Intel's ark lists them.
 */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,12 @@
 
 static th_cpuinfo info;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void set_cache(th_cpuinfo *ci, int level, int64_t bytes, int shared) {
+  if (level == 1) ci->l1d = bytes, ci->l1d_shared = shared;
+  else if (level == 2) ci->l2 = bytes, ci->l2_shared = shared;
+  else if (level == 3) ci->l3 = bytes, ci->l3_shared = shared;
+}
 
 #ifdef HAVE_CPUID
 typedef struct regs { unsigned a, b, c, d; } regs;
@@ -72,12 +77,6 @@ static int descriptor(regs r, int *level, int64_t *bytes, int *shared) {
   *bytes = (int64_t)((r.b >> 22) + 1) * (((r.b >> 12) & 0x3ff) + 1) * ((r.b & 0xfff) + 1) * ((int64_t)r.c + 1);
   *shared = (int)((r.a >> 14) & 0xfff) + 1;
   return 1;
-}
-
-static void set_cache(th_cpuinfo *ci, int level, int64_t bytes, int shared) {
-  if (level == 1) ci->l1d = bytes, ci->l1d_shared = shared;
-  else if (level == 2) ci->l2 = bytes, ci->l2_shared = shared;
-  else if (level == 3) ci->l3 = bytes, ci->l3_shared = shared;
 }
 
 /* 1 when any cache was read */
