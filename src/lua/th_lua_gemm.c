@@ -13,7 +13,7 @@
 static const char *const backends[] = {"ours", "openblas"};
 
 /* torch._C.gemm_backend(['ours' | 'openblas']) -> the previous backend,
-   and whether ours runs on this CPU (AVX-512F; without it th_sgemm falls
+   and whether ours runs on this CPU (AVX-512 F, BW, DQ, VL; without them th_sgemm falls
    back to OpenBLAS whatever is chosen). No argument only queries. */
 static int gemm_backend(lua_State *L) {
   int b = -1;

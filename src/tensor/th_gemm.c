@@ -90,8 +90,11 @@ static void init(void) {
   const char *e = getenv("TH_GEMM");
   th_gemm_info d;
 #if defined(__GNUC__) && defined(__x86_64__)
+  /* th_gemm_avx512.c is compiled for F, BW, DQ and VL: F alone (Xeon Phi)
+     would fault on the first BW/DQ/VL instruction */
   __builtin_cpu_init();
-  cpu_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  cpu_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #endif
   if (e != NULL && strcmp(e, "openblas") == 0) backend = TH_GEMM_OPENBLAS;
   th_gemm_derive(th_cpuinfo_get(), &d);

@@ -26,7 +26,7 @@ void th_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE transa, enum CBLAS_TR
    previous choice; a negative 'backend' only queries */
 int th_gemm_backend(int backend);
 
-/* 1 when th_sgemm can run our kernel on this CPU (AVX-512F present) */
+/* 1 when th_sgemm can run our kernel on this CPU (AVX-512 F, BW, DQ and VL) */
 int th_gemm_supported(void);
 
 /* the cache blocking th_sgemm derives from a CPU's caches (see
