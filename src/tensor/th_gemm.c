@@ -51,13 +51,15 @@ static int env_int(const char *name, int dflt, int round) {
      (192 bytes a step) outgrows L1 at any useful kc, so L1 holds what a
      call reuses line by line: the A micro-panel, the B rows in flight and
      the C tile. kc is the deepest step whose A micro-panel fills a third
-     of L1 (the rest: B's lines and C), a multiple of 32, 128..512 (512
-     already makes the C tile's traffic under 1% of the call's).
+     of L1 (the rest: B's lines and C), a multiple of 32, 128..512 (at
+     512 the C tile's load and store are under 3% of a call's bytes).
+     BLIS's rule, the B micro-panel in L1, gives about 200 on 48 KB: 3%
+     slower on Zen 5, 20% on the flipped product.
    - mc: the A block in an eighth of L2, a multiple of MR, at least 2 MR.
      Not BLIS's half: here the B micro-panels, too wide for L1, stream
      through L2 beside the A block, and the C tiles pass through it too
-     (an eighth, a quarter and a half measured on Zen 5 in
-     benchmark-notes.md).
+     (a sixteenth, an eighth, a quarter and, at kc 192, a half measured
+     on Zen 5 in benchmark-notes.md).
    - nc: the B panel in half the L3 a logical CPU can count on
      (l3 / l3_shared), a multiple of NR, 4 NR..960 (960 bounds the packing
      buffer, which counts in a training step's memory; nc made no
