@@ -23,7 +23,7 @@ LIB  := $(BUILD)/torch/core.so
 CORETYPE := $(shell tools/coretype.sh)
 RUNENV := OPENBLAS_CORETYPE=$(CORETYPE) OMP_WAIT_POLICY=$(or $(OMP_WAIT_POLICY),passive) LUA_PATH="$(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/?.lua;$(CURDIR)/?/init.lua;;" LUA_CPATH="$(CURDIR)/$(BUILD)/?.so;;"
 
-.PHONY: all deps build test test-asan test-run test-upstream demo install clean bench-speed bench-gemm bench-winograd bench-layers bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
+.PHONY: all deps build test test-asan test-run test-upstream demo install clean bench-speed bench-gemm bench-winograd bench-layers bench-convlayers bench-memory bench-step bench-rnn bench-deps viz-deps bench-mpi demo-mpi
 
 all: build
 
@@ -116,18 +116,29 @@ bench-deps:
 viz-deps:
 	@tools/deps.sh graphviz
 
-bench-speed: build
-	$(RUNENV) $(LUA) bench/speed.lua
+# the FP32 FMA peak probe of bench-speed, bench-gemm and bench-layers:
+# baseline flags, it picks AVX-512 or AVX2 + FMA at run time
+$(BUILD)/fma_peak: bench/fma_peak.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) bench/fma_peak.c -o $@
+
+bench-speed: build $(BUILD)/fma_peak
+	$(RUNENV) FMA_PEAK=$(CURDIR)/$(BUILD)/fma_peak $(LUA) bench/speed.lua
 
 # our sgemm against OpenBLAS's per shape, with the FMA peak (docs/benchmarks.md)
-bench-gemm: build
-	$(CC) -O2 -mavx512f -mfma bench/fma_peak.c -o $(BUILD)/fma_peak
+bench-gemm: build $(BUILD)/fma_peak
 	$(RUNENV) $(LUA) bench/gemm.lua $(BUILD)/fma_peak
 
-# memory-bound layers on 1 and 2 threads, built with every parallel
+# bench-layers: first every convolution shape of the model zoo, forward,
+# gradInput and gradWeight against the FMA peak with the variant taken
+# (bench/convlayers.lua, docs/benchmarks.md; bench-convlayers alone), then
+# the memory-bound layers on 1 and 2 threads, built with every parallel
 # threshold at 0 (BUILD_PAR0): where a second thread pays (prints key=value lines)
 BUILD_PAR0 ?= build-par0
-bench-layers:
+bench-convlayers: build $(BUILD)/fma_peak
+	$(RUNENV) $(LUA) bench/convlayers.lua $(CURDIR)/$(BUILD)/fma_peak
+
+bench-layers: bench-convlayers
 	$(MAKE) build BUILD=$(BUILD_PAR0) EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DTH_NN_PAR_MIN_BN=0 -DTH_NN_PAR_MIN_POOL=0 -DTH_NN_PAR_MIN_POOL_BWD=0 -DTH_NN_PAR_MIN_CHEAP=0 -DACT_PAR_MIN_CHEAP=0"
 	$(RUNENV) LUA_CPATH="$(CURDIR)/$(BUILD_PAR0)/?.so;;" $(LUA) bench/layers.lua 40
 

@@ -127,7 +127,10 @@ local text = string.format([[
 ## sgemm: ours against OpenBLAS
 
 Written by `make bench-gemm` (bench/gemm.lua) on %s (CPU family %s, %d vCPUs),
-%s UTC. Our th_sgemm (src/tensor/th_gemm.c: packed panels, 8 x 48 AVX-512
+%s UTC.
+%s
+
+Our th_sgemm (src/tensor/th_gemm.c: packed panels, 8 x 48 AVX-512
 micro-kernel%s) against %s's cblas_sgemm (core %s), the two alternating call
 by call in one process; GFLOP/s = 2 M N K over the median call; A and B row-major
 (T: the operand is stored transposed), beta = 0. Threads 1 = one thread each, as the
@@ -140,7 +143,7 @@ the ratio column is what to compare).
 
 %s
 %s
-]], cpu, family, #peak0, os.date('!%Y-%m-%d %H:%M'),
+]], cpu, family, #peak0, os.date('!%Y-%m-%d %H:%M'), dofile(here .. '/bench/machine.lua').describe(),
   supported and '' or ' — NOT run here: this CPU lacks AVX-512, both columns are OpenBLAS',
   (select(3, C.blasinfo()) or 'OpenBLAS'):match('^(%S+ %S+)') or 'OpenBLAS', C.blasinfo(), fmt(peak0), fmt(peak1), load0, load1, header,
   '|---|---|---|--:|--:|--:|--:|--:|--:|\n' .. table.concat(rows, '\n'))

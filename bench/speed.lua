@@ -18,8 +18,12 @@
 -- 'other load' is the CPU (in cores) that other processes used meanwhile:
 -- /proc/stat busy time minus the processes' own.
 -- GFLOP/s = the step's work counted as direct convolution and dense
--- products (bench/one.lua's gflop) over our median time; % peak divides it
--- by the best sgemm rate of bench/sgemm.lua, run before every row.
+-- products (bench/one.lua's gflop) over our median time; % sgemm peak
+-- divides it by the best sgemm rate of bench/sgemm.lua, % FMA peak by the
+-- machine's FMA peak (bench/fma_peak.c, one pinned copy per core, summed;
+-- FMA_PEAK names the binary, `make bench-speed` builds it), both sampled
+-- before every row and at the end. The page records the machine
+-- (bench/machine.lua: CPU, caches, the sgemm blocking chosen).
 --
 -- Environment: RUNS (timed steps per side, default 7, at least 5),
 -- WARMUP (default 2), MODELS (comma list, default all), PEER (python script),
@@ -176,12 +180,26 @@ end
 -- the sgemm peak: best of bench/sgemm.lua's runs so far (each run's
 -- figure is the faster of our sgemm and OpenBLAS's)
 local peak = {best = 0, runs = {}}
+-- the FMA peak: the best sum over the cores of bench/fma_peak.c's runs
+local machine = dofile(here .. '/bench/machine.lua')
+local probe = os.getenv('FMA_PEAK') or (here .. '/build/fma_peak')
+local ncores = tonumber(sh('nproc')) or 1
+local fma = {best = 0, runs = {}, isa = '?'}
+if not io.open(probe) then
+  io.stderr:write('bench: no FMA peak probe at ' .. probe .. ' (make bench-speed builds it): no % FMA peak\n')
+  probe = nil
+end
 local function samplePeak()
   local out = sh(string.format('%s/bin/th %s/bench/sgemm.lua 7', q(here), q(here)))
   local best = tonumber(out:match('best=([%d%.]+)'))
   if best then
     peak.runs[#peak.runs + 1] = best
     if best > peak.best then peak.best = best end
+  end
+  if probe then
+    local _, sum, isa = machine.fmaPeak(probe, ncores)
+    fma.runs[#fma.runs + 1], fma.isa = sum, isa
+    if sum > fma.best then fma.best = sum end
   end
 end
 
@@ -276,18 +294,19 @@ end
 local function table_for(mode, title)
   local lines = {
     string.format('| model | batch | %s GFLOP | ours ms | PyTorch ms | ratio | ratio IQR | ours GFLOP/s | %% sgemm peak '
-      .. '| optnet ms | optnet / ours |%s steps per side | other load (cores) |', title,
+      .. '| %% FMA peak | optnet ms | optnet / ours |%s steps per side | other load (cores) |', title,
       mode == 'train' and ' train peak ours MiB | PyTorch MiB |' or ''),
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' .. (mode == 'train' and '---:|---:|' or '')
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' .. (mode == 'train' and '---:|---:|' or '')
       .. '---:|---:|',
   }
   for _, res in ipairs(results) do
     local a = res[mode]
     local rate = a.gflop and a.oursMedian and a.gflop / a.oursMedian * 1000
-    lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %d | %.1f |',
+    lines[#lines + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %d | %.1f |',
       res.row[3], res.row[2], a.gflop and string.format('%.2f', a.gflop) or '-', f1(a.oursMedian),
       f1(a.theirsMedian), ratio(a.oursMedian, a.theirsMedian), spread(a.ratio), f1(rate),
       (rate and peak.best > 0) and string.format('%.0f%%', 100 * rate / peak.best) or '-',
+      (rate and fma.best > 0) and string.format('%.0f%%', 100 * rate / fma.best) or '-',
       f1(a.optMedian), ratio(a.optMedian, a.oursMedian),
       mode == 'train' and string.format(' %s | %s |',
         a.oursPeak and string.format('%.0f', a.oursPeak) or '-',
@@ -304,6 +323,13 @@ local peakLine = string.format('sgemm peak (bench/sgemm.lua, torch.mm 1024x1024x
     for i, v in ipairs(peak.runs) do t[i] = string.format('%.0f', v) end
     return t
   end)(), ', '))
+  .. (fma.best > 0 and string.format(' FMA peak (bench/fma_peak.c, %s, one pinned copy on each of the %d cores, '
+    .. 'summed, sampled likewise): best %.0f GFLOP/s (samples %s); the sgemm peak is %.0f%% of it.', fma.isa, ncores,
+    fma.best, table.concat((function()
+      local t = {}
+      for i, v in ipairs(fma.runs) do t[i] = string.format('%.0f', v) end
+      return t
+    end)(), ', '), 100 * peak.best / fma.best) or ' FMA peak: not measured (no bench/fma_peak.c binary).')
 local tableMd = '### Forward (evaluate mode)\n\n' .. table_for('infer', 'forward') .. '\n\n'
   .. '### Forward + backward (training mode)\n\n' .. table_for('train', 'fwd+bwd') .. '\n\n' .. peakLine
 print(tableMd)
@@ -313,6 +339,7 @@ if sh('git -C ' .. q(here) .. ' status --porcelain --untracked-files=no 2>/dev/n
   commit = commit .. ' (with uncommitted changes)'
 end
 local cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'")
+local described = sh(string.format('%s/bin/th %s/bench/machine.lua', q(here), q(here)))
 local section = table.concat({
   '## Speed',
   '',
@@ -320,6 +347,8 @@ local section = table.concat({
     .. '(nproc), OPENBLAS_CORETYPE=%s; OpenBLAS as the processes report it: ours %s, PyTorch %s%s.',
     os.date('!%Y-%m-%d %H:%M'), commit, cpu, sh('nproc'), os.getenv('OPENBLAS_CORETYPE') or '(unset)',
     info.ours or '-', info.theirs or '-', info.torch and (' (PyTorch ' .. info.torch .. ')') or ''),
+  '',
+  described,
   '',
   string.format('float32, 2 threads (torch.setnumthreads / torch.set_num_threads), median of at least %d timed '
     .. 'steps per side (more for short steps: as many as fit in about 2 s, at most %d; see the steps column) '
@@ -336,7 +365,8 @@ local section = table.concat({
     .. 'per-round ratios (the run-to-run spread); optnet / ours likewise from the same rounds. '
     .. 'GFLOP = one step\'s work counted as direct convolution and dense products (2·B·Cout·Cin·k²·Hout·Wout '
     .. 'per convolution phase, 2·B·in·out per Linear phase; fwd+bwd counts forward, gradInput where computed '
-    .. 'and gradWeight); GFLOP/s = that over our median; %% sgemm peak = GFLOP/s over the sgemm peak below. '
+    .. 'and gradWeight); GFLOP/s = that over our median; %% sgemm peak = GFLOP/s over the sgemm peak below, '
+    .. '%% FMA peak = GFLOP/s over the FMA peak below (the machine\'s: fma_peak x cores). '
     .. 'Train peak = VmHWM of the '
     .. 'process after its first training step (model, input, activations, gradients and the '
     .. 'runtime: Lua ~20 MiB, Python + libtorch ~200 MiB). Other load = CPU cores other '

@@ -110,6 +110,7 @@ void th_lua_open_nn_layers(lua_State *L, int C);  /* pointwise layers; called by
 void th_lua_open_plan(lua_State *L, int C);
 void th_lua_open_sys(lua_State *L, int C);            /* threads, memory stats, timers */
 void th_lua_open_gemm(lua_State *L, int C);           /* gemm_backend, sgemm: th_gemm.h */
+void th_lua_open_cpuinfo(lua_State *L, int C);        /* cpuInfo: th_cpuinfo.h */
 void th_lua_open_readline(lua_State *L, int C);       /* the th session's line editor, Ctrl-C */
 void th_lua_open_scope(lua_State *L, int C);          /* dispose scopes, memory categories */
 void th_lua_open_image(lua_State *L, int C);          /* image codecs and kernels: C.image */

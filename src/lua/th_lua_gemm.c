@@ -7,12 +7,13 @@
 */
 #include <string.h>
 #include "th_lua.h"
+#include "../tensor/th_cpuinfo.h"
 #include "../tensor/th_gemm.h"
 
 static const char *const backends[] = {"ours", "openblas"};
 
 /* torch._C.gemm_backend(['ours' | 'openblas']) -> the previous backend,
-   and whether ours runs on this CPU (AVX-512F; without it th_sgemm falls
+   and whether ours runs on this CPU (AVX-512 F, BW, DQ, VL; without them th_sgemm falls
    back to OpenBLAS whatever is chosen). No argument only queries. */
 static int gemm_backend(lua_State *L) {
   int b = -1;
@@ -75,8 +76,69 @@ static int gemm_sgemm(lua_State *L) {
   return 0;
 }
 
-static const luaL_Reg gemm_funcs[] = {
-    {"gemm_backend", gemm_backend}, {"sgemm", gemm_sgemm}, {NULL, NULL}};
+static void setint(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* a cache field of torch.gemmInfo's argument: a size in bytes (or a count) */
+static int64_t cachefield(lua_State *L, const char *k, int64_t dflt, int64_t lo) {
+  int64_t v = dflt;
+  lua_getfield(L, 1, k);
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < lo)
+      return th_lua_argerror(L, 1, "torch.gemmInfo", "field '%s' must be an integer >= %lld, got %s", k,
+                             (long long)lo, lua_isinteger(L, -1) ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    v = lua_tointeger(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* torch.gemmInfo([caches]) -> the sgemm's blocking and variant: the one in
+   use, or the one the model derives for caches {l1d=, l2=, l3=, l3Shared=}
+   (bytes; missing fields are this CPU's, no TH_GEMM_* override applies) */
+static int gemm_info(lua_State *L) {
+  th_gemm_info g;
+  int b;
+  if (!lua_isnoneornil(L, 1)) {
+    th_cpuinfo ci = *th_cpuinfo_get();
+    luaL_checktype(L, 1, LUA_TTABLE);
+    ci.l1d = cachefield(L, "l1d", ci.l1d, 1);
+    ci.l2 = cachefield(L, "l2", ci.l2, 1);
+    ci.l3 = cachefield(L, "l3", ci.l3, 0);
+    /* a given l3 is one core's share unless l3Shared says otherwise */
+    ci.l3_shared = lua_getfield(L, 1, "l3") != LUA_TNIL ? 1 : ci.l3_shared;
+    lua_pop(L, 1);
+    ci.l3_shared = (int)cachefield(L, "l3Shared", ci.l3_shared, 1);
+    th_gemm_derive(&ci, &g);
+  } else {
+    th_gemm_info_get(&g);
+  }
+  b = th_gemm_backend(-1);
+  lua_createtable(L, 0, 14);
+  setint(L, "kc", g.kc), setint(L, "mc", g.mc), setint(L, "nc", g.nc);
+  setint(L, "mr", g.mr), setint(L, "nr", g.nr);
+  setint(L, "directM", g.direct_m), setint(L, "dotMN", g.dot_mn), setint(L, "dotBT", g.dot_bt);
+  setint(L, "flipM", g.flip_m), setint(L, "parMflop", g.par_mflop), setint(L, "chunks", g.chunks);
+  lua_pushstring(L, b == TH_GEMM_OURS && th_gemm_supported() ? "ours" : "openblas");
+  lua_setfield(L, -2, "backend");
+  lua_pushstring(L, th_gemm_supported() ? "avx512 8x48" : "openblas");
+  lua_setfield(L, -2, "kernel");
+  return 1;
+}
+
+/* torch._C.gemm_set_blocking(kc, mc, nc): tuning runs only (0 keeps one) */
+static int gemm_set_blocking(lua_State *L) {
+  th_gemm_set_blocking((int)luaL_checkinteger(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3));
+  return 0;
+}
+
+static const luaL_Reg gemm_funcs[] = {{"gemm_backend", gemm_backend},
+                                      {"sgemm", gemm_sgemm},
+                                      {"gemmInfo", gemm_info},
+                                      {"gemm_set_blocking", gemm_set_blocking},
+                                      {NULL, NULL}};
 
 void th_lua_open_gemm(lua_State *L, int C) {
   C = lua_absindex(L, C);

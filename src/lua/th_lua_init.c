@@ -59,6 +59,7 @@ int luaopen_torch_core(lua_State *L) {
   th_lua_open_plan(L, C);
   th_lua_open_sys(L, C);
   th_lua_open_gemm(L, C);
+  th_lua_open_cpuinfo(L, C);
   th_lua_open_readline(L, C);
   th_lua_open_image(L, C);
   th_lua_open_scope(L, C);  /* after storage: adds storage methods */

@@ -21,14 +21,16 @@
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"
+#include "../tensor/th_cpuinfo.h"
 
-/* elements a block's transformed input and output aim at (per thread),
-   and the fewest tiles a block takes: with many channels the L2 target
+/* elements a block's transformed input and output aim at (per thread: a
+   quarter of L2, th_cpuinfo.h; 65536 on Zen 5's 1 MB, where it was
+   measured), and the fewest tiles a block takes: with many channels the L2 target
    would leave the 16 gemms too few columns (32 tiles: 0.78 of im2col's
    time on ResNet-18/VGG-sized layers, 128: 0.63, 256: 0.62; on
    ResNet-56-sized layers 32 and 128 are equal) */
 #ifndef WINO_BLOCK_ELEMS
-#define WINO_BLOCK_ELEMS 65536
+#define WINO_BLOCK_ELEMS (th_cpuinfo_get()->l2 / 16)
 #endif
 #ifndef WINO_MIN_TILES
 #define WINO_MIN_TILES 128

@@ -18,13 +18,15 @@
 ** helper watches for the next product for a moment before it sleeps.
 ** Blocking and thresholds can be overridden for tuning runs with
 ** TH_GEMM_KC, TH_GEMM_MC, TH_GEMM_NC, TH_GEMM_DM, TH_GEMM_AIN, TH_GEMM_DOT,
-** TH_GEMM_FLIP, TH_GEMM_CHUNKS and TH_GEMM_PAR (see init).
+** TH_GEMM_DOTBT, TH_GEMM_FLIP, TH_GEMM_CHUNKS and TH_GEMM_PAR (see init);
+** the cache-bound ones are derived from the CPU's caches (th_gemm_derive).
 */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "th_gemm.h"
+#include "th_cpuinfo.h"
 #include "th_gemm_internal.h"
 #include "th_pool.h"
 
@@ -39,31 +41,95 @@ static int env_int(const char *name, int dflt, int round) {
   return v > 0 ? (v + round - 1) / round * round : dflt;
 }
 
+/* The blocking from the CPU's caches (docs/dev/cpuinfo.md has the model
+   with its figures, docs/dev/benchmark-notes.md, section th_gemm.c, the
+   measurements behind it). Loop order (th_gemm_avx512.c): a B micro-panel
+   (kc x NR) meets every A micro-panel (MR x kc) of an mc x kc block; the
+   block meets every B micro-panel of a kc x nc panel.
+   - kc: one kernel call streams an A micro-panel and a B micro-panel and
+     loads and stores its MR x NR tile of C; with NR = 48 the B micro-panel
+     (192 bytes a step) outgrows L1 at any useful kc, so L1 holds what a
+     call reuses line by line: the A micro-panel, the B rows in flight and
+     the C tile. kc is the deepest step whose A micro-panel fills a third
+     of L1 (the rest: B's lines and C), a multiple of 32, 128..512 (at
+     512 the C tile's load and store are under 3% of a call's bytes).
+     BLIS's rule, the B micro-panel in L1, gives about 200 on 48 KB: 3%
+     slower on Zen 5, 20% on the flipped product.
+   - mc: the A block in an eighth of L2, a multiple of MR, at least 2 MR.
+     Not BLIS's half: here the B micro-panels, too wide for L1, stream
+     through L2 beside the A block, and the C tiles pass through it too
+     (a sixteenth, an eighth, a quarter and, at kc 192, a half measured
+     on Zen 5 in benchmark-notes.md).
+   - nc: the B panel in half the L3 a logical CPU can count on
+     (l3 / l3_shared), a multiple of NR, 4 NR..960 (960 bounds the packing
+     buffer, which counts in a training step's memory; nc made no
+     difference from 480 to 1920); without an L3, half of L2.
+   - dot_bt: the dot-product path reads all of B^T per 4 rows of C, so it
+     stops where B^T outgrows L2.
+   The others (direct_m, a_inplace, flip_m, dot_mn, chunks, par_mflop) are
+   amortization and threading thresholds, not cache sizes: measured
+   constants. */
+static int clamp_down(int64_t v, int unit, int lo, int hi) {
+  v = v / unit * unit;
+  return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+void th_gemm_derive(const th_cpuinfo *ci, th_gemm_info *o) {
+  const int64_t l3 = th_cpuinfo_l3_share(ci), l2 = ci->l2 > 0 ? ci->l2 : 256 << 10;
+  const int64_t l1 = ci->l1d > 0 ? ci->l1d : 32 << 10;
+  o->mr = TH_GEMM_MR, o->nr = TH_GEMM_NR;
+  o->kc = clamp_down(l1 / 3 / (4 * TH_GEMM_MR), 32, 128, 512);
+  o->mc = clamp_down(l2 / 8 / (4 * o->kc), TH_GEMM_MR, 2 * TH_GEMM_MR, 4096);
+  o->nc = clamp_down((l3 > 0 ? l3 : l2) / 2 / (4 * o->kc), TH_GEMM_NR, 4 * TH_GEMM_NR, 960);
+  o->dot_bt = (int)(l2 / 4);
+  o->direct_m = 512, o->dot_mn = 16384, o->flip_m = 144, o->par_mflop = 16, o->chunks = 1;
+}
+
 /* once per process, whichever thread calls first: the CPU check, TH_GEMM,
-   and the blocking: kc 512 with mc 64 (a 128 KB A block in L2, B
-   micro-panels streaming from L2), B read in place up to 512 rows
-   (bench/gemm.lua's shapes; measurements behind these and the constants
-   below: docs/dev/benchmark-notes.md, section th_gemm.c) */
+   the blocking derived from the CPU (th_cpuinfo.h, TH_CPU_CACHES) and the
+   TH_GEMM_* overrides of it */
 static void init(void) {
   const char *e = getenv("TH_GEMM");
+  th_gemm_info d;
 #if defined(__GNUC__) && defined(__x86_64__)
+  /* th_gemm_avx512.c is compiled for F, BW, DQ and VL: F alone (Xeon Phi)
+     would fault on the first BW/DQ/VL instruction */
   __builtin_cpu_init();
-  cpu_ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  cpu_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #endif
   if (e != NULL && strcmp(e, "openblas") == 0) backend = TH_GEMM_OPENBLAS;
-  tuned.kc = env_int("TH_GEMM_KC", 512, 1);
-  tuned.mc = env_int("TH_GEMM_MC", 64, TH_GEMM_MR);
-  tuned.nc = env_int("TH_GEMM_NC", 960, TH_GEMM_NR);
-  tuned.direct_m = env_int("TH_GEMM_DM", 512, 1);
+  th_gemm_derive(th_cpuinfo_get(), &d);
+  tuned.kc = env_int("TH_GEMM_KC", d.kc, 1);
+  tuned.mc = env_int("TH_GEMM_MC", d.mc, TH_GEMM_MR);
+  tuned.nc = env_int("TH_GEMM_NC", d.nc, TH_GEMM_NR);
+  /* B read in place up to 512 rows (a packed panel serves too few calls) */
+  tuned.direct_m = env_int("TH_GEMM_DM", d.direct_m, 1);
   tuned.a_inplace = env_int("TH_GEMM_AIN", 1, 1) == 1; /* 2: always pack A */
-  tuned.dot_mn = env_int("TH_GEMM_DOT", 16384, 1);
-  tuned.par_mflop = env_int("TH_GEMM_PAR", 16, 1);
+  tuned.dot_mn = env_int("TH_GEMM_DOT", d.dot_mn, 1);
+  tuned.dot_bt = env_int("TH_GEMM_DOTBT", d.dot_bt, 1);
+  tuned.par_mflop = env_int("TH_GEMM_PAR", d.par_mflop, 1);
   /* flipped product (B^T in place) up to 144 rows: faster below, even from 192 */
-  tuned.flip_m = env_int("TH_GEMM_FLIP", 144, 1);
+  tuned.flip_m = env_int("TH_GEMM_FLIP", d.flip_m, 1);
   /* bands per thread when a product is split: one (threads sharing packed
      B panels behind barriers wait for a descheduled thread; more bands
      repack A each) */
-  tuned.chunks = env_int("TH_GEMM_CHUNKS", 1, 1);
+  tuned.chunks = env_int("TH_GEMM_CHUNKS", d.chunks, 1);
+}
+
+void th_gemm_info_get(th_gemm_info *o) {
+  pthread_once(&once, init);
+  o->mr = TH_GEMM_MR, o->nr = TH_GEMM_NR;
+  o->kc = tuned.kc, o->mc = tuned.mc, o->nc = tuned.nc;
+  o->direct_m = tuned.direct_m, o->dot_mn = tuned.dot_mn, o->dot_bt = (int)tuned.dot_bt;
+  o->flip_m = tuned.flip_m, o->par_mflop = (int)tuned.par_mflop, o->chunks = tuned.chunks;
+}
+
+void th_gemm_set_blocking(int kc, int mc, int nc) {
+  pthread_once(&once, init);
+  if (kc > 0) tuned.kc = kc;
+  if (mc > 0) tuned.mc = (mc + TH_GEMM_MR - 1) / TH_GEMM_MR * TH_GEMM_MR;
+  if (nc > 0) tuned.nc = (nc + TH_GEMM_NR - 1) / TH_GEMM_NR * TH_GEMM_NR;
 }
 
 int th_gemm_supported(void) {
@@ -81,11 +147,11 @@ int th_gemm_backend(int b) {
 
 /* A times B^T, small C, long K (gradWeight): dot products beat packing
    both transposed operands up to 128x128. They read all of B^T again for
-   every 4 rows of C, so from 16 rows on, once B^T outgrows 1 MB (L2), the
-   flipped product, which streams B^T once, wins (benchmark-notes.md,
+   every 4 rows of C, so from 16 rows on, once B^T outgrows L2 (dot_bt),
+   the flipped product, which streams B^T once, wins (benchmark-notes.md,
    th_gemm.c) */
 static int dot_case(const th_gemm_op *op, int m, int n) {
-  if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > 262144.0) return 0;
+  if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > tuned.dot_bt) return 0;
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
 }
 

@@ -26,7 +26,24 @@ void th_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE transa, enum CBLAS_TR
    previous choice; a negative 'backend' only queries */
 int th_gemm_backend(int backend);
 
-/* 1 when th_sgemm can run our kernel on this CPU (AVX-512F present) */
+/* 1 when th_sgemm can run our kernel on this CPU (AVX-512 F, BW, DQ and VL) */
 int th_gemm_supported(void);
+
+/* the cache blocking th_sgemm derives from a CPU's caches (see
+   th_gemm_derive in th_gemm.c for the model): kc, mc, nc and the
+   cache-bound thresholds; th_gemm_blocking_get gives the one in use, with
+   the TH_GEMM_* overrides applied */
+typedef struct th_gemm_info {
+  int kc, mc, nc, mr, nr;
+  int direct_m, dot_mn, dot_bt, flip_m, par_mflop, chunks;
+} th_gemm_info;
+
+struct th_cpuinfo;
+void th_gemm_derive(const struct th_cpuinfo *ci, th_gemm_info *out);
+void th_gemm_info_get(th_gemm_info *out);
+
+/* replaces kc, mc, nc (tuning runs: A/B of two blockings in one process);
+   values <= 0 keep the current one; not thread-safe against running products */
+void th_gemm_set_blocking(int kc, int mc, int nc);
 
 #endif

@@ -2,7 +2,7 @@
 ** th_gemm_avx512.c: the AVX-512 side of th_sgemm: packing and the 8 x 48
 ** micro-kernel. Every function carries the AVX512 target attribute, so
 ** this file builds with baseline x86-64 flags; th_gemm.c calls in only
-** after __builtin_cpu_supports("avx512f").
+** after __builtin_cpu_supports says AVX-512 F, BW, DQ and VL.
 ** Blocking (BLIS order): for each nc-wide column block of B and kc-deep
 ** slice of K, B's slice is packed into NR-wide micro-panels (kc x 48,
 ** zero-padded on the right), or read in place when C has few rows; for

@@ -32,6 +32,7 @@ typedef struct th_gemm_blocking {
   int direct_m;     /* up to this many rows of C, a row-major B is read unpacked */
   int a_inplace;    /* and then a row-major A too */
   int dot_mn;       /* A times B^T with M x N up to this (K >= 64): dot products */
+  double dot_bt;    /* ... but from 16 rows on not once B^T has more floats than this */
   int flip_m;       /* B transposed in memory, up to this many rows of C: C^T = B^T A^T */
   int chunks;       /* bands per thread when a product is split */
   double par_mflop; /* outside parallel regions, products of at least this many
