@@ -224,3 +224,85 @@ describe('nn scratch', function()
     assert.is_true(blocks >= 2)  -- the main thread's and at least one worker's
   end)
 end)
+
+describe('nn scratch and Torch7 fields', function()
+  local function net()
+    torch.manualSeed(4)
+    return nn.Sequential():add(nn.Identity())
+      :add(nn.SpatialConvolution(3, 8, 3, 3, 1, 1, 1, 1)):add(nn.ReLU())
+      :add(nn.SpatialCrossMapLRN(3)):add(nn.SpatialDilatedConvolution(8, 4, 3, 3, 1, 1, 2, 2, 2, 2))
+      :add(nn.SpatialFullConvolution(4, 2, 3, 3)):float()
+  end
+  local x = torch.FloatTensor(2, 3, 12, 12)
+  local function step(n)
+    n:zeroGradParameters()
+    local y = n:forward(x):clone()
+    local gi = n:backward(x, y:clone():fill(0.25)):clone()
+    local _, g = n:getParameters()
+    return {y, gi, g:clone()}
+  end
+
+  it('round-trips a trained net through torch.save / torch.load with the fields empty', function()
+    torch.manualSeed(9)
+    x:uniform(-1, 1)
+    local a = net()
+    local ra = step(a)
+    local f = os.tmpname()
+    torch.save(f, a)
+    local b = torch.load(f)
+    os.remove(f)
+    for _, m in ipairs(b:listModules()) do
+      for _, name in ipairs(FIELDS) do
+        if rawget(m, name) ~= nil then
+          assert.is_true(torch.isTensor(m[name]))
+          assert.are.equal(0, m[name]:nElement())
+        end
+      end
+    end
+    local rb = step(b)
+    for i = 1, 3 do assert.are.equal(0, (ra[i] - rb[i]):abs():max()) end
+  end)
+
+  it('runs a Torch7 checkpoint whose buffers hold columns, and gives their memory back', function()
+    torch.manualSeed(9)
+    x:uniform(-1, 1)
+    local a = net()
+    local ra = step(a)
+    local old = net()
+    -- as Torch7 left them between passes: columns in finput / fgradInput
+    for _, i in ipairs{2, 5, 6} do
+      old:get(i).finput = torch.FloatTensor(50, 20):fill(7)
+      old:get(i).fgradInput = torch.FloatTensor(30, 20):fill(7)
+    end
+    old:get(4).paddedRatio = torch.FloatTensor(100):fill(7)
+    local f = os.tmpname()
+    torch.save(f, old)
+    local b = torch.load(f)
+    os.remove(f)
+    assert.are.equal(1000, b:get(2).finput:nElement())
+    local rb = step(b)
+    for i = 1, 3 do assert.are.equal(0, (ra[i] - rb[i]):abs():max()) end
+    for _, m in ipairs(b:listModules()) do
+      for _, name in ipairs(FIELDS) do
+        if rawget(m, name) ~= nil then assert.are.equal(0, m[name]:nElement(), name) end
+      end
+    end
+  end)
+
+  it('keeps type() and clearState() working', function()
+    torch.manualSeed(9)
+    x:uniform(-1, 1)
+    local a = net()
+    step(a)
+    a:double()
+    local xd = x:double()
+    a:forward(xd)
+    a:backward(xd, a.output:clone():fill(1))
+    assert.are.equal('torch.DoubleTensor', torch.type(a:get(2).finput))
+    assert.are.equal(0, a:get(2).finput:nElement())
+    a:clearState()
+    assert.are.equal(0, a:get(2).finput:nElement())
+    a:float()
+    assert.are.equal(0, (step(a)[1] - step(net())[1]):abs():max())
+  end)
+end)
