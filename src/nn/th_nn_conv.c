@@ -20,6 +20,7 @@
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 #include "../tensor/th_scratch.h"
+#include "../tensor/th_cpu.h"
 
 typedef struct geom {
   int batch;                      /* 4D input */
