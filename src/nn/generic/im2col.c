@@ -105,7 +105,7 @@ TH_CPU_CLONES void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int6
    is added contiguously into phase j % dW of a split row (ph[r][m] stands
    for position m * dW + r), the phases are interleaved with a constant
    stride, and the row is added to d once. */
-static inline void TH_R(col2im_row_strided)(const real *s, int64_t ld, int64_t kW, int64_t dW,
+static inline __attribute__((always_inline)) void TH_R(col2im_row_strided)(const real *s, int64_t ld, int64_t kW, int64_t dW,
                                             int64_t padW, int64_t W, int64_t oW,
                                             const int64_t *xr, real *d) {
   real ph[COL2IM_ROW_MAX], row[COL2IM_ROW_MAX];
