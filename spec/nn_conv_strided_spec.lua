@@ -65,6 +65,9 @@ local configs = {
   {3, 4, 7, 7, 2, 2, 3, 3, 3, 23, 23},   -- a ResNet stem, odd size
   {3, 5, 11, 11, 4, 4, 2, 2, 1, 31, 35}, -- an AlexNet stem, batch 1
   {2, 3, 3, 3, 2, 2, 1, 1, 3, 17, 16},   -- a stride-2 3x3, odd and even sides
+  {3, 2, 3, 3, 2, 2, 1, 1, 2, 6, 15},    -- the same, odd width
+  {2, 2, 3, 3, 2, 2, 1, 1, 1, 2, 2},     -- the same on a 2x2 input
+  {2, 2, 3, 3, 2, 1, 1, 0, 1, 5, 9},     -- stride 2 along x only, no vertical padding
   {2, 3, 5, 5, 3, 3, 0, 0, 3, 20, 19},   -- stride 3, no padding
   {2, 2, 4, 3, 4, 1, 1, 1, 1, 9, 26},    -- stride 4 along x only, even kernel
   {2, 3, 3, 3, 5, 5, 1, 1, 3, 16, 21},   -- stride 5: the element-by-element path

@@ -31,6 +31,7 @@ TH_CPU_CLONES void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int6
   const int64_t n = (y1 - y0) * oW;
   const int plane = dW == 1 && dH == 1 && oW == W;
   const int three = kW == 3 && dW == 1 && padW == 1 && oW == W && W >= 2;
+  const int two3 = kW == 3 && dW == 2 && padW == 1 && oW == (W + 1) / 2 && W >= 2;
   int64_t c, i, j, y, x;
   for (c = 0; c < C; c++) {
     const real *src = in + c * H * W;
@@ -57,6 +58,30 @@ TH_CPU_CLONES void TH_R(th_nn_im2col)(const real *in, int64_t C, int64_t H, int6
           for (x = 0; x < W; x++) b[x] = s[x];
           for (x = 0; x < W - 1; x++) e[x] = s[x + 1];
           e[W - 1] = 0;
+        }
+        continue;
+      }
+      if (two3) {
+        /* the 3-wide, stride-2 window of ResNet's downsampling layers: each
+           input row is read once, split into its even elements (j = 1)
+           and odd ones (j = 2, and j = 0 shifted by one) */
+        real *d0 = col + (c * kH + i) * 3 * ld - y0 * oW, *d1 = d0 + ld, *d2 = d1 + ld;
+        const int64_t h = W / 2;
+        for (j = 0; j < 3; j++) {
+          real *d = d0 + j * ld;
+          memset(d + y0 * oW, 0, sizeof(real) * (size_t)((ylo - y0) * oW));
+          memset(d + yhi * oW, 0, sizeof(real) * (size_t)((y1 - yhi) * oW));
+        }
+        for (y = ylo; y < yhi; y++) {
+          const real *s = src + (y * dH - padH + i) * W;
+          real *a = d0 + y * oW, *b = d1 + y * oW, *e = d2 + y * oW;
+          for (x = 0; x < h; x++) {
+            b[x] = s[2 * x];
+            e[x] = s[2 * x + 1];
+          }
+          if (oW > h) b[h] = s[2 * h], e[h] = 0;
+          a[0] = 0;
+          for (x = 1; x < oW; x++) a[x] = e[x - 1];
         }
         continue;
       }
