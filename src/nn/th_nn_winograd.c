@@ -60,8 +60,8 @@ int th_nn_winograd_get_mode(void) { return wino_mode; }
 /* The shape rule, from bench/winograd.lua (docs/benchmarks.md): F(2x2,3x3)
    wins from 14x14 outputs on, and at 13x13 (tiles padding the plane by a
    sixth) where im2col is the alternative, from 65536 channel pairs
-   (AlexNet's 13x13 layers, A/B call by call in one process: 0.86-1.0 of
-   im2col's time on one thread, 0.82-1.0 on two; docs/dev/convbig.md);
+   (AlexNet's 13x13 layers, A/B call by call in one process: 0.86-1.02 of
+   im2col's time on one thread, 0.82-1.01 on two; docs/dev/convbig.md);
    below, tiles are few per image, a 7x7 output pads its 4x4 tiles by a
    third, and the gemms of the im2col path are as large as Winograd's.
    gradWeight's 16 gemms have only K x C outputs each: with few channels

@@ -266,7 +266,7 @@ typedef struct TH_R(bias_job) {
 
 /* the sum of row[0..n): CONV_SUM_LANES running sums, added pairwise at
    the end. One running sum (an 'omp simd' reduction) waited on the add's
-   latency: gradBias took an eighth of a 7x7 stem's gradWeight call
+   latency: gradBias took a sixth of a 7x7 stem's gradWeight call
    (docs/dev/convbig.md) */
 #define CONV_SUM_LANES 64
 TH_CPU_CLONES static real TH_R(conv_row_sum)(const real *row, int64_t n) {

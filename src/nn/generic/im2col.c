@@ -3,7 +3,7 @@
 /* d[x] = s[x * dW] for x in [lo, hi). The usual strides are spelled out as
    constants: the compiler vectorizes a constant-stride read (loads and
    lane permutes) but reads a variable stride one element at a time, which
-   made im2col 40% of a 7x7 stride-2 stem's forward (docs/dev/convbig.md) */
+   made im2col 37% of a 7x7 stride-2 stem's forward (docs/dev/convbig.md) */
 static inline void TH_R(im2col_row)(real *d, const real *s, int64_t lo, int64_t hi, int64_t dW) {
   int64_t x;
   switch (dW) {
