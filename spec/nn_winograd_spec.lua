@@ -158,6 +158,23 @@ describe('nn.SpatialConvolution Winograd F(2x2,3x3)', function()
     assert.are.same({false, false, false}, {C.conv_winogradChosen(m, big)})
   end)
 
+  it('takes 13x13 outputs from 65536 channel pairs (AlexNet), not with fewer', function()
+    C.conv_winograd('auto')
+    local wide = nn.SpatialConvolution(256, 256, 3, 3, 1, 1, 1, 1):float()
+    local narrow = nn.SpatialConvolution(64, 64, 3, 3, 1, 1, 1, 1):float()
+    assert.are.same({true, true, true}, {C.conv_winogradChosen(wide, torch.FloatTensor(2, 256, 13, 13))})
+    assert.are.same({false, false, false}, {C.conv_winogradChosen(wide, torch.FloatTensor(2, 256, 12, 12))})
+    assert.are.same({false, false, false}, {C.conv_winogradChosen(narrow, torch.FloatTensor(2, 64, 13, 13))})
+    -- and its results there are those of the im2col path, to float rounding
+    torch.manualSeed(13)
+    local x = torch.FloatTensor(3, 256, 13, 13):uniform(-1, 1)
+    local go = torch.FloatTensor(3, 256, 13, 13):uniform(-1, 1)
+    local a, b = run('off', wide, x, go, 1), run('auto', wide, x, go, 1)
+    for i = 1, 4 do assert.is_true(relerr(b[i], a[i]) < 2e-5, 'result ' .. i .. ': ' .. relerr(b[i], a[i])) end
+    local c = run('on', wide, x, go, 1)
+    for i = 1, 4 do assert.are.equal(0, (b[i] - c[i]):abs():max()) end
+  end)
+
   it('the shape rule (auto) keeps results those of one of the two paths', function()
     torch.manualSeed(26)
     local m = nn.SpatialConvolution(8, 8, 3, 3, 1, 1, 1, 1):double()

@@ -27,5 +27,18 @@ int64_t th_nn_tile_rows(int64_t K, int64_t oH, int64_t oW, int64_t elems) {
   return (oH + tiles - 1) / tiles;
 }
 
+/* col2im's split rows for strides 2-4 (generic/im2col.c): up to
+   COL2IM_KMAX kernel columns, rows of up to COL2IM_ROW_MAX elements (on
+   the stack); wider ones take the element-by-element path */
+#define COL2IM_KMAX 16
+#define COL2IM_ROW_MAX 1024
+
+/* entries per phase: every m with m * dW + r < padW + W, and every x + j /
+   dW a column adds to */
+static int64_t col2im_phase_len(int64_t W, int64_t oW, int64_t kW, int64_t dW, int64_t padW) {
+  const int64_t a = oW + (kW - 1) / dW, b = (padW + W + dW - 1) / dW;
+  return a > b ? a : b;
+}
+
 #define TH_GENERIC_FILE "../nn/generic/im2col.c"
 #include "../tensor/th_generic_floating.h"

@@ -20,6 +20,7 @@
 #include "../tensor/th_gemm.h"
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
+#include "../tensor/th_scratch.h"
 #include "../tensor/th_cpu.h"
 #include "../tensor/th_cpuinfo.h"
 
@@ -57,19 +58,22 @@ int th_nn_winograd_set_mode(int mode) {
 int th_nn_winograd_get_mode(void) { return wino_mode; }
 
 /* The shape rule, from bench/winograd.lua (docs/benchmarks.md): F(2x2,3x3)
-   wins from 14x14 outputs on; below, tiles are few per image, a 7x7
-   output pads its 4x4 tiles by a third, and the gemms of the im2col path
-   are as large as Winograd's (AlexNet's 13x13 layers came out at 0.8-1.2
-   of im2col's time from run to run on the loaded machine: left to im2col). gradWeight's 16 gemms have only K x C
-   outputs each: with few channels they run far from peak unless the
-   planes are large. */
+   wins from 14x14 outputs on, and at 13x13 (tiles padding the plane by a
+   sixth) where im2col is the alternative, from 65536 channel pairs
+   (AlexNet's 13x13 layers, A/B call by call in one process: 0.86-1.02 of
+   im2col's time on one thread, 0.82-1.01 on two; docs/dev/convbig.md);
+   below, tiles are few per image, a 7x7 output pads its 4x4 tiles by a
+   third, and the gemms of the im2col path are as large as Winograd's.
+   gradWeight's 16 gemms have only K x C outputs each: with few channels
+   they run far from peak unless the planes are large. */
 int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
                           int64_t oH, int64_t oW) {
   if (wino_mode == TH_NN_WINOGRAD_OFF) return 0;
   if (w->kW != 3 || w->kH != 3 || w->dW != 1 || w->dH != 1 || w->padW > 2 || w->padH > 2)
     return 0;
   if (wino_mode == TH_NN_WINOGRAD_ON) return 1;
-  if (phase != TH_NN_WINO_GRAD_WEIGHT) return oH >= 14 && oW >= 14;
+  if (phase != TH_NN_WINO_GRAD_WEIGHT)
+    return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536);
   return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13);
 }
 
@@ -114,7 +118,7 @@ int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_t
        &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_tensor_resize1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_forward,
                               (input, output, weight, bias, finput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -132,7 +136,7 @@ int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradIn
        gradInput->size[gradInput->ndim - 1], 2 - w->padH, 2 - w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_tensor_resize1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(gradOutput->dtype, wino_backward_input,
                               (gradOutput, gradInput, weight, fgradInput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -151,7 +155,7 @@ int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *grad
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
   off = rows * 16 * nOut * nIn;
-  if (th_tensor_resize1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_backward_params,
                               (input, gradOutput, gradWeight, fgradInput, &p, off, bufS, nt, scale),
                               "SpatialConvolution");

@@ -37,6 +37,19 @@ static void TH_R(conv_group_gather)(const real *go, int64_t b0, int64_t nb, real
              sizeof(real) * (size_t)g->N);
 }
 
+/* the output columns [n0, n0 + tn) of every plane = the plane's bias, for
+   the gemms to add into. The whole image at once: filling each tile just
+   before its gemm (its C then in L2) was 10% slower on a 7x7 stride-2 stem
+   (docs/dev/convbig.md) */
+static void TH_R(conv_fill_bias)(real *y, const real *bias, int64_t n0, int64_t tn,
+                                 const geom *g) {
+  int64_t o, n;
+  for (o = 0; o < g->nOut; o++) {
+    real v = bias[o], *row = y + o * g->N + n0;
+    for (n = 0; n < tn; n++) row[n] = v;
+  }
+}
+
 /* output of unit u = weight * columns + bias */
 static void TH_R(conv_forward_unit)(const real *x, real *y, const real *wt, const real *bias,
                                     real *buf, int64_t u, const geom *g,
@@ -62,10 +75,7 @@ static void TH_R(conv_forward_unit)(const real *x, real *y, const real *wt, cons
   x += u * inS;
   y += u * outS;
   if (bias) {
-    for (o = 0; o < g->nOut; o++) {
-      real v = bias[o], *row = y + o * g->N;
-      for (n = 0; n < g->N; n++) row[n] = v;
-    }
+    TH_R(conv_fill_bias)(y, bias, 0, g->N, g);
     beta = 1;
   }
   if (g->direct) {
@@ -254,19 +264,30 @@ typedef struct TH_R(bias_job) {
   double scale;
 } TH_R(bias_job);
 
+/* the sum of row[0..n): CONV_SUM_LANES running sums, added pairwise at
+   the end. One running sum (an 'omp simd' reduction) waited on the add's
+   latency: gradBias took a sixth of a 7x7 stem's gradWeight call
+   (docs/dev/convbig.md) */
+#define CONV_SUM_LANES 64
+TH_CPU_CLONES static real TH_R(conv_row_sum)(const real *row, int64_t n) {
+  real acc[CONV_SUM_LANES];
+  int64_t i, k, w;
+  for (k = 0; k < CONV_SUM_LANES; k++) acc[k] = 0;
+  for (i = 0; i + CONV_SUM_LANES <= n; i += CONV_SUM_LANES)
+    for (k = 0; k < CONV_SUM_LANES; k++) acc[k] += row[i + k];
+  for (k = 0; i < n; i++, k++) acc[k] += row[i];
+  for (w = CONV_SUM_LANES / 2; w > 0; w /= 2)
+    for (k = 0; k < w; k++) acc[k] += acc[k + w];
+  return acc[0];
+}
+
 static void TH_R(conv_bias_plane)(void *arg, int64_t o) {
   const TH_R(bias_job) *j = arg;
   const geom *g = j->g;
   const int64_t outS = g->nOut * g->N;
   accreal s = 0;
-  int64_t b, n;
-  for (b = 0; b < g->B; b++) {
-    const real *row = j->go + b * outS + o * g->N;
-    real rs = 0;
-#pragma omp simd reduction(+ : rs)
-    for (n = 0; n < g->N; n++) rs += row[n];
-    s += rs;
-  }
+  int64_t b;
+  for (b = 0; b < g->B; b++) s += TH_R(conv_row_sum)(j->go + b * outS + o * g->N, g->N);
   j->gb[o] += (real)(j->scale * s);
 }
 
