@@ -4,8 +4,10 @@
 -- bound for each; the process peak of optimizing; and recompute's trade of
 -- step time for activation memory. One process per measurement.
 -- Writes docs/benchmarks.md, sections "Memory", "Memory planner", "Memory
--- peak of optimizing", "Memory recompute", "Memory reorder" (bench/reorder.lua).
--- MEMORY_SECTIONS=tables,peak,recompute,reorder (default all) picks what runs ("tables" gives the first two); MODELS=a,b
+-- peak of optimizing", "Memory recompute", "Memory reorder" (bench/reorder.lua),
+-- "Memory plain vs PyTorch" (plain training, no optnet: peak RSS of a fresh
+-- process, ours and PyTorch's, the bench-speed models and batches).
+-- MEMORY_SECTIONS=tables,peak,recompute,reorder,plain (default all) picks what runs ("tables" gives the first two); MODELS=a,b
 -- limits the nets of tables and recompute.
 local MODELS = {'alexnet', 'vgg-A', 'googlenet', 'resnet-110', 'densenet', 'resnet-50'}
 local SETTINGS = {
@@ -35,7 +37,7 @@ local function pct(a, b)
 end
 
 local want = {}
-for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder'):gmatch('[^,]+') do want[w] = true end
+for w in (os.getenv('MEMORY_SECTIONS') or 'tables,peak,recompute,reorder,plain'):gmatch('[^,]+') do want[w] = true end
 local commit = sh('git -C ' .. here .. ' rev-parse --short HEAD 2>/dev/null'):gsub('%s+$', '')
 local stamp = string.format('%s, commit %s', os.date('!%Y-%m-%d'), commit)
 local function md(title, text) dofile(here .. '/bench/loadguard.lua').write(here .. '/docs/benchmarks.md', title, text, meter:other()) end
@@ -163,6 +165,44 @@ if want.recompute then
     .. 'hits them alike. none = the optimized net without recompute. budget f = recompute = f x the '
     .. 'none arena in bytes (a half and a third, raised by tenths until a plan fits), with the segmentation chosen; '
     .. 're-run work = the share of the forward\'s multiply-adds the budget plan re-runs.\n\n%s\n', stamp, text))
+end
+
+-- plain training against PyTorch: each side in a fresh process (bench/one.lua
+-- --serve, bench/torch_peer.py: the same nets, float32, 2 threads) runs
+-- STEPS training steps and reports VmHWM and its RSS before the net was built
+if want.plain then
+  local STEPS = 3
+  local ROWS = {{'mlp', 64}, {'alexnet', 16}, {'vgg-A', 8}, {'resnet-18', 16}, {'resnet-50', 16},
+                {'googlenet', 16}, {'resnet-56', 64}, {'resnet-110', 64}, {'densenet', 64}}
+  -- ready line (baseline) and done line (the peak after every step) of one side
+  local function side(cmd)
+    local out = sh(string.format('echo quit | %s 2>&1', cmd))
+    local ready = fields(out:match('ready[^\n]*') or '')
+    local done = fields(out:match('done[^\n]*') or '')
+    if not done.peak_mb then io.stderr:write(out .. '\n') end
+    return ready.start_mb, done.peak_mb
+  end
+  local rows = {'| model | batch | ours peak (MiB) | PyTorch peak (MiB) | peak ratio | ours above baseline (MiB) '
+    .. '| PyTorch above baseline (MiB) | above-baseline ratio |', '|---|---:|---:|---:|---:|---:|---:|---:|'}
+  for _, r in ipairs(ROWS) do
+    io.stderr:write(string.format('plain: %s b%d ...\n', r[1], r[2]))
+    local ob, op = side(string.format('%s/bin/th %s/bench/one.lua %s %d train %d --serve', here, here, r[1], r[2], STEPS))
+    local tb, tp = side(string.format('OMP_WAIT_POLICY=passive /usr/bin/python3 %s/bench/torch_peer.py %s %d train %d',
+                                      here, r[1], r[2], STEPS))
+    local function f(x) return x and string.format('%.0f', x) or '-' end
+    local function ratio(a, b) return a and b and b > 0 and string.format('%.2f', a / b) or '-' end
+    local oa, ta = op and ob and op - ob, tp and tb and tp - tb
+    rows[#rows + 1] = string.format('| %s | %d | %s | %s | %s | %s | %s | %s |', r[1], r[2], f(op), f(tp),
+      ratio(op, tp), f(oa), f(ta), ratio(oa, ta))
+  end
+  local text = table.concat(rows, '\n')
+  print(text)
+  md('Memory plain vs PyTorch', string.format('## Memory plain vs PyTorch\n\n%s. Plain training (no optnet): '
+    .. 'a fresh process per side builds the net of bench/speed.lua in float32 on 2 threads (ours bench/one.lua, '
+    .. 'PyTorch bench/torch_peer.py) and runs %d training steps (forward, NLL criterion, backward, gradients '
+    .. 'zeroed between steps; no gradient for the input image). peak = VmHWM after the steps; above baseline = '
+    .. 'that minus the RSS before the net was built (the runtime: Lua ~20 MiB, Python + libtorch ~200 MiB); '
+    .. 'ratio = ours / PyTorch (below 1: we hold less).\n\n%s\n', stamp, STEPS, text))
 end
 
 if want.reorder then

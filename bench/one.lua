@@ -1,7 +1,8 @@
 -- Our side of `make bench-speed`, one model in a fresh process:
 --   bin/th bench/one.lua <model> <batch> <infer|train> [warmup] [runs]
 --     runs warmup + runs steps, prints one line of key=value pairs
---     (median_ms, min_ms, peak_mb, first_peak_mb, baseline_mb, params, blas);
+--     (median_ms, min_ms, peak_mb, first_peak_mb, baseline_mb, params, blas;
+--     baseline_mb = RSS once the net is built, start_mb = before it is built);
 --     handy under `perf record`.
 --   bin/th bench/one.lua <model> <batch> <infer|train> [warmup] --serve
 --     the protocol bench/speed.lua alternates with bench/torch_peer.py:
@@ -61,6 +62,8 @@ torch.manualSeed(0)
 torch.setdefaulttensortype('torch.FloatTensor')
 local opts = {batch = batch, type = 'float'}
 for k, v in pairs(cfg[2]) do opts[k] = v end
+collectgarbage()
+local startRss = vm('VmRSS')  -- the runtime alone, before the net is built
 local net, input = require('models.' .. cfg[1])(opts)
 local target = torch.LongTensor(batch):random(1, cfg[3])
 local crit = nn.ClassNLLCriterion():float()
@@ -148,8 +151,8 @@ local blas = string.format('%s/%d', core, blasThreads)
 
 if serve then
   io.stdout:setvbuf('line')
-  print(string.format('ready peak_mb=%.1f baseline_mb=%.1f blas=%s threads=%d params=%d gflop=%.4f',
-    firstPeak, baseline, blas, torch.getnumthreads(), params, gflop))
+  print(string.format('ready peak_mb=%.1f baseline_mb=%.1f start_mb=%.1f blas=%s threads=%d params=%d gflop=%.4f',
+    firstPeak, baseline, startRss, blas, torch.getnumthreads(), params, gflop))
   local _, cpu0 = clock()
   for line in io.lines() do
     if line == 'step' then

@@ -7,7 +7,8 @@ Builds the network the zoo builds (models/*.lua) in plain torch.nn, float32,
 torch.set_num_threads(2), then speaks the same line protocol as
 bench/one.lua --serve, so the driver can alternate single steps of the two
 processes:
-    -> ready peak_mb=<VmHWM after the first step> baseline_mb=... blas=...
+    -> ready peak_mb=<VmHWM after the first step> baseline_mb=<RSS, net built>
+             start_mb=<RSS before the net is built> blas=...
     <- step          -> ms=<wall milliseconds of one step>
     <- quit          -> done cpu_s=<process CPU seconds since ready> peak_mb=...
 A training step is forward, NLLLoss, backward, with the gradients zeroed
@@ -264,6 +265,7 @@ def main():
     warmup = int(sys.argv[4]) if len(sys.argv) > 4 else 2
     torch.set_num_threads(2)
     torch.manual_seed(0)
+    start = vm('VmRSS')  # the runtime alone, before the net is built
     net, shape, classes = MODELS[name]()
     x = torch.randn(batch, *shape)
     y = torch.randint(0, classes, (batch,))
@@ -293,8 +295,8 @@ def main():
     first_peak = vm('VmHWM')
     for _ in range(warmup - 1):
         timed()
-    print('ready peak_mb=%.1f baseline_mb=%.1f blas=%s threads=%d torch=%s' % (
-        first_peak, baseline, blas(), torch.get_num_threads(), torch.__version__), flush=True)
+    print('ready peak_mb=%.1f baseline_mb=%.1f start_mb=%.1f blas=%s threads=%d torch=%s' % (
+        first_peak, baseline, start, blas(), torch.get_num_threads(), torch.__version__), flush=True)
     cpu0 = time.process_time()
     for line in sys.stdin:
         cmd = line.strip()

@@ -648,8 +648,12 @@ function checks.run(desc, name, report)
   end
   -- refusals optnet documents for a later call: a byte budget the re-plan
   -- at a larger input cannot meet, a folded net run in training mode
+  -- (raised through a later call, the message may carry the caller's
+  -- position first: reported from optnet's own words on)
   for _, p in ipairs(LATER_REFUSALS) do
-    if err:find(p, 1, true) and not isRuntime(msg) then return report('result', 'refused', S.stage, msg) end
+    if err:find(p, 1, true) and not isRuntime(msg) then
+      return report('result', 'refused', S.stage, msg:match('optnet%..*') or msg)
+    end
   end
   return report('result', 'error', S.stage, err)
 end

@@ -3,9 +3,10 @@
 -- weight nOutputPlane x nInputPlane x kH x kW, bias nOutputPlane;
 -- output nOutputPlane x oH x oW with oH = floor((H + 2*padH - kH) / dH) + 1.
 -- Kernel: im2col + BLAS gemm per image, images of a batch in parallel
--- (src/nn/th_nn_conv.c). 'finput' is a per-thread column buffer used only
--- by forward and 'fgradInput' one used only by backward: backward re-derives
--- the columns from the input, so no batch-sized buffer lives between passes.
+-- (src/nn/th_nn_conv.c). The columns live in the kernels' shared scratch
+-- (src/tensor/th_scratch.c), one block per calling thread: backward
+-- re-derives them from the input, so nothing lives between passes.
+-- 'finput' and 'fgradInput' stay, empty, for Torch7 code and files.
 
 local C = torch._C.nn
 local SpatialConvolution, parent = torch.class('nn.SpatialConvolution', 'nn.Module')
@@ -49,8 +50,8 @@ end
 
 -- modules saved by older Torch7 versions: 'padding', 2D (MM) weights, no buffers
 local function backCompatibility(self)
-  self.finput = self.finput or self.weight.new()
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
   if self.padding then
     self.padW, self.padH, self.padding = self.padding, self.padding, nil
   else

@@ -163,7 +163,7 @@ end
 
 function SpatialConvolutionMap:updateOutput(input)
   local x = planes(self, input, cc.who(self, 'updateOutput'))
-  self.finput = self.finput or input.new()
+  nn.utils.workspaceField(self, 'finput', input)
   C.conv_updateOutput(self, x, self.output, dense(self, '_denseWeight', self.weight, false, input),
                       self.bias, self.finput)
   return self.output
@@ -172,7 +172,7 @@ end
 function SpatialConvolutionMap:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   local x = planes(self, input, cc.who(self, 'updateGradInput'))
-  self.fgradInput = self.fgradInput or input.new()
+  nn.utils.workspaceField(self, 'fgradInput', input)
   local w = dense(self, '_denseWeight', self.weight, false, input)
   if x == input then
     C.conv_updateGradInput(self, x, gradOutput, self.gradInput, w, self.fgradInput)
@@ -187,7 +187,7 @@ end
 
 function SpatialConvolutionMap:accGradParameters(input, gradOutput, scale)
   local x = planes(self, input, cc.who(self, 'accGradParameters'))
-  self.fgradInput = self.fgradInput or input.new()
+  nn.utils.workspaceField(self, 'fgradInput', input)
   local g = dense(self, '_denseGradWeight', nil, false, input)
   C.conv_accGradParameters(self, x, gradOutput, g, self.gradBias, self.fgradInput, scale or 1)
   gather(self, g, false)

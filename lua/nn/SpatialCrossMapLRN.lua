@@ -27,7 +27,7 @@ function SpatialCrossMapLRN:updateOutput(input)
 end
 
 function SpatialCrossMapLRN:updateGradInput(input, gradOutput)
-  self.paddedRatio = self.paddedRatio or self.output.new()
+  nn.utils.workspaceField(self, 'paddedRatio', self.output)
   if self.scale == nil then
     error(string.format('%s:updateGradInput: run forward first', torch.type(self)), 2)
   end

@@ -64,7 +64,7 @@ end
 
 function SpatialDepthWiseConvolution:updateOutput(input)
   backCompatibility(self)
-  self.finput = self.finput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
   C.dilconv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput, true)
   return self.output
 end
@@ -72,7 +72,7 @@ end
 function SpatialDepthWiseConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
   backCompatibility(self)
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
   C.dilconv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput,
                             true)
   return self.gradInput
@@ -80,7 +80,7 @@ end
 
 function SpatialDepthWiseConvolution:accGradParameters(input, gradOutput, scale)
   backCompatibility(self)
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
   C.dilconv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
                               self.fgradInput, scale or 1, true)
 end

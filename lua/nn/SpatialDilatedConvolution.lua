@@ -24,21 +24,21 @@ function SpatialDilatedConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW,
 end
 
 function SpatialDilatedConvolution:updateOutput(input)
-  self.finput = self.finput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
   C.dilconv_updateOutput(self, input, self.output, self.weight, self.bias, self.finput, false)
   return self.output
 end
 
 function SpatialDilatedConvolution:updateGradInput(input, gradOutput)
   if not self.gradInput then return end
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
   C.dilconv_updateGradInput(self, input, gradOutput, self.gradInput, self.weight, self.fgradInput,
                             false)
   return self.gradInput
 end
 
 function SpatialDilatedConvolution:accGradParameters(input, gradOutput, scale)
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
   C.dilconv_accGradParameters(self, input, gradOutput, self.gradWeight, self.gradBias,
                               self.fgradInput, scale or 1, false)
 end

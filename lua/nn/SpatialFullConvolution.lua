@@ -60,8 +60,8 @@ end
 local function buffers(self)
   self.adjW = self.adjW or 0
   self.adjH = self.adjH or 0
-  self.finput = self.finput or self.weight.new()
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
 end
 
 -- the input tensor and the module, or for a table input {input, target}

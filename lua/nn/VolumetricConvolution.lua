@@ -54,8 +54,8 @@ function VolumetricConvolution:noBias()
 end
 
 local function buffers(self)
-  self.finput = self.finput or self.weight.new()
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
 end
 
 function VolumetricConvolution:updateOutput(input)

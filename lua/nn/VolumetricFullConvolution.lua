@@ -75,8 +75,8 @@ local function backCompatibility(self)
   self.adjW = self.adjW or 0
   self.adjH = self.adjH or 0
   self.adjT = self.adjT or 0
-  self.finput = self.finput or self.weight.new()
-  self.fgradInput = self.fgradInput or self.weight.new()
+  nn.utils.workspaceField(self, 'finput', self.weight)
+  nn.utils.workspaceField(self, 'fgradInput', self.weight)
 end
 
 -- the input tensor and the adj values: from the fields, or for

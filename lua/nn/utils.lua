@@ -190,6 +190,22 @@ end
 
 -- empties fields of 'self': tensors are :set() to nothing (same object),
 -- tables become empty, anything else becomes nil
+-- A kernel workspace field (finput, fgradInput, LRN's paddedRatio): the
+-- kernels take their workspace from the shared scratch (src/tensor/
+-- th_scratch.c), so the field is kept for Torch7 code and files but holds
+-- nothing. Made (like like.new()) when absent; one that holds memory (a
+-- Torch7 checkpoint saved between passes kept its columns) gives it back.
+function utils.workspaceField(self, name, like)
+  local t = self[name]
+  if t == nil then
+    t = like.new()
+    self[name] = t
+  elseif t:nElement() > 0 then
+    t:set()
+  end
+  return t
+end
+
 function utils.clear(self, ...)
   local arg = {...}
   if #arg > 0 and type(arg[1]) == 'table' then arg = arg[1] end

@@ -15,6 +15,8 @@
 #include <omp.h>
 #endif
 #include "th_lua.h"
+#include "../tensor/th_error.h"
+#include "../tensor/th_scratch.h"
 
 /* OpenBLAS's own thread control (declared by its cblas.h on Debian) */
 static int nthreads = 0;
@@ -50,6 +52,7 @@ static void setint(lua_State *L, const char *k, int64_t v) {
 
 static int sys_memstats(lua_State *L) {
   th_memstats m;
+  th_scratch_stats sc;
   int c;
   th_alloc_stats(&m);
   lua_newtable(L);
@@ -64,13 +67,29 @@ static int sys_memstats(lua_State *L) {
     setint(L, "peak_bytes", m.cat_peak[c]);
     lua_setfield(L, -2, th_memcat_name[c]);
   }
+  /* kernel workspace: not storage memory, so apart from the totals above */
+  th_scratch_get_stats(&sc);
+  lua_newtable(L);
+  setint(L, "live_bytes", sc.live_bytes);
+  setint(L, "peak_bytes", sc.peak_bytes);
+  setint(L, "blocks", sc.blocks);
+  lua_setfield(L, -2, "scratch");
   lua_setfield(L, -2, "categories");
+  return 1;
+}
+
+/* C.releaseScratch() -> bytes freed: the calling thread's kernel workspace */
+static int sys_releasescratch(lua_State *L) {
+  int64_t bytes = th_scratch_bytes();
+  if (th_scratch_release() != TH_OK) return luaL_error(L, "torch.releaseScratch: %s", th_error_msg());
+  lua_pushinteger(L, (lua_Integer)bytes);
   return 1;
 }
 
 static int sys_resetpeak(lua_State *L) {
   (void)L;
   th_alloc_reset_peak();
+  th_scratch_reset_peak();
   return 0;
 }
 
@@ -225,7 +244,7 @@ static int sys_malloctrim(lua_State *L) {
 
 static const luaL_Reg sys_funcs[] = {
     {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
-    {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
+    {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"releaseScratch", sys_releasescratch}, {"resetPeakMemory", sys_resetpeak},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
     {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history},
     {"realtime", sys_realtime}, {"usleep", sys_usleep}, {"isatty", sys_isatty}, {NULL, NULL}};

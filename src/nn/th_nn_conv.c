@@ -19,6 +19,7 @@
 #include "../tensor/th_gemm.h"
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
+#include "../tensor/th_scratch.h"
 
 typedef struct geom {
   int batch;                      /* 4D input */
@@ -146,7 +147,7 @@ static int end_accum(th_tensor *tmp, th_tensor *t) {
 int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                              const th_tensor *bias, th_tensor *finput, const th_nn_window *w) {
   geom g;
-  th_tensor in, wt, bs;
+  th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t size[4];
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
@@ -156,6 +157,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
@@ -163,26 +165,27 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
   if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, finput, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, finput, w, g.B, g.nIn,
+    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn,
                                 g.nOut);
     goto done;
   }
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
-    if (th_tensor_resize(finput, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, finput, &g, w, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, w, nt),
                             "SpatialConvolution");
 done:
   th_tensor_clear(&in);
   th_tensor_clear(&wt);
   th_tensor_clear(&bs);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -190,7 +193,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
                                  th_tensor *gradInput, const th_tensor *weight,
                                  th_tensor *fgradInput, const th_nn_window *w) {
   geom g;
-  th_tensor go, wt;
+  th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -199,29 +202,31 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
   if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, fgradInput, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, fgradInput, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
-    if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_input,
-                            (&go, gradInput, &wt, fgradInput, &g, w, nt), "SpatialConvolution");
+                            (&go, gradInput, &wt, &ws, &g, w, nt), "SpatialConvolution");
 done:
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -229,7 +234,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
                                const th_nn_window *w, double scale) {
   geom g;
-  th_tensor in, go, gw, gb;
+  th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR, nt, direct;
   if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -241,6 +246,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
@@ -248,9 +254,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     goto done;
   direct = th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
   if (direct || th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn,
+    rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn,
                                                    g.nOut, scale)
-                : th_nn_winograd_backward_params(&in, &go, &gw, fgradInput, w, g.B, g.nIn, g.nOut,
+                : th_nn_winograd_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn, g.nOut,
                                                  scale);
     if (rc == TH_OK && gradBias)
       rc = TH_DISPATCH_FLOATING(input->dtype, conv_bias_only, (&go, &gb, &g, scale),
@@ -259,9 +265,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     /* per thread a scratch row; a partial gradWeight for threads > 0 only
        (thread 0 sums into gradWeight itself), after all the rows */
     int64_t rows = th_nn_scratch_rows(g.B, nt), part = scratch_alloc(&g, 0);
-    if (th_tensor_resize1d(fgradInput, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
+    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
     rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
-                              (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, w, nt, scale, rows,
+                              (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale, rows,
                                part),
                               "SpatialConvolution");
   }
@@ -272,5 +278,6 @@ done:
   th_tensor_clear(&go);
   th_tensor_clear(&gw);
   th_tensor_clear(&gb);
+  th_tensor_clear(&ws);
   return rc;
 }

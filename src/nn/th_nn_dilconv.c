@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
+#include "../tensor/th_scratch.h"
 #include "th_nn_internal.h"
 #include "th_nn_temporal.h"
 
@@ -132,7 +133,7 @@ static int scratch(th_tensor *buf, const geom *g, int nt, int partials, int64_t 
   if (r > (INT64_MAX / 2 - extra) / per)
     return th_error_set("scratch of %lld x %lld elements is too large", (long long)r,
                         (long long)per);
-  return th_tensor_resize1d(buf, r * per + extra);
+  return th_scratch_take1d(buf, r * per + extra);
 }
 
 #define TH_GENERIC_FILE "../nn/generic/dilconv.c"
@@ -142,7 +143,7 @@ int th_nn_dilconv_update_output(const th_tensor *input, th_tensor *output,
                                 const th_tensor *weight, const th_tensor *bias,
                                 th_tensor *finput, const th_nn_dilconv *p) {
   geom g;
-  th_tensor in, wt, bs;
+  th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t size[4], rows;
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
@@ -154,19 +155,21 @@ int th_nn_dilconv_update_output(const th_tensor *input, th_tensor *output,
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) ||
-      th_tensor_resize(output, nd, size) != TH_OK || scratch(finput, &g, nt, 0, &rows) != TH_OK)
+      th_tensor_resize(output, nd, size) != TH_OK || scratch(&ws, &g, nt, 0, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, finput, &g, p, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, p, nt),
                             "SpatialDilatedConvolution");
 done:
   th_tensor_clear(&in);
   th_tensor_clear(&wt);
   th_tensor_clear(&bs);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -174,7 +177,7 @@ int th_nn_dilconv_update_grad_input(const th_tensor *input, const th_tensor *gra
                                     th_tensor *gradInput, const th_tensor *weight,
                                     th_tensor *fgradInput, const th_nn_dilconv *p) {
   geom g;
-  th_tensor go, wt;
+  th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
@@ -184,17 +187,19 @@ int th_nn_dilconv_update_grad_input(const th_tensor *input, const th_tensor *gra
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK ||
-      scratch(fgradInput, &g, nt, 0, &rows) != TH_OK)
+      scratch(&ws, &g, nt, 0, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_backward_input,
-                            (&go, gradInput, &wt, fgradInput, &g, p, nt),
+                            (&go, gradInput, &wt, &ws, &g, p, nt),
                             "SpatialDilatedConvolution");
 done:
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -208,7 +213,7 @@ int th_nn_dilconv_acc_grad_params(const th_tensor *input, const th_tensor *gradO
                                   th_tensor *gradWeight, th_tensor *gradBias,
                                   th_tensor *fgradInput, const th_nn_dilconv *p, double scale) {
   geom g;
-  th_tensor in, go, gw, gb;
+  th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, gradWeight, p, &g) != TH_OK) return TH_ERR;
@@ -222,15 +227,16 @@ int th_nn_dilconv_acc_grad_params(const th_tensor *input, const th_tensor *gradO
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   /* per thread a column buffer; threads > 0 also a partial gradWeight, after all the rows */
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       th_tensor_contiguous(&gw, gradWeight) != TH_OK ||
       (gradBias && th_tensor_contiguous(&gb, gradBias) != TH_OK) ||
-      scratch(fgradInput, &g, nt, 1, &rows) != TH_OK)
+      scratch(&ws, &g, nt, 1, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_backward_params,
-                            (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, p, nt, scale, rows),
+                            (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, p, nt, scale, rows),
                             "SpatialDilatedConvolution");
   if (rc == TH_OK) rc = end_accum(&gw, gradWeight);
   if (rc == TH_OK && gradBias) rc = end_accum(&gb, gradBias);
@@ -239,5 +245,6 @@ done:
   th_tensor_clear(&go);
   th_tensor_clear(&gw);
   th_tensor_clear(&gb);
+  th_tensor_clear(&ws);
   return rc;
 }

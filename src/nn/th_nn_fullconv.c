@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
+#include "../tensor/th_scratch.h"
 #include "th_nn_internal.h"
 
 typedef struct geom {
@@ -67,7 +68,7 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
                                  const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
                                  int64_t adjW, int64_t adjH) {
   geom g;
-  th_tensor in, wt, bs;
+  th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t size[4];
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
@@ -77,6 +78,7 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
@@ -85,15 +87,16 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
   if (!g.direct) {
     int64_t fs[3];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
-    if (th_tensor_resize(finput, 3, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, finput, &g, w, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, w, nt),
                             "SpatialFullConvolution");
 done:
   th_tensor_clear(&in);
   th_tensor_clear(&wt);
   th_tensor_clear(&bs);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -102,7 +105,7 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
                                      th_tensor *fgradInput, const th_nn_window *w, int64_t adjW,
                                      int64_t adjH) {
   geom g;
-  th_tensor go, wt;
+  th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -111,6 +114,7 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
@@ -118,13 +122,14 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
   if (!g.direct) {
     int64_t fs[3];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
-    if (th_tensor_resize(fgradInput, 3, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_backward_input,
-                            (&go, gradInput, &wt, fgradInput, &g, w, nt), "SpatialFullConvolution");
+                            (&go, gradInput, &wt, &ws, &g, w, nt), "SpatialFullConvolution");
 done:
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -133,7 +138,7 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
                                    th_tensor *fgradInput, const th_nn_window *w, int64_t adjW,
                                    int64_t adjH, double scale) {
   geom g;
-  th_tensor in, go, gw, gb;
+  th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR, nt;
   if (check_geom(input, gradWeight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -145,6 +150,7 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       th_tensor_contiguous(&gw, gradWeight) != TH_OK ||
@@ -154,10 +160,10 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt);
     fs[1] = (g.direct ? 0 : g.K * g.N) + g.nIn * g.K;
-    if (th_tensor_resize(fgradInput, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_backward_params,
-                            (&in, &go, &gw, gradBias ? &gb : NULL, fgradInput, &g, w, nt, scale),
+                            (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale),
                             "SpatialFullConvolution");
   /* a non-contiguous gradient was accumulated in a copy: write it back */
   if (rc == TH_OK && gw.storage != gradWeight->storage) rc = th_tensor_copy(gradWeight, &gw);
@@ -167,5 +173,6 @@ done:
   th_tensor_clear(&go);
   th_tensor_clear(&gw);
   th_tensor_clear(&gb);
+  th_tensor_clear(&ws);
   return rc;
 }

@@ -13,6 +13,7 @@
 #include "th_nn_internal.h"
 #include "../tensor/th_pool.h"
 #include "../tensor/th_cpu.h"
+#include "../tensor/th_scratch.h"
 
 /* elements from which forward splits its images over threads: a window
    sum of squares and two square roots an element, about 1 ns */
@@ -68,7 +69,8 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
                                 const th_tensor *output, th_tensor *ratio, int64_t size,
                                 double alpha, double beta, double k) {
   geom g;
-  th_tensor in, go, sc, out;
+  th_tensor in, go, sc, out, ws;  /* ws: the thread's scratch (th_scratch.h) */
+  int64_t ws_size[2];
   int rc = TH_ERR, nt;
   (void)k;
   if (check_geom(input, size, &g) != TH_OK) return TH_ERR;
@@ -82,21 +84,24 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
       th_nn_check_type(ratio, input->dtype, "paddedRatio") != TH_OK)
     return TH_ERR;
   nt = th_nn_threads_for(g.N, 4 * g.C * g.P * size);
+  ws_size[0] = th_nn_scratch_rows(g.N, nt), ws_size[1] = (g.C + 1) * g.P;
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&sc, input->dtype);
   th_tensor_init(&out, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_nn_contiguous(&sc, scale) == TH_OK && th_nn_contiguous(&out, output) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK &&
-      th_tensor_resize2d(ratio, th_nn_scratch_rows(g.N, nt), (g.C + 1) * g.P) == TH_OK)
+      th_scratch_take(&ws, 2, ws_size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, lrn_backward,
-                              (&in, &go, gradInput, &sc, &out, ratio, &g,
+                              (&in, &go, gradInput, &sc, &out, &ws, &g,
                                2 * alpha * beta / (double)size, beta, nt),
                               "SpatialCrossMapLRN");
   th_tensor_clear(&in);
   th_tensor_clear(&go);
   th_tensor_clear(&sc);
   th_tensor_clear(&out);
+  th_tensor_clear(&ws);
   return rc;
 }

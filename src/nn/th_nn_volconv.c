@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "../tensor/th_gemm.h"
+#include "../tensor/th_scratch.h"
 #include "th_nn_internal.h"
 #include "th_nn_volumetric.h"
 
@@ -161,7 +162,7 @@ static int check_side(const th_tensor *t, const geom *g, int x, th_dtype dt, con
 
 /* the column scratch of one tile */
 static int scratch(th_tensor *buf, const geom *g) {
-  return th_tensor_resize1d(buf, g->K * g->rows * g->S);
+  return th_scratch_take1d(buf, g->K * g->rows * g->S);
 }
 
 /* gradWeight/gradBias are accumulated in place: a non-contiguous one goes
@@ -178,7 +179,7 @@ static int end_accum(th_tensor *tmp, th_tensor *t) {
 static int update_output(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                          const th_tensor *bias, th_tensor *finput, const geom *g,
                          const th_nn_vol *v, int full) {
-  th_tensor in, wt, bs;
+  th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t size[5];
   int rc = TH_ERR;
   if (th_nn_check_bias(bias, weight->dtype, full ? g->Cx : g->Cy, "nOutputPlane", "bias") != TH_OK)
@@ -188,22 +189,24 @@ static int update_output(const th_tensor *input, th_tensor *output, const th_ten
   th_tensor_init(&in, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&wt, weight) == TH_OK &&
       (bias == NULL || th_nn_contiguous(&bs, bias) == TH_OK) &&
       th_tensor_resize(output, side_sizes(g, full, size), size) == TH_OK &&
-      scratch(finput, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     if (full)
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_backward,
-                                (&in, output, &wt, bias ? &bs : NULL, finput, g, v),
+                                (&in, output, &wt, bias ? &bs : NULL, &ws, g, v),
                                 "VolumetricFullConvolution");
     else
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_forward,
-                                (&in, output, &wt, bias ? &bs : NULL, finput, g, v),
+                                (&in, output, &wt, bias ? &bs : NULL, &ws, g, v),
                                 "VolumetricConvolution");
   }
   th_tensor_clear(&in);
   th_tensor_clear(&wt);
   th_tensor_clear(&bs);
+  th_tensor_clear(&ws);
   return rc;
 }
 
@@ -211,34 +214,36 @@ static int update_grad_input(const th_tensor *input, const th_tensor *gradOutput
                              th_tensor *gradInput, const th_tensor *weight,
                              th_tensor *fgradInput, const geom *g, const th_nn_vol *v,
                              int full) {
-  th_tensor go, wt;
+  th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR;
   if (check_side(gradOutput, g, full, weight->dtype, "gradOutput") != TH_OK) return TH_ERR;
   if (th_nn_check_type(gradInput, weight->dtype, "gradInput") != TH_OK) return TH_ERR;
   if (th_nn_check_type(fgradInput, weight->dtype, "fgradInput") != TH_OK) return TH_ERR;
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
+  th_tensor_init(&ws, input->dtype);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK && th_nn_contiguous(&wt, weight) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK &&
-      scratch(fgradInput, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     if (full)
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_forward,
-                                (&go, gradInput, &wt, NULL, fgradInput, g, v),
+                                (&go, gradInput, &wt, NULL, &ws, g, v),
                                 "VolumetricFullConvolution");
     else
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_backward,
-                                (&go, gradInput, &wt, NULL, fgradInput, g, v),
+                                (&go, gradInput, &wt, NULL, &ws, g, v),
                                 "VolumetricConvolution");
   }
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
+  th_tensor_clear(&ws);
   return rc;
 }
 
 static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
                            th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
                            const geom *g, const th_nn_vol *v, int full, double scale) {
-  th_tensor in, go, gw, gb;
+  th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int rc = TH_ERR;
   th_dtype dt = input->dtype;
   if (check_side(gradOutput, g, full, dt, "gradOutput") != TH_OK) return TH_ERR;
@@ -249,14 +254,15 @@ static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
   th_tensor_init(&go, dt);
   th_tensor_init(&gw, dt);
   th_tensor_init(&gb, dt);
+  th_tensor_init(&ws, dt);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_tensor_contiguous(&gw, gradWeight) == TH_OK &&
       (gradBias == NULL || th_tensor_contiguous(&gb, gradBias) == TH_OK) &&
-      scratch(fgradInput, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     /* X is what vol2col reads: the input of a convolution, the gradOutput of a full one */
     const th_tensor *x = full ? &go : &in, *y = full ? &in : &go;
     rc = TH_DISPATCH_FLOATING(dt, vc_accum,
-                              (x, y, &gw, gradBias ? &gb : NULL, &go, fgradInput, g, v, full,
+                              (x, y, &gw, gradBias ? &gb : NULL, &go, &ws, g, v, full,
                                scale),
                               full ? "VolumetricFullConvolution" : "VolumetricConvolution");
     if (rc == TH_OK) rc = end_accum(&gw, gradWeight);
@@ -266,6 +272,7 @@ static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
   th_tensor_clear(&go);
   th_tensor_clear(&gw);
   th_tensor_clear(&gb);
+  th_tensor_clear(&ws);
   return rc;
 }
 
