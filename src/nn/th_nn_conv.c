@@ -2,7 +2,8 @@
 ** th_nn_conv.c: 2D convolution (nn.SpatialConvolution) lowered to BLAS:
 ** im2col builds (nIn*kH*kW) x positions columns in a per-thread buffer and
 ** one gemm with the nOut x (nIn*kH*kW) weight gives the output; 1x1
-** stride-1 unpadded kernels use the image as its own columns.
+** stride-1 unpadded kernels use the image as its own columns (but for
+** images smaller than a quarter tile, which are grouped like the others).
 ** A gemm runs near peak only with a few hundred columns, so the work is
 ** cut into tiles of about TILE_COLS columns: a large image into tiles of
 ** output rows, small images (13x13, 8x8) grouped G at a time side by side
@@ -91,6 +92,10 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
    whole images, with at least as many tiles as threads */
 static void plan_tiles(geom *g, int nt) {
   int64_t per = g->K + g->nOut, cap, G;  /* scratch per column: im2col + gathered output */
+  /* a 1x1 with images of under TILE_COLS / 4 positions (7x7) is grouped
+     too, its columns copied: per-image products of 49 columns ran at two
+     thirds of the grouped speed; at 14x14 grouping lost (docs/dev/conv1x1.md) */
+  if (g->direct && g->B > 1 && 4 * g->N < TILE_COLS) g->direct = 0;
   if (g->direct || g->N >= TILE_COLS) {
     g->G = 1;
     g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, g->K * TILE_COLS);
