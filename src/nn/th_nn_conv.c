@@ -33,6 +33,7 @@ typedef struct geom {
   int64_t units;                  /* tiles of images: ceil(B / G) */
   int64_t tnmax;                  /* columns of the widest tile any batch gets */
   int direct;                     /* 1x1, stride 1, no padding: no im2col */
+  int one;                        /* 1x1, no padding (any stride): gradInput scattered */
 } geom;
 
 /* columns a tile aims at, and the cap on a thread's scratch (elements) */
@@ -79,8 +80,8 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   g->oW = (g->iW + 2 * w->padW - w->kW) / w->dW + 1;
   g->K = g->nIn * k;
   g->N = g->oH * g->oW;
-  g->direct = w->kW == 1 && w->kH == 1 && w->dW == 1 && w->dH == 1 && w->padW == 0 &&
-              w->padH == 0;
+  g->one = w->kW == 1 && w->kH == 1 && w->padW == 0 && w->padH == 0;
+  g->direct = g->one && w->dW == 1 && w->dH == 1;
   if (g->K > INT_MAX || g->N > INT_MAX || g->nOut > INT_MAX)
     return th_error_set("input %s with this kernel is too large for BLAS (matrix sizes over %d)",
                         th_tensor_sizestr(input, a, sizeof a), INT_MAX);

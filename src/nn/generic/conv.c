@@ -37,6 +37,34 @@ static void TH_R(conv_group_gather)(const real *go, int64_t b0, int64_t nb, real
              sizeof(real) * (size_t)g->N);
 }
 
+/* gradInput rows of an unpadded 1x1 kernel (any stride) from the columns
+   of output rows [y0, y1): each input element gets at most one term, so
+   the input rows [y0 * dH, y1 * dH) (to H for the last tile) are written
+   once, zeros between the strided ones, instead of zeroed and then
+   accumulated by col2im (two passes over a plane 4 times the output's) */
+static void TH_R(conv_scatter_1x1)(const real *col, int64_t ld, real *gi, int64_t y0, int64_t y1,
+                                   const geom *g, const th_nn_window *w) {
+  const int64_t dH = w->dH, dW = w->dW, r1 = y1 == g->oH ? g->iH : y1 * dH;
+  int64_t c, r, x;
+  for (c = 0; c < g->nIn; c++) {
+    const real *src = col + c * ld - y0 * g->oW;
+    real *dst = gi + c * g->iH * g->iW;
+    for (r = y0 * dH; r < r1; r++) {
+      real *d = dst + r * g->iW;
+      const real *sr = src + (r / dH) * g->oW;
+      if (r % dH != 0 || r / dH >= y1) {
+        memset(d, 0, sizeof(real) * (size_t)g->iW);
+      } else if (dW == 1) {
+        memcpy(d, sr, sizeof(real) * (size_t)g->oW);
+        if (g->iW > g->oW) memset(d + g->oW, 0, sizeof(real) * (size_t)(g->iW - g->oW));
+      } else {
+        memset(d, 0, sizeof(real) * (size_t)g->iW);
+        for (x = 0; x < g->oW; x++) d[x * dW] = sr[x];
+      }
+    }
+  }
+}
+
 /* output of unit u = weight * columns + bias */
 static void TH_R(conv_forward_unit)(const real *x, real *y, const real *wt, const real *bias,
                                     real *buf, int64_t u, const geom *g,
@@ -140,6 +168,11 @@ static void TH_R(conv_backward_input_unit)(const real *go, real *gi, const real 
     TH_R(conv_group_gather)(go, b0, nb, dy, g);
     GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)ld, (int)g->nOut, 1, wt,
          (int)g->K, dy, (int)ld, 0, cols, (int)ld);
+    if (g->one) {
+      for (j = 0; j < nb; j++)
+        TH_R(conv_scatter_1x1)(cols + j * g->N, ld, gi + (b0 + j) * inS, 0, g->oH, g, w);
+      return;
+    }
     memset(gi + b0 * inS, 0, sizeof(real) * (size_t)(nb * inS));
     for (j = 0; j < nb; j++)
       TH_R(th_nn_col2im)(cols + j * g->N, g->nIn, g->iH, g->iW, g->oH, g->oW, w, 0, g->oH,
@@ -153,12 +186,13 @@ static void TH_R(conv_backward_input_unit)(const real *go, real *gi, const real 
          (int)g->K, go, (int)g->N, 0, gi, (int)g->N);
     return;
   }
-  memset(gi, 0, sizeof(real) * (size_t)inS);
+  if (!g->one) memset(gi, 0, sizeof(real) * (size_t)inS);
   for (y0 = 0; y0 < g->oH; y0 += g->rows) {
     int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
     GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->K, (int)tn, (int)g->nOut, 1, wt,
          (int)g->K, go + y0 * g->oW, (int)g->N, 0, buf, (int)tn);
-    TH_R(th_nn_col2im)(buf, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, gi, tn);
+    if (g->one) TH_R(conv_scatter_1x1)(buf, tn, gi, y0, y1, g, w);
+    else TH_R(th_nn_col2im)(buf, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, gi, tn);
   }
 }
 
