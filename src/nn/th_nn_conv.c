@@ -43,6 +43,12 @@ typedef struct geom {
 #ifndef TILE_MAX_ELEMS
 #define TILE_MAX_ELEMS (1 << 20)
 #endif
+/* output planes from which a 1x1 on small images is grouped, per phase:
+   the copies (input columns, gradInput's scatter, both for gradWeight)
+   pay for themselves at different product sizes (docs/dev/conv1x1.md) */
+#define GROUP_OUT_FORWARD 256
+#define GROUP_OUT_GRAD_INPUT 128
+#define GROUP_OUT_GRAD_WEIGHT 512
 
 static int check_geom(const th_tensor *input, const th_tensor *weight, const th_nn_window *w,
                       geom *g) {
@@ -91,12 +97,14 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
 /* tiles for nt threads: rows of one image when an image has TILE_COLS
    positions or more (or is direct: its columns are the image), else G
    whole images, with at least as many tiles as threads */
-static void plan_tiles(geom *g, int nt) {
+static void plan_tiles(geom *g, int nt, int64_t group_out) {
   int64_t per = g->K + g->nOut, cap, G;  /* scratch per column: im2col + gathered output */
-  /* a 1x1 with images of under TILE_COLS / 4 positions (7x7) is grouped
-     too, its columns copied: per-image products of 49 columns ran at two
-     thirds of the grouped speed; at 14x14 grouping lost (docs/dev/conv1x1.md) */
-  if (g->direct && g->B > 1 && 4 * g->N < TILE_COLS) g->direct = 0;
+  /* a 1x1 on images of under TILE_COLS / 4 positions (7x7) is grouped too,
+     its columns copied, from 'group_out' output planes on: per-image
+     products of 49 columns ran at two thirds of the grouped speed, but
+     with few output planes the copies cost more than they save, and at
+     14x14 grouping lost (docs/dev/conv1x1.md) */
+  if (g->direct && g->B > 1 && 4 * g->N < TILE_COLS && g->nOut >= group_out) g->direct = 0;
   if (g->direct || g->N >= TILE_COLS) {
     g->G = 1;
     g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, g->K * TILE_COLS);
@@ -165,7 +173,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_FORWARD);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
@@ -210,7 +218,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_GRAD_INPUT);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
@@ -254,7 +262,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&gb, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_GRAD_WEIGHT);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
