@@ -279,7 +279,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     /* per thread a scratch row; a partial gradWeight for threads > 0 only
        (thread 0 sums into gradWeight itself), after all the rows */
     int64_t rows = th_nn_scratch_rows(g.B, nt), part = scratch_alloc(&g, 0);
-    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
+    /* then, with a gradBias, each thread's plane sums (accreal: 2 floats) */
+    int64_t bsums = gradBias ? 2 * rows * g.nOut + 1 : 0;
+    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K + bsums) != TH_OK) goto done;
     rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
                               (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale, rows,
                                part),

@@ -218,45 +218,72 @@ static int TH_R(conv_backward_input)(const th_tensor *gradOutput, th_tensor *gra
   return TH_OK;
 }
 
-/* each thread accumulates scale * gradOutput * columns^T over the units it
-   takes into 'acc' (gradWeight itself for thread 0, else its partial).
-   Thread t takes units t, t + nt, ...: a fixed split, so the sums (and the
-   gradients) are the same from run to run */
-static void TH_R(conv_backward_params_thread)(const real *in, const real *go, real *acc,
-                                              real beta0, real *buf, const geom *g,
-                                              const th_nn_window *w, real scale,
-                                              int t, int nt) {
+/* the sum of n elements (gradBias: one plane of one image); not inlined,
+   so that every caller gets the same vector order */
+static __attribute__((noinline)) real TH_R(conv_plane_sum)(const real *row, int64_t n) {
+  real rs = 0;
+  int64_t i;
+#pragma omp simd reduction(+ : rs)
+  for (i = 0; i < n; i++) rs += row[i];
+  return rs;
+}
+
+/* bacc[o] += the sums of gradOutput's planes o of unit u's images, read
+   right after the unit's product has read them (from cache, where a pass
+   of its own over the batch's gradOutput ran at memory speed) */
+static void TH_R(conv_bias_unit)(const real *go, accreal *bacc, int64_t u, const geom *g) {
+  const int64_t outS = g->nOut * g->N, b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u);
+  int64_t b, o;
+  for (b = b0; b < b0 + nb; b++)
+    for (o = 0; o < g->nOut; o++) bacc[o] += TH_R(conv_plane_sum)(go + b * outS + o * g->N, g->N);
+}
+
+/* acc = scale * gradOutput * columns^T of unit u + beta * acc */
+static void TH_R(conv_params_unit)(const real *in, const real *go, real *acc, real beta,
+                                   real *buf, int64_t u, const geom *g, const th_nn_window *w,
+                                   real scale) {
   const int64_t inS = g->nIn * g->iH * g->iW, outS = g->nOut * g->N;
+  const real *x = in + u * inS, *dy = go + u * outS;
+  int64_t y0;
+  if (g->G > 1) {
+    const int64_t b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u), ld = nb * g->N;
+    real *cols = buf, *dyg = buf + g->K * g->tn;
+    TH_R(conv_group_cols)(in, b0, nb, cols, g, w);
+    TH_R(conv_group_gather)(go, b0, nb, dyg, g);
+    GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)ld, scale, dyg,
+         (int)ld, cols, (int)ld, beta, acc, (int)g->K);
+    return;
+  }
+  if (g->direct) {
+    GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)g->N, scale, dy,
+         (int)g->N, x, (int)g->N, beta, acc, (int)g->K);
+    return;
+  }
+  for (y0 = 0; y0 < g->oH; y0 += g->rows) {
+    int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
+    TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, buf, tn);
+    GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)tn, scale,
+         dy + y0 * g->oW, (int)g->N, buf, (int)tn, beta, acc, (int)g->K);
+    beta = 1;
+  }
+}
+
+/* each thread accumulates scale * gradOutput * columns^T over the units it
+   takes into 'acc' (gradWeight itself for thread 0, else its partial) and,
+   with 'bacc', its units' gradOutput plane sums into bacc. Thread t takes
+   units t, t + nt, ...: a fixed split, so the sums (and the gradients) are
+   the same from run to run */
+static void TH_R(conv_backward_params_thread)(const real *in, const real *go, real *acc,
+                                              real beta0, real *buf, accreal *bacc,
+                                              const geom *g, const th_nn_window *w, real scale,
+                                              int t, int nt) {
   real beta = beta0;
   int64_t u;
+  if (bacc) memset(bacc, 0, sizeof(accreal) * (size_t)g->nOut);
   for (u = t; u < g->units; u += nt) {
-    const real *x, *dy;
-    int64_t y0;
-    if (g->G > 1) {
-      const int64_t b0 = u * g->G, nb = TH_R(conv_unit_images)(g, u), ld = nb * g->N;
-      real *cols = buf, *dyg = buf + g->K * g->tn;
-      TH_R(conv_group_cols)(in, b0, nb, cols, g, w);
-      TH_R(conv_group_gather)(go, b0, nb, dyg, g);
-      GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)ld, scale,
-           dyg, (int)ld, cols, (int)ld, beta, acc, (int)g->K);
-      beta = 1;
-      continue;
-    }
-    x = in + u * inS;
-    dy = go + u * outS;
-    if (g->direct) {
-      GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)g->N, scale,
-           dy, (int)g->N, x, (int)g->N, beta, acc, (int)g->K);
-      beta = 1;
-      continue;
-    }
-    for (y0 = 0; y0 < g->oH; y0 += g->rows) {
-      int64_t y1 = y0 + g->rows < g->oH ? y0 + g->rows : g->oH, tn = (y1 - y0) * g->oW;
-      TH_R(th_nn_im2col)(x, g->nIn, g->iH, g->iW, g->oH, g->oW, w, y0, y1, buf, tn);
-      GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->nOut, (int)g->K, (int)tn, scale,
-           dy + y0 * g->oW, (int)g->N, buf, (int)tn, beta, acc, (int)g->K);
-      beta = 1;
-    }
+    TH_R(conv_params_unit)(in, go, acc, beta, buf, u, g, w, scale);
+    beta = 1;
+    if (bacc) TH_R(conv_bias_unit)(go, bacc, u, g);
   }
   if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(g->nOut * g->K));
 }
@@ -266,6 +293,7 @@ static void TH_R(conv_backward_params_thread)(const real *in, const real *go, re
 typedef struct TH_R(params_job) {
   const real *in, *go;
   real *gw, *parts, *buf;
+  accreal *bacc;
   int64_t rowS, nw;
   const geom *g;
   const th_nn_window *w;
@@ -276,8 +304,9 @@ typedef struct TH_R(params_job) {
 static void TH_R(params_share)(void *arg, int t) {
   const TH_R(params_job) *j = arg;
   TH_R(conv_backward_params_thread)(j->in, j->go, t == 0 ? j->gw : j->parts + t * j->nw,
-                                    t == 0 ? 1 : 0, j->buf + t * j->rowS, j->g, j->w, j->scale, t,
-                                    j->nt);
+                                    t == 0 ? 1 : 0, j->buf + t * j->rowS,
+                                    j->bacc ? j->bacc + t * j->g->nOut : NULL, j->g, j->w,
+                                    j->scale, t, j->nt);
 }
 
 /* gb[o] += scale * the sum of gradOutput's plane o over the batch */
@@ -293,14 +322,8 @@ static void TH_R(conv_bias_plane)(void *arg, int64_t o) {
   const geom *g = j->g;
   const int64_t outS = g->nOut * g->N;
   accreal s = 0;
-  int64_t b, n;
-  for (b = 0; b < g->B; b++) {
-    const real *row = j->go + b * outS + o * g->N;
-    real rs = 0;
-#pragma omp simd reduction(+ : rs)
-    for (n = 0; n < g->N; n++) rs += row[n];
-    s += rs;
-  }
+  int64_t b;
+  for (b = 0; b < g->B; b++) s += TH_R(conv_plane_sum)(j->go + b * outS + o * g->N, g->N);
   j->gb[o] += (real)(j->scale * s);
 }
 
@@ -318,17 +341,21 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
                                       int64_t rowS) {
   const real *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   real *gw = th_tensor_data(gradWeight), *buf = th_tensor_data(fgradInput);
-  /* thread t's scratch at t * rowS; its partial gradWeight (t > 0) after the rows */
-  const int64_t nw = g->nOut * g->K;
+  /* thread t's scratch at t * rowS; its partial gradWeight (t > 0) after
+     the rows; then, with a gradBias, nt accreal plane sums (from an even
+     element: a float scratch holds them in pairs) */
+  const int64_t nw = g->nOut * g->K, bat = (rows * rowS + (rows - 1) * nw + 1) / 2 * 2;
   real *parts = buf + rows * rowS - nw;
+  accreal *bacc = gradBias ? (accreal *)(void *)(buf + bat) : NULL;
   int64_t o;
   if (nt <= 1) {
-    TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, g, w, (real)scale, 0, 1);
+    TH_R(conv_backward_params_thread)(in, go, gw, 1, buf, bacc, g, w, (real)scale, 0, 1);
   } else {
     int old = th_nn_blas_single_begin();
     int64_t k;
     TH_R(params_job) j;
-    j.in = in, j.go = go, j.gw = gw, j.parts = parts, j.buf = buf, j.rowS = rowS, j.nw = nw;
+    j.in = in, j.go = go, j.gw = gw, j.parts = parts, j.buf = buf, j.bacc = bacc;
+    j.rowS = rowS, j.nw = nw;
     j.g = g, j.w = w, j.scale = (real)scale, j.nt = nt;
     th_pool_run(nt, nt, TH_R(params_share), &j);
     th_nn_blas_single_end(old);
@@ -337,7 +364,16 @@ static int TH_R(conv_backward_params)(const th_tensor *input, const th_tensor *g
       for (k = 0; k < nw; k++) gw[k] += p[k];
     }
   }
-  if (gradBias) TH_R(conv_bias_grad)(go, th_tensor_data(gradBias), g, scale);
+  if (gradBias) {
+    /* the threads' plane sums in thread order: the same from run to run */
+    real *gb = th_tensor_data(gradBias);
+    int t, nb = nt <= 1 ? 1 : nt;
+    for (o = 0; o < g->nOut; o++) {
+      accreal s = 0;
+      for (t = 0; t < nb; t++) s += bacc[t * g->nOut + o];
+      gb[o] += (real)(scale * s);
+    }
+  }
   return TH_OK;
 }
 
