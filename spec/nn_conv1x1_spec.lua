@@ -85,24 +85,26 @@ local function check(m, x, go, scale, bound, what)
   return r
 end
 
--- name, batch (0: one 3D image), planes in, planes out, H, W, stride, bias
+-- name, batch (0: one 3D image), planes in, planes out, H, W, stride,
+-- bias; every batch above th_nn_threads_for's 2 MFLOP, so that 2 threads
+-- split it
 local SHAPES = {
   -- large images: one product per image, in place
-  {'26x30, stride 1', 3, 5, 7, 26, 30, 1, true},
+  {'26x30, stride 1', 3, 17, 29, 26, 30, 1, true},
   -- 5x7 images: grouped in every phase (512 planes out), a last partial group
-  {'5x7, 512 out, grouped', 5, 7, 512, 5, 7, 1, true},
+  {'5x7, 512 out, grouped', 5, 13, 512, 5, 7, 1, true},
   -- grouped for gradInput only (128 out), per image otherwise
-  {'7x7, 128 out', 9, 6, 128, 7, 7, 1, false},
+  {'7x7, 128 out', 9, 19, 128, 7, 7, 1, false},
   -- few planes out: never grouped
-  {'7x7, 16 out', 6, 13, 16, 7, 7, 1, true},
+  {'7x7, 16 out', 9, 150, 16, 7, 7, 1, true},
   {'batch of 1, 7x7', 1, 6, 300, 7, 7, 1, true},
   {'one 3D image', 0, 4, 6, 9, 11, 1, true},
   -- strided: columns gathered, gradInput written with zeros between
-  {'9x11, stride 2', 3, 5, 6, 9, 11, 2, true},
-  {'11x10, stride 3', 4, 3, 260, 11, 10, 3, true},
+  {'9x11, stride 2', 5, 41, 200, 9, 11, 2, true},
+  {'11x10, stride 3', 4, 61, 260, 11, 10, 3, true},
   {'one 3D image, stride 2', 0, 3, 4, 8, 7, 2, false},
   -- 61x62 stride 2: 31x31 outputs, the gradInput in two tiles of rows, a last odd row
-  {'61x62, stride 2, two tiles', 2, 3, 4, 61, 62, 2, true},
+  {'61x62, stride 2, two tiles', 2, 20, 60, 61, 62, 2, true},
   {'13x13, stride 2, grouped', 7, 9, 512, 13, 13, 2, true},
 }
 
@@ -139,11 +141,12 @@ describe('nn.SpatialConvolution 1x1 paths', function()
   it('writes every gradInput element of a strided 1x1, over stale values', function()
     -- the rows and columns a stride skips are zero in gradInput, whatever
     -- the tensor held before (it is written, not accumulated)
+    torch.setnumthreads(2)
     for _, B in ipairs{2, 9} do
-      local m = nn.SpatialConvolution(4, 256, 1, 1, 2, 2):float()
-      local x = torch.FloatTensor(B, 4, 7, 9):uniform(-1, 1)
+      local m = nn.SpatialConvolution(30, 256, 1, 1, 2, 2):float()
+      local x = torch.FloatTensor(B, 30, 7, 9):uniform(-1, 1)
       local go = torch.FloatTensor(B, 256, 4, 5):uniform(-1, 1)
-      m.gradInput = torch.FloatTensor(B, 4, 7, 9):fill(7)
+      m.gradInput = torch.FloatTensor(B, 30, 7, 9):fill(7)
       local gi = m:updateGradInput(x, go)
       for r = 2, 7, 2 do assert.are.equal(0, gi:select(3, r):abs():max()) end
       for c = 2, 9, 2 do assert.are.equal(0, gi:select(4, c):abs():max()) end
@@ -157,14 +160,14 @@ describe('nn.SpatialConvolution 1x1 paths', function()
     for _, nt in ipairs{1, 2} do
       torch.setnumthreads(nt)
       for _, B in ipairs{1, 3, 8} do
-        local m = nn.SpatialConvolution(3, 5, 3, 3, 2, 2, 1, 1):float()
-        local x = torch.FloatTensor(B, 3, 15, 13):uniform(-1, 1)
-        local go = torch.FloatTensor(B, 5, 8, 7):uniform(-1, 1)
+        local m = nn.SpatialConvolution(16, 40, 3, 3, 2, 2, 1, 1):float()
+        local x = torch.FloatTensor(B, 16, 15, 13):uniform(-1, 1)
+        local go = torch.FloatTensor(B, 40, 8, 7):uniform(-1, 1)
         m:forward(x)
         m.gradBias:fill(0.125)
         m:accGradParameters(x, go, 0.5)
         m:accGradParameters(x, go, -2)
-        local want = go:double():sum(1):sum(3):sum(4):view(5):mul(0.5 - 2):add(0.125)
+        local want = go:double():sum(1):sum(3):sum(4):view(40):mul(0.5 - 2):add(0.125)
         assert.is_true(relerr(m.gradBias, want) < 1e-5, 'batch ' .. B .. ', ' .. nt .. ' threads')
       end
     end

@@ -2,8 +2,10 @@
 ** th_nn_conv.c: 2D convolution (nn.SpatialConvolution) lowered to BLAS:
 ** im2col builds (nIn*kH*kW) x positions columns in a per-thread buffer and
 ** one gemm with the nOut x (nIn*kH*kW) weight gives the output; 1x1
-** stride-1 unpadded kernels use the image as its own columns (but for
-** images smaller than a quarter tile, which are grouped like the others).
+** stride-1 unpadded kernels use the image as its own columns (but on
+** images under a quarter tile with enough output planes, grouped like the
+** others), and any unpadded 1x1 writes its gradInput straight from the
+** product, rows at a time; gradBias is summed beside gradWeight.
 ** A gemm runs near peak only with a few hundred columns, so the work is
 ** cut into tiles of about TILE_COLS columns: a large image into tiles of
 ** output rows, small images (13x13, 8x8) grouped G at a time side by side
