@@ -134,12 +134,12 @@ describe('torch.gemmInfo', function()
   -- the model (th_gemm_derive) on the machines of docs/dev/cpuinfo.md: L1d,
   -- L2, L3 and the logical CPUs sharing it -> kc, mc, nc, dotBT
   local machines = {
-    {'Zen 3', 32 * K, 512 * K, 32 * M, 8, 320, 48, 960, 131072},
-    {'Zen 4', 32 * K, M, 32 * M, 8, 320, 96, 960, 262144},
-    {'Zen 5', 48 * K, M, 32 * M, 8, 512, 64, 960, 262144},
-    {'Skylake-X', 32 * K, M, 1441792, 1, 320, 96, 528, 262144},
-    {'Sapphire Rapids', 48 * K, 2 * M, 1966080, 1, 512, 128, 480, 524288},
-    {'no L3, small caches', 4 * K, 64 * K, 0, 1, 128, 16, 192, 16384},
+    {'Zen 3', 32 * K, 512 * K, 32 * M, 8, 320, 48, 960, 52428},
+    {'Zen 4', 32 * K, M, 32 * M, 8, 320, 96, 960, 104857},
+    {'Zen 5', 48 * K, M, 32 * M, 8, 512, 64, 960, 104857},
+    {'Skylake-X', 32 * K, M, 1441792, 1, 320, 96, 528, 104857},
+    {'Sapphire Rapids', 48 * K, 2 * M, 1966080, 1, 512, 128, 480, 209715},
+    {'no L3, small caches', 4 * K, 64 * K, 0, 1, 128, 16, 192, 6553},
   }
   for _, m in ipairs(machines) do
     it('derives the blocking for ' .. m[1], function()

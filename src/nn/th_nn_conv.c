@@ -2,7 +2,10 @@
 ** th_nn_conv.c: 2D convolution (nn.SpatialConvolution) lowered to BLAS:
 ** im2col builds (nIn*kH*kW) x positions columns in a per-thread buffer and
 ** one gemm with the nOut x (nIn*kH*kW) weight gives the output; 1x1
-** stride-1 unpadded kernels use the image as its own columns.
+** stride-1 unpadded kernels use the image as its own columns (but on
+** images under a quarter tile with enough output planes, grouped like the
+** others), and any unpadded 1x1 writes its gradInput straight from the
+** product, rows at a time; gradBias is summed beside gradWeight.
 ** A gemm runs near peak only with a few hundred columns, so the work is
 ** cut into tiles of about TILE_COLS columns: a large image into tiles of
 ** output rows, small images (13x13, 8x8) grouped G at a time side by side
@@ -33,6 +36,7 @@ typedef struct geom {
   int64_t units;                  /* tiles of images: ceil(B / G) */
   int64_t tnmax;                  /* columns of the widest tile any batch gets */
   int direct;                     /* 1x1, stride 1, no padding: no im2col */
+  int one;                        /* 1x1, no padding (any stride): gradInput scattered */
 } geom;
 
 /* columns a tile aims at, and the cap on a thread's scratch (elements) */
@@ -42,6 +46,12 @@ typedef struct geom {
 #ifndef TILE_MAX_ELEMS
 #define TILE_MAX_ELEMS (1 << 20)
 #endif
+/* output planes from which a 1x1 on small images is grouped, per phase:
+   the copies (input columns, gradInput's scatter, both for gradWeight)
+   pay for themselves at different product sizes (docs/dev/conv1x1.md) */
+#define GROUP_OUT_FORWARD 256
+#define GROUP_OUT_GRAD_INPUT 128
+#define GROUP_OUT_GRAD_WEIGHT 512
 
 static int check_geom(const th_tensor *input, const th_tensor *weight, const th_nn_window *w,
                       geom *g) {
@@ -79,8 +89,8 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   g->oW = (g->iW + 2 * w->padW - w->kW) / w->dW + 1;
   g->K = g->nIn * k;
   g->N = g->oH * g->oW;
-  g->direct = w->kW == 1 && w->kH == 1 && w->dW == 1 && w->dH == 1 && w->padW == 0 &&
-              w->padH == 0;
+  g->one = w->kW == 1 && w->kH == 1 && w->padW == 0 && w->padH == 0;
+  g->direct = g->one && w->dW == 1 && w->dH == 1;
   if (g->K > INT_MAX || g->N > INT_MAX || g->nOut > INT_MAX)
     return th_error_set("input %s with this kernel is too large for BLAS (matrix sizes over %d)",
                         th_tensor_sizestr(input, a, sizeof a), INT_MAX);
@@ -90,8 +100,14 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
 /* tiles for nt threads: rows of one image when an image has TILE_COLS
    positions or more (or is direct: its columns are the image), else G
    whole images, with at least as many tiles as threads */
-static void plan_tiles(geom *g, int nt) {
+static void plan_tiles(geom *g, int nt, int64_t group_out) {
   int64_t per = g->K + g->nOut, cap, G;  /* scratch per column: im2col + gathered output */
+  /* a 1x1 on images of under TILE_COLS / 4 positions (7x7) is grouped too,
+     its columns copied, from 'group_out' output planes on: per-image
+     products of 49 columns ran at two thirds of the grouped speed, but
+     with few output planes the copies cost more than they save, and at
+     14x14 grouping lost (docs/dev/conv1x1.md) */
+  if (g->direct && g->B > 1 && 4 * g->N < TILE_COLS && g->nOut >= group_out) g->direct = 0;
   if (g->direct || g->N >= TILE_COLS) {
     g->G = 1;
     g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, g->K * TILE_COLS);
@@ -160,7 +176,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_FORWARD);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
@@ -205,7 +221,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_GRAD_INPUT);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
@@ -249,7 +265,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&gb, input->dtype);
   th_tensor_init(&ws, input->dtype);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
-  plan_tiles(&g, nt);
+  plan_tiles(&g, nt, GROUP_OUT_GRAD_WEIGHT);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
@@ -266,7 +282,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     /* per thread a scratch row; a partial gradWeight for threads > 0 only
        (thread 0 sums into gradWeight itself), after all the rows */
     int64_t rows = th_nn_scratch_rows(g.B, nt), part = scratch_alloc(&g, 0);
-    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
+    /* then, with a gradBias, each thread's plane sums (accreal: 2 floats) */
+    int64_t bsums = gradBias ? 2 * rows * g.nOut + 1 : 0;
+    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K + bsums) != TH_OK) goto done;
     rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
                               (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale, rows,
                                part),

@@ -64,8 +64,10 @@ static int env_int(const char *name, int dflt, int round) {
      (l3 / l3_shared), a multiple of NR, 4 NR..960 (960 bounds the packing
      buffer, which counts in a training step's memory; nc made no
      difference from 480 to 1920); without an L3, half of L2.
-   - dot_bt: the dot-product path reads all of B^T per 4 rows of C, so it
-     stops where B^T outgrows L2.
+   - dot_bt: the dot-product path reads all of B^T per 4 rows of C (and
+     the 4 rows of A per 4 columns), so it stops where B^T outgrows 40% of
+     L2: the whole L2 let 1x1 convolutions' gradWeights (64 x 64 x 3136)
+     run at 60% of the packed path's speed (docs/dev/conv1x1.md).
    The others (direct_m, a_inplace, flip_m, dot_mn, chunks, par_mflop) are
    amortization and threading thresholds, not cache sizes: measured
    constants. */
@@ -81,7 +83,7 @@ void th_gemm_derive(const th_cpuinfo *ci, th_gemm_info *o) {
   o->kc = clamp_down(l1 / 3 / (4 * TH_GEMM_MR), 32, 128, 512);
   o->mc = clamp_down(l2 / 8 / (4 * o->kc), TH_GEMM_MR, 2 * TH_GEMM_MR, 4096);
   o->nc = clamp_down((l3 > 0 ? l3 : l2) / 2 / (4 * o->kc), TH_GEMM_NR, 4 * TH_GEMM_NR, 960);
-  o->dot_bt = (int)(l2 / 4);
+  o->dot_bt = (int)(l2 / 10);
   o->direct_m = 512, o->dot_mn = 16384, o->flip_m = 144, o->par_mflop = 16, o->chunks = 1;
 }
 
@@ -147,11 +149,11 @@ int th_gemm_backend(int b) {
 
 /* A times B^T, small C, long K (gradWeight): dot products beat packing
    both transposed operands up to 128x128. They read all of B^T again for
-   every 4 rows of C, so from 16 rows on, once B^T outgrows L2 (dot_bt),
-   the flipped product, which streams B^T once, wins (benchmark-notes.md,
-   th_gemm.c) */
+   every 4 rows of C, so from 16 rows on, once B^T outgrows dot_bt, the
+   flipped product (up to flip_m rows) or the packed one, which stream B^T
+   once, win (benchmark-notes.md, th_gemm.c; docs/dev/conv1x1.md) */
 static int dot_case(const th_gemm_op *op, int m, int n) {
-  if (m >= 16 && m <= tuned.flip_m && (double)n * op->k > tuned.dot_bt) return 0;
+  if (m >= 16 && (double)n * op->k > tuned.dot_bt) return 0;
   return op->acs == 1 && op->brs == 1 && op->bcs != 1 && op->k >= 64 && (double)m * n <= tuned.dot_mn;
 }
 
