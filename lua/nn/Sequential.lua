@@ -3,6 +3,7 @@
 -- (aliases, as in Torch7: it owns no tensors).
 
 require 'nn.Container'
+local gradrelease = require 'nn.gradrelease'
 local torch = torch
 local nn = nn
 
@@ -88,15 +89,26 @@ function Sequential:accGradParameters(input, gradOutput, scale)
   end
 end
 
+-- child i's gradInput is consumed once child i-1's backward returned: it
+-- is released then (nn/gradrelease.lua has the rule), unless reachable
+-- from the gradOutput, the input or what child i-1 returned; the first
+-- child's gradInput is the container's result and stays
 function Sequential:backward(input, gradOutput, scale)
   local _ <close> = nn.utils.ownGuard(self, 'backward')
   scale = scale or 1
+  local release = gradrelease.active(self)
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     current = self:rethrowErrors(self.modules[i], i, 'backward', self.modules[i - 1].output, current, scale)
+    if release and i < #self.modules then
+      gradrelease.release(self.modules[i + 1], gradrelease.protect(gradOutput, input, current))
+    end
   end
   if #self.modules > 0 then
     current = self:rethrowErrors(self.modules[1], 1, 'backward', input, current, scale)
+    if release and #self.modules > 1 then
+      gradrelease.release(self.modules[2], gradrelease.protect(gradOutput, input, current))
+    end
   end
   self.gradInput = current
   return current

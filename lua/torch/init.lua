@@ -16,6 +16,8 @@ torch.setnumthreads = C.setnumthreads
 torch.getnumthreads = C.getnumthreads
 torch.memoryStats = C.memoryStats
 torch.resetPeakMemory = C.resetPeakMemory
+torch.blockCacheLimit = C.blockCacheLimit
+torch.freeBlockCache = C.freeBlockCache
 -- Torch7 told Lua's GC about tensor memory only with heap tracking on; here
 -- the binding always does (th_alloc counts every byte), so the switch is
 -- only recorded, as Torch7 recorded it (docs/compat.md)

@@ -15,6 +15,7 @@
 #include <omp.h>
 #endif
 #include "th_lua.h"
+#include "../tensor/th_blockcache.h"
 
 /* OpenBLAS's own thread control (declared by its cblas.h on Debian) */
 static int nthreads = 0;
@@ -50,6 +51,7 @@ static void setint(lua_State *L, const char *k, int64_t v) {
 
 static int sys_memstats(lua_State *L) {
   th_memstats m;
+  int64_t cbytes, ccount;
   int c;
   th_alloc_stats(&m);
   lua_newtable(L);
@@ -65,6 +67,28 @@ static int sys_memstats(lua_State *L) {
     lua_setfield(L, -2, th_memcat_name[c]);
   }
   lua_setfield(L, -2, "categories");
+  th_blockcache_stats(&cbytes, &ccount);
+  setint(L, "cached_bytes", cbytes);
+  setint(L, "cached_count", ccount);
+  return 1;
+}
+
+/* torch.blockCacheLimit([bytes]) -> the previous cap of the cache of freed
+   large blocks (th_blockcache.h); 0 turns caching off */
+static int sys_blockcachelimit(lua_State *L) {
+  size_t old = th_blockcache_limit();
+  if (!lua_isnoneornil(L, 1)) {
+    int64_t n = th_lua_checkint(L, 1, "torch.blockCacheLimit", "bytes");
+    if (n < 0) return th_lua_argerror(L, 1, "torch.blockCacheLimit", "bytes must be non-negative, got %lld", (long long)n);
+    th_blockcache_set_limit((size_t)n);
+  }
+  lua_pushinteger(L, (lua_Integer)old);
+  return 1;
+}
+
+/* torch.freeBlockCache() -> the bytes given back to the system */
+static int sys_freeblockcache(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)th_blockcache_flush());
   return 1;
 }
 
@@ -226,6 +250,7 @@ static int sys_malloctrim(lua_State *L) {
 static const luaL_Reg sys_funcs[] = {
     {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"resetPeakMemory", sys_resetpeak},
+    {"blockCacheLimit", sys_blockcachelimit}, {"freeBlockCache", sys_freeblockcache},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
     {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history},
     {"realtime", sys_realtime}, {"usleep", sys_usleep}, {"isatty", sys_isatty}, {NULL, NULL}};

@@ -1,0 +1,129 @@
+/*
+** th_blockcache.c: the cache of freed large blocks (th_blockcache.h).
+** A small array of entries {block, class bytes, tick}; 'tick' counts the
+** large requests seen (th_blockcache_take), so an entry's age is the
+** number of large requests since it was freed. Eviction order: the oldest
+** first. The arrays are short (ENTRIES): a linear scan costs nothing
+** next to the pages a hit saves.
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include "th_blockcache.h"
+
+/* at most this many cached blocks */
+#define ENTRIES 128
+/* a block no request took within this many later large requests is freed:
+   a training step reuses its sizes within one step; one that is not
+   reused holds resident memory for nothing */
+#define MAX_AGE 512
+/* the default cap (torch.blockCacheLimit changes it) */
+#define DEFAULT_LIMIT ((size_t)256 << 20)
+
+typedef struct entry {
+  void *p;
+  size_t bytes;
+  uint64_t tick;
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry cache[ENTRIES];
+static int n;                 /* entries in use: cache[0..n-1] */
+static size_t cached;         /* sum of their bytes */
+static size_t cap = DEFAULT_LIMIT;
+static uint64_t tick;
+
+size_t th_blockcache_class(size_t bytes) {
+  size_t step;
+  int shift = 0;
+  if (bytes < TH_BLOCKCACHE_MIN) return bytes;
+  while ((bytes >> shift) > 15) shift++;
+  /* bytes >> shift is in 8..15: classes are multiples of 2^shift */
+  step = (size_t)1 << shift;
+  if (bytes > SIZE_MAX - step) return bytes;
+  return (bytes + step - 1) & ~(step - 1);
+}
+
+/* under lock: removes entry i, returns its block */
+static void *drop(int i) {
+  void *p = cache[i].p;
+  cached -= cache[i].bytes;
+  cache[i] = cache[--n];
+  return p;
+}
+
+/* under lock: frees the oldest entries until 'extra' more bytes fit under
+   the cap and a slot is free; and every entry older than MAX_AGE */
+static void evict(size_t extra) {
+  int i = 0;
+  while (i < n) {
+    if (tick - cache[i].tick > MAX_AGE) free(drop(i));
+    else i++;
+  }
+  while (n > 0 && (cached + extra > cap || n == ENTRIES)) {
+    int oldest = 0;
+    for (i = 1; i < n; i++)
+      if (cache[i].tick < cache[oldest].tick) oldest = i;
+    free(drop(oldest));
+  }
+}
+
+void *th_blockcache_take(size_t cbytes) {
+  void *p = NULL;
+  int i, best = -1;
+  pthread_mutex_lock(&lock);
+  tick++;
+  /* the most recently freed block of the class: its pages are the likeliest resident */
+  for (i = 0; i < n; i++)
+    if (cache[i].bytes == cbytes && (best < 0 || cache[i].tick > cache[best].tick)) best = i;
+  if (best >= 0) p = drop(best);
+  if (n > 0) evict(0);
+  pthread_mutex_unlock(&lock);
+  return p;
+}
+
+int th_blockcache_put(void *p, size_t cbytes) {
+  int kept = 0;
+  pthread_mutex_lock(&lock);
+  if (cbytes >= TH_BLOCKCACHE_MIN && cbytes <= cap) {
+    evict(cbytes);
+    cache[n].p = p;
+    cache[n].bytes = cbytes;
+    cache[n].tick = tick;
+    n++;
+    cached += cbytes;
+    kept = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return kept;
+}
+
+size_t th_blockcache_flush(void) {
+  size_t freed;
+  pthread_mutex_lock(&lock);
+  freed = cached;
+  while (n > 0) free(drop(n - 1));
+  pthread_mutex_unlock(&lock);
+  return freed;
+}
+
+void th_blockcache_stats(int64_t *bytes, int64_t *count) {
+  pthread_mutex_lock(&lock);
+  *bytes = (int64_t)cached;
+  *count = n;
+  pthread_mutex_unlock(&lock);
+}
+
+size_t th_blockcache_limit(void) {
+  size_t c;
+  pthread_mutex_lock(&lock);
+  c = cap;
+  pthread_mutex_unlock(&lock);
+  return c;
+}
+
+void th_blockcache_set_limit(size_t bytes) {
+  pthread_mutex_lock(&lock);
+  cap = bytes;
+  evict(0);
+  pthread_mutex_unlock(&lock);
+}
