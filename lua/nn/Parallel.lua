@@ -122,7 +122,7 @@ local function backward(self, method, input, gradOutput, scale)
     end
   end
   -- consumed: the children's gradInputs (nn/gradrelease.lua)
-  if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) end
+  if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) else gradrelease.kept(self) end
   return self.gradInput
 end
 

@@ -73,6 +73,7 @@ function Sequential:updateGradInput(input, gradOutput)
     current = self:rethrowErrors(self.modules[1], 1, 'updateGradInput', input, current)
   end
   self.gradInput = current
+  gradrelease.kept(self)
   return current
 end
 
@@ -83,6 +84,7 @@ function Sequential:accGradParameters(input, gradOutput, scale)
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accGradParameters', self.modules[i - 1].output, current, scale)
     current = m.gradInput
+    gradrelease.checkKept(self, i, current, 'accGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accGradParameters', input, current, scale)
@@ -110,6 +112,7 @@ function Sequential:backward(input, gradOutput, scale)
       gradrelease.release(self.modules[2], gradrelease.protect(gradOutput, input, current))
     end
   end
+  if not release then gradrelease.kept(self) end
   self.gradInput = current
   return current
 end
@@ -120,6 +123,7 @@ function Sequential:accUpdateGradParameters(input, gradOutput, lr)
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accUpdateGradParameters', self.modules[i - 1].output, current, lr)
     current = m.gradInput
+    gradrelease.checkKept(self, i, current, 'accUpdateGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accUpdateGradParameters', input, current, lr)

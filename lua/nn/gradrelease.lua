@@ -91,9 +91,23 @@ function gradrelease.protect(...)
   return set
 end
 
+-- tensors left alone only because optnet's arena holds them: optnet's undo
+-- releases them instead of giving them private memory, so that the net
+-- holds what a plain one would after the same passes. Weak keys: memory
+-- bookkeeping only (the numbers never depend on it), so a side table
+local skipped = setmetatable({}, {__mode = 'k'})
+-- tensors this module emptied (for checkKept's message only)
+local released = setmetatable({}, {__mode = 'k'})
+
 local function drop(v, protected, seen)
   if torch.isTensor(v) then
-    if not protected[v] and v:_limit() == 0 and not v:isFreed() then v:set() end
+    if protected[v] or v:isFreed() then return end
+    if v:_limit() > 0 then
+      skipped[v] = true
+    elseif v:nElement() > 0 then
+      released[v] = true
+      v:set()
+    end
   elseif type(v) == 'table' and not torch.typename(v) and not seen[v] then
     seen[v] = true
     for _, x in pairs(v) do drop(x, protected, seen) end
@@ -108,14 +122,44 @@ function gradrelease.release(child, protected)
   if gi ~= nil then drop(gi, protected, {}) end
 end
 
+-- a container's pass that keeps its children's gradInputs (updateGradInput,
+-- or backward with the release off): they are no longer released ones
+function gradrelease.kept(container)
+  if next(skipped) == nil then return end
+  for _, m in ipairs(container.modules) do
+    local gi = rawget(m, 'gradInput')
+    if gi ~= nil then
+      for t in pairs(collect(gi, {}, {})) do skipped[t] = nil end
+    end
+  end
+end
+
+-- Sequential's accGradParameters and accUpdateGradParameters read child
+-- i's gradInput as child i-1's gradOutput: after a backward it may be
+-- released. Says so, where the child would report an empty gradOutput.
+function gradrelease.checkKept(container, i, gi, method)
+  if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then
+    error(string.format("%s:%s: the gradInput of module %d is empty: backward releases the children's gradInputs "
+      .. 'once consumed; call updateGradInput before %s, or keep them with nn.keepGradInputs(true) '
+      .. 'or module:keepGradInputs(true)', torch.type(container), method, i, method), 3)
+  end
+end
+
+-- optnet's undo: was t (bound to the arena) one a plain net would have
+-- released in the last pass? Forgets it.
+function gradrelease.takeSkipped(t)
+  local was = skipped[t] == true
+  skipped[t] = nil
+  return was
+end
+
 -- a branching container (Concat, DepthConcat, ConcatTable, Parallel),
 -- after its backward summed or copied its children's gradInputs into its
 -- own: releases them all
 function gradrelease.releaseChildren(container, input, gradOutput)
-  if not gradrelease.active(container) then return end
+  if not gradrelease.active(container) then return gradrelease.kept(container) end
   local protected = gradrelease.protect(gradOutput, input, container.gradInput)
   for _, m in ipairs(container.modules) do gradrelease.release(m, protected) end
 end
 
-nn.gradrelease = gradrelease
 return gradrelease

@@ -80,6 +80,7 @@ static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
   void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(cbytes) : NULL;
   if (p != NULL) return p;
+  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
   if (posix_memalign(&p, ALIGNMENT, cbytes) == 0 && p != NULL) return p;
   if (th_blockcache_flush() == 0) return NULL;
   p = NULL;

@@ -51,6 +51,14 @@ static void *drop(int i) {
   return p;
 }
 
+/* under lock, n > 0: the index of the entry freed longest ago */
+static int oldest(void) {
+  int i, o = 0;
+  for (i = 1; i < n; i++)
+    if (cache[i].tick < cache[o].tick) o = i;
+  return o;
+}
+
 /* under lock: frees the oldest entries until 'extra' more bytes fit under
    the cap and a slot is free; and every entry older than MAX_AGE */
 static void evict(size_t extra) {
@@ -59,12 +67,7 @@ static void evict(size_t extra) {
     if (tick - cache[i].tick > MAX_AGE) free(drop(i));
     else i++;
   }
-  while (n > 0 && (cached + extra > cap || n == ENTRIES)) {
-    int oldest = 0;
-    for (i = 1; i < n; i++)
-      if (cache[i].tick < cache[oldest].tick) oldest = i;
-    free(drop(oldest));
-  }
+  while (n > 0 && (cached + extra > cap || n == ENTRIES)) free(drop(oldest()));
 }
 
 void *th_blockcache_take(size_t cbytes) {
@@ -95,6 +98,17 @@ int th_blockcache_put(void *p, size_t cbytes) {
   }
   pthread_mutex_unlock(&lock);
   return kept;
+}
+
+void th_blockcache_reclaim(size_t cbytes) {
+  size_t freed = 0;
+  pthread_mutex_lock(&lock);
+  while (n > 0 && freed < cbytes) {
+    int o = oldest();
+    freed += cache[o].bytes;
+    free(drop(o));
+  }
+  pthread_mutex_unlock(&lock);
 }
 
 size_t th_blockcache_flush(void) {
