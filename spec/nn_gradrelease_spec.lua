@@ -317,14 +317,32 @@ describe('the allocator\'s block cache', function()
     b = nil
     collectgarbage(); collectgarbage()
     assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
-    -- 8,000,000 bytes: class 8 MiB, a new block; the cached 4 MiB are freed
-    -- first (the cache never raises the peak of live + cached bytes)
-    local c = torch.FloatStorage(2000000)
-    assert.are.equal(0, torch.memoryStats().cached_bytes)
+    -- another class, a new block: the cached one stays while live + cached
+    -- + the new block fit under the high-water mark of live bytes ...
+    local st = torch.memoryStats()
+    local room = st.high_water_bytes - st.live_bytes - st.cached_bytes
+    assert.is_true(room > 2 * MiB, tostring(room))
+    local fits = MiB                                 -- a power of two: its own class
+    while fits * 2 <= room - MiB do fits = fits * 2 end
+    local c = torch.ByteStorage(fits)
+    assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
     c = nil
     collectgarbage(); collectgarbage()
-    assert.are.equal(8 * MiB, torch.memoryStats().cached_bytes)
-    assert.are.equal(8 * MiB, torch.freeBlockCache())
+    torch.freeBlockCache()
+    b = torch.FloatStorage(1000000)
+    b = nil
+    collectgarbage(); collectgarbage()
+    assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
+    -- ... and is freed first when they would not (the cache never raises the peak)
+    st = torch.memoryStats()
+    local over = st.high_water_bytes - st.live_bytes + MiB
+    c = torch.ByteStorage(over)
+    assert.are.equal(0, torch.memoryStats().cached_bytes)
+    assert.is_true(torch.memoryStats().high_water_bytes >= st.high_water_bytes + MiB)
+    c = nil
+    collectgarbage(); collectgarbage()
+    assert.is_true(torch.memoryStats().cached_bytes >= over)
+    assert.is_true(torch.freeBlockCache() >= over)
     assert.are.equal(0, torch.memoryStats().cached_bytes)
   end)
 
@@ -335,7 +353,7 @@ describe('the allocator\'s block cache', function()
     collectgarbage(); collectgarbage()
     assert.are.equal(0, torch.memoryStats().cached_bytes)
     local prev = torch.blockCacheLimit(6 * MiB)
-    assert.are.equal(256 * MiB, prev)
+    assert.are.equal(1024 * MiB, prev)
     local xs = {}
     for i = 1, 3 do xs[i] = torch.ByteStorage(4 * MiB) end
     xs = nil

@@ -70,6 +70,7 @@ static int sys_memstats(lua_State *L) {
   th_blockcache_stats(&cbytes, &ccount);
   setint(L, "cached_bytes", cbytes);
   setint(L, "cached_count", ccount);
+  setint(L, "high_water_bytes", m.high_water);
   return 1;
 }
 

@@ -16,8 +16,11 @@
    a training step reuses its sizes within one step; one that is not
    reused holds resident memory for nothing */
 #define MAX_AGE 512
-/* the default cap (torch.blockCacheLimit changes it) */
-#define DEFAULT_LIMIT ((size_t)256 << 20)
+/* the default cap (torch.blockCacheLimit changes it): the gradients of a
+   training step of the bench's larger nets take several hundred MiB of
+   blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
+   raising the peak, the cap bounds what it holds after the steps end */
+#define DEFAULT_LIMIT ((size_t)1 << 30)
 
 typedef struct entry {
   void *p;
@@ -100,14 +103,9 @@ int th_blockcache_put(void *p, size_t cbytes) {
   return kept;
 }
 
-void th_blockcache_reclaim(size_t cbytes) {
-  size_t freed = 0;
+void th_blockcache_reclaim(size_t cbytes, size_t live, size_t hwm) {
   pthread_mutex_lock(&lock);
-  while (n > 0 && freed < cbytes) {
-    int o = oldest();
-    freed += cache[o].bytes;
-    free(drop(o));
-  }
+  while (n > 0 && live + cached + cbytes > hwm) free(drop(oldest()));
   pthread_mutex_unlock(&lock);
 }
 

@@ -9,9 +9,10 @@
 ** Invariants: a large request is rounded up to its size class (eight
 ** classes per power of two, so at most 1/8 wasted, in pages never touched
 ** when the request is smaller); a cached block is reused only for a
-** request of its class; a request it cannot serve first frees cached
-** blocks of at least its size (th_blockcache_reclaim), so live plus cached
-** bytes never exceed the peak of live bytes alone; the cache holds at most
+** request of its class; before a request it cannot serve is mapped, it
+** frees cached blocks until live plus cached bytes fit under the
+** high-water mark of live bytes (th_blockcache_reclaim), so it never raises
+** the peak; the cache holds at most
 ** th_blockcache_limit() bytes, drops a block that no request reused within
 ** a window of later large requests, and is emptied before an allocation
 ** is reported failed.
@@ -34,10 +35,11 @@ void *th_blockcache_take(size_t cbytes);
 /* keeps block p of class 'cbytes' (1) or declines (0: the caller frees) */
 int th_blockcache_put(void *p, size_t cbytes);
 /* before a new block of 'cbytes' is allocated (the cache had none of its
-   class): frees the oldest cached blocks until 'cbytes' are given back or
-   the cache is empty. So the cache never raises the peak: live plus
-   cached bytes grow only when nothing is cached. */
-void th_blockcache_reclaim(size_t cbytes);
+   class), 'live' bytes being held and 'hwm' the most ever held: frees the
+   oldest cached blocks until live + cached + cbytes fits under hwm, or the
+   cache is empty. So the cache never raises the peak: live plus cached
+   bytes stay under the high-water mark of live bytes alone. */
+void th_blockcache_reclaim(size_t cbytes, size_t live, size_t hwm);
 /* frees every cached block; returns the bytes given back */
 size_t th_blockcache_flush(void);
 /* bytes and blocks cached now */
