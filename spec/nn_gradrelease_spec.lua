@@ -346,6 +346,25 @@ describe('the allocator\'s block cache', function()
     assert.are.equal(0, torch.memoryStats().cached_bytes)
   end)
 
+  it('a request with no block of its class borrows one up to 1/4 larger, which comes back whole', function()
+    settle()
+    local a = torch.ByteStorage(4 * MiB)
+    a = nil
+    collectgarbage(); collectgarbage()
+    assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
+    local b = torch.ByteStorage(3.5 * MiB)       -- class 3.5 MiB: borrows the 4 MiB block
+    assert.are.equal(0, torch.memoryStats().cached_bytes)
+    local live = torch.memoryStats().live_bytes
+    b = nil
+    collectgarbage(); collectgarbage()
+    assert.is_true(torch.memoryStats().live_bytes <= live - 3.5 * MiB)
+    assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)   -- its true size
+    local c = torch.ByteStorage(3 * MiB)         -- more than 1/4 smaller: a new block
+    assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
+    c = nil
+    settle()
+  end)
+
   it('small blocks are not cached; the cap bounds the cache and 0 turns it off', function()
     settle()
     local small = torch.ByteStorage(100000)

@@ -5,6 +5,11 @@
 ** number of large requests since it was freed. Eviction order: the oldest
 ** first. The arrays are short (ENTRIES): a linear scan costs nothing
 ** next to the pages a hit saves.
+** A request with no block of its class may take a cached block up to two
+** classes larger (at most 1/4 more: a DenseNet's gradients shrink by a few
+** channels from one layer to the next). Such a block is 'lent': its true
+** size is kept in 'lent' until it comes back, since th_free only knows the
+** size asked for.
 */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +39,8 @@ static int n;                 /* entries in use: cache[0..n-1] */
 static size_t cached;         /* sum of their bytes */
 static size_t cap = DEFAULT_LIMIT;
 static uint64_t tick;
+static entry lent[ENTRIES];   /* blocks handed out for a smaller class */
+static int nlent;
 
 size_t th_blockcache_class(size_t bytes) {
   size_t step;
@@ -81,6 +88,13 @@ void *th_blockcache_take(size_t cbytes) {
   /* the most recently freed block of the class: its pages are the likeliest resident */
   for (i = 0; i < n; i++)
     if (cache[i].bytes == cbytes && (best < 0 || cache[i].tick > cache[best].tick)) best = i;
+  if (best < 0 && nlent < ENTRIES) {
+    /* else the smallest block up to 1/4 larger, lent */
+    for (i = 0; i < n; i++)
+      if (cache[i].bytes > cbytes && cache[i].bytes - cbytes <= cbytes / 4
+          && (best < 0 || cache[i].bytes < cache[best].bytes)) best = i;
+    if (best >= 0) lent[nlent++] = cache[best];
+  }
   if (best >= 0) p = drop(best);
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
@@ -88,8 +102,14 @@ void *th_blockcache_take(size_t cbytes) {
 }
 
 int th_blockcache_put(void *p, size_t cbytes) {
-  int kept = 0;
+  int i, kept = 0;
   pthread_mutex_lock(&lock);
+  for (i = 0; i < nlent; i++)
+    if (lent[i].p == p) {
+      cbytes = lent[i].bytes;
+      lent[i] = lent[--nlent];
+      break;
+    }
   if (cbytes >= TH_BLOCKCACHE_MIN && cbytes <= cap) {
     evict(cbytes);
     cache[n].p = p;
