@@ -317,15 +317,16 @@ describe('the allocator\'s block cache', function()
     b = nil
     collectgarbage(); collectgarbage()
     assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
-    -- another class, a new block: the cached one stays while live + cached
-    -- + the new block fit under the high-water mark of live bytes ...
+    -- another class, a new block: the cached one stays while the large
+    -- blocks out, cached and new fit under the most ever out at once ...
     local st = torch.memoryStats()
-    local room = st.high_water_bytes - st.live_bytes - st.cached_bytes
+    local room = st.large_high_water_bytes - st.large_bytes - st.cached_bytes
     assert.is_true(room > 2 * MiB, tostring(room))
     local fits = MiB                                 -- a power of two: its own class
     while fits * 2 <= room - MiB do fits = fits * 2 end
     local c = torch.ByteStorage(fits)
     assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
+    assert.are.equal(st.large_bytes + fits, torch.memoryStats().large_bytes)
     c = nil
     collectgarbage(); collectgarbage()
     torch.freeBlockCache()
@@ -335,14 +336,15 @@ describe('the allocator\'s block cache', function()
     assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
     -- ... and is freed first when they would not (the cache never raises the peak)
     st = torch.memoryStats()
-    local over = st.high_water_bytes - st.live_bytes + MiB
+    local over = 1 * MiB
+    while over < st.large_high_water_bytes - st.large_bytes do over = over * 2 end
     c = torch.ByteStorage(over)
     assert.are.equal(0, torch.memoryStats().cached_bytes)
-    assert.is_true(torch.memoryStats().high_water_bytes >= st.high_water_bytes + MiB)
+    assert.is_true(torch.memoryStats().large_high_water_bytes >= st.large_bytes + over)
     c = nil
     collectgarbage(); collectgarbage()
-    assert.is_true(torch.memoryStats().cached_bytes >= over)
-    assert.is_true(torch.freeBlockCache() >= over)
+    assert.are.equal(over, torch.memoryStats().cached_bytes)
+    assert.are.equal(over, torch.freeBlockCache())
     assert.are.equal(0, torch.memoryStats().cached_bytes)
   end)
 

@@ -51,7 +51,7 @@ static void setint(lua_State *L, const char *k, int64_t v) {
 
 static int sys_memstats(lua_State *L) {
   th_memstats m;
-  int64_t cbytes, ccount;
+  int64_t cbytes, ccount, lout, lhwm;
   int c;
   th_alloc_stats(&m);
   lua_newtable(L);
@@ -67,10 +67,11 @@ static int sys_memstats(lua_State *L) {
     lua_setfield(L, -2, th_memcat_name[c]);
   }
   lua_setfield(L, -2, "categories");
-  th_blockcache_stats(&cbytes, &ccount);
+  th_blockcache_stats(&cbytes, &ccount, &lout, &lhwm);
   setint(L, "cached_bytes", cbytes);
   setint(L, "cached_count", ccount);
-  setint(L, "high_water_bytes", m.high_water);
+  setint(L, "large_bytes", lout);
+  setint(L, "large_high_water_bytes", lhwm);
   return 1;
 }
 

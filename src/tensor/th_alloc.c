@@ -49,8 +49,6 @@ size_t th_alloc_limit(void) {
 static void account(int64_t delta, th_memcat cat) {
   stats.live_bytes += delta;
   if (stats.live_bytes > stats.peak_bytes) stats.peak_bytes = stats.live_bytes;
-  /* what the block cache may fill up to (th_alloc_reset_peak leaves it) */
-  if (stats.live_bytes > stats.high_water) stats.high_water = stats.live_bytes;
   stats.cat_live[cat] += delta;
   if (stats.cat_live[cat] > stats.cat_peak[cat]) stats.cat_peak[cat] = stats.cat_live[cat];
 }
@@ -76,28 +74,19 @@ static void policy_once(void) {
   pthread_once(&once, set_policy);
 }
 
-/* makes room in the block cache for a new block of cbytes */
-static void reclaim(size_t cbytes) {
-  int64_t live, hwm;
-  pthread_mutex_lock(&stats_lock);
-  live = stats.live_bytes;
-  hwm = stats.high_water;
-  pthread_mutex_unlock(&stats_lock);
-  th_blockcache_reclaim(cbytes, (size_t)live, (size_t)hwm);
-}
-
 /* a block for a request of 'bytes': a cached one of its class, else a new
    one (the cache emptied and the request tried again before giving up) */
 static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
   void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(cbytes) : NULL;
   if (p != NULL) return p;
-  if (cbytes >= TH_BLOCKCACHE_MIN) reclaim(cbytes);
-  if (posix_memalign(&p, ALIGNMENT, cbytes) == 0 && p != NULL) return p;
-  if (th_blockcache_flush() == 0) return NULL;
-  p = NULL;
-  if (posix_memalign(&p, ALIGNMENT, cbytes) == 0 && p != NULL) return p;
-  return NULL;
+  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
+  if (posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) {
+    p = NULL;
+    if (th_blockcache_flush() == 0 || posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) return NULL;
+  }
+  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_mapped(cbytes);
+  return p;
 }
 
 void *th_alloc(size_t bytes, th_memcat cat) {

@@ -24,7 +24,6 @@ typedef struct th_memstats {
   int64_t live_bytes, peak_bytes;   /* bytes held by live storages */
   int64_t live_count, total_count;  /* storages alive now / ever allocated */
   int64_t cat_live[TH_MEM_NCATS], cat_peak[TH_MEM_NCATS];
-  int64_t high_water;               /* the most live bytes ever (no reset) */
 } th_memstats;
 
 /* 64-byte aligned; NULL (with th_error set) on overflow or failure */

@@ -41,6 +41,14 @@ static size_t cap = DEFAULT_LIMIT;
 static uint64_t tick;
 static entry lent[ENTRIES];   /* blocks handed out for a smaller class */
 static int nlent;
+/* bytes of large blocks handed out now (true sizes) and the most ever */
+static size_t out, out_hwm;
+
+/* under lock */
+static void handed(size_t bytes) {
+  out += bytes;
+  if (out > out_hwm) out_hwm = out;
+}
 
 size_t th_blockcache_class(size_t bytes) {
   size_t step;
@@ -95,7 +103,10 @@ void *th_blockcache_take(size_t cbytes) {
           && (best < 0 || cache[i].bytes < cache[best].bytes)) best = i;
     if (best >= 0) lent[nlent++] = cache[best];
   }
-  if (best >= 0) p = drop(best);
+  if (best >= 0) {
+    handed(cache[best].bytes);
+    p = drop(best);
+  }
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
   return p;
@@ -110,6 +121,7 @@ int th_blockcache_put(void *p, size_t cbytes) {
       lent[i] = lent[--nlent];
       break;
     }
+  if (cbytes >= TH_BLOCKCACHE_MIN) out -= cbytes;
   if (cbytes >= TH_BLOCKCACHE_MIN && cbytes <= cap) {
     evict(cbytes);
     cache[n].p = p;
@@ -123,9 +135,15 @@ int th_blockcache_put(void *p, size_t cbytes) {
   return kept;
 }
 
-void th_blockcache_reclaim(size_t cbytes, size_t live, size_t hwm) {
+void th_blockcache_reclaim(size_t cbytes) {
   pthread_mutex_lock(&lock);
-  while (n > 0 && live + cached + cbytes > hwm) free(drop(oldest()));
+  while (n > 0 && out + cached + cbytes > out_hwm) free(drop(oldest()));
+  pthread_mutex_unlock(&lock);
+}
+
+void th_blockcache_mapped(size_t cbytes) {
+  pthread_mutex_lock(&lock);
+  handed(cbytes);
   pthread_mutex_unlock(&lock);
 }
 
@@ -138,10 +156,12 @@ size_t th_blockcache_flush(void) {
   return freed;
 }
 
-void th_blockcache_stats(int64_t *bytes, int64_t *count) {
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm) {
   pthread_mutex_lock(&lock);
   *bytes = (int64_t)cached;
   *count = n;
+  *outb = (int64_t)out;
+  *hwm = (int64_t)out_hwm;
   pthread_mutex_unlock(&lock);
 }
 

@@ -9,10 +9,10 @@
 ** Invariants: a large request is rounded up to its size class (eight
 ** classes per power of two, so at most 1/8 wasted, in pages never touched
 ** when the request is smaller); a cached block is reused only for a
-** request of its class; before a request it cannot serve is mapped, it
-** frees cached blocks until live plus cached bytes fit under the
-** high-water mark of live bytes (th_blockcache_reclaim), so it never raises
-** the peak; the cache holds at most
+** request of its class (or lent to one up to 1/4 smaller); before a block
+** it cannot serve is mapped, it frees cached blocks until the large blocks
+** out, cached and new fit under the most ever out at once
+** (th_blockcache_reclaim), so it never raises the peak; the cache holds at most
 ** th_blockcache_limit() bytes, drops a block that no request reused within
 ** a window of later large requests, and is emptied before an allocation
 ** is reported failed.
@@ -32,18 +32,23 @@
 size_t th_blockcache_class(size_t bytes);
 /* a cached block of class 'cbytes', taken out of the cache, or NULL */
 void *th_blockcache_take(size_t cbytes);
-/* keeps block p of class 'cbytes' (1) or declines (0: the caller frees) */
+/* block p of class 'cbytes' was freed: keeps it (1) or declines (0: the
+   caller frees it) */
 int th_blockcache_put(void *p, size_t cbytes);
-/* before a new block of 'cbytes' is allocated (the cache had none of its
-   class), 'live' bytes being held and 'hwm' the most ever held: frees the
-   oldest cached blocks until live + cached + cbytes fits under hwm, or the
-   cache is empty. So the cache never raises the peak: live plus cached
-   bytes stay under the high-water mark of live bytes alone. */
-void th_blockcache_reclaim(size_t cbytes, size_t live, size_t hwm);
+/* before a new block of class 'cbytes' is mapped (the cache had none to
+   give): frees the oldest cached blocks until the large blocks handed out,
+   the cached ones and the new one fit under the most large-block bytes
+   ever handed out at once, or the cache is empty. So the cache never
+   raises the peak: resident large blocks stay under what they would have
+   reached without it. */
+void th_blockcache_reclaim(size_t cbytes);
+/* a new block of class 'cbytes' was mapped and handed out */
+void th_blockcache_mapped(size_t cbytes);
 /* frees every cached block; returns the bytes given back */
 size_t th_blockcache_flush(void);
-/* bytes and blocks cached now */
-void th_blockcache_stats(int64_t *bytes, int64_t *count);
+/* bytes and blocks cached now; large-block bytes handed out now and
+   their high-water mark */
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *out, int64_t *out_hwm);
 size_t th_blockcache_limit(void);
 /* sets the cap (0: no caching; what is cached above it is freed) */
 void th_blockcache_set_limit(size_t bytes);
