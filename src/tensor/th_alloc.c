@@ -78,7 +78,7 @@ static void policy_once(void) {
    one (the cache emptied and the request tried again before giving up) */
 static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
-  void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(cbytes) : NULL;
+  void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(bytes, cbytes) : NULL;
   if (p != NULL) return p;
   if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
   if (posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) {

@@ -13,6 +13,8 @@
 */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "th_blockcache.h"
 
 /* at most this many cached blocks */
@@ -88,7 +90,18 @@ static void evict(size_t extra) {
   while (n > 0 && (cached + extra > cap || n == ENTRIES)) free(drop(oldest()));
 }
 
-void *th_blockcache_take(size_t cbytes) {
+/* gives back the whole pages of block p (of 'bytes') past 'used' */
+static void trim(void *p, size_t used, size_t bytes) {
+  long ps = sysconf(_SC_PAGESIZE);
+  uintptr_t from, to = (uintptr_t)p + bytes;
+  if (ps <= 0) return;
+  from = ((uintptr_t)p + used + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
+  to &= ~((uintptr_t)ps - 1);
+  if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void *th_blockcache_take(size_t bytes, size_t cbytes) {
+  size_t got = 0;
   void *p = NULL;
   int i, best = -1;
   pthread_mutex_lock(&lock);
@@ -100,15 +113,18 @@ void *th_blockcache_take(size_t cbytes) {
     /* else the smallest block up to 1/4 larger, lent */
     for (i = 0; i < n; i++)
       if (cache[i].bytes > cbytes && cache[i].bytes - cbytes <= cbytes / 4
+          && out + cache[i].bytes <= out_hwm   /* lending must not raise the peak */
           && (best < 0 || cache[i].bytes < cache[best].bytes)) best = i;
     if (best >= 0) lent[nlent++] = cache[best];
   }
   if (best >= 0) {
-    handed(cache[best].bytes);
+    got = cache[best].bytes;
+    handed(got);
     p = drop(best);
   }
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
+  if (p != NULL) trim(p, bytes, got);
   return p;
 }
 

@@ -30,8 +30,11 @@
 
 /* the bytes actually allocated for a request of 'bytes' (its class) */
 size_t th_blockcache_class(size_t bytes);
-/* a cached block of class 'cbytes', taken out of the cache, or NULL */
-void *th_blockcache_take(size_t cbytes);
+/* a cached block for a request of 'bytes' (class 'cbytes'), taken out of
+   the cache, or NULL. Its pages past 'bytes' are handed back to the system
+   (a block reused for a smaller request would keep them resident, where
+   a fresh block never touches them) */
+void *th_blockcache_take(size_t bytes, size_t cbytes);
 /* block p of class 'cbytes' was freed: keeps it (1) or declines (0: the
    caller frees it) */
 int th_blockcache_put(void *p, size_t cbytes);
