@@ -9,11 +9,12 @@
 ** Invariants: a large request is rounded up to its size class (eight
 ** classes per power of two, so at most 1/8 wasted, in pages never touched
 ** when the request is smaller); a cached block is reused only for a
-** request of its class (or lent to one up to 1/4 smaller); before a block
-** it cannot serve is mapped, it frees cached blocks until the large blocks
-** out, cached and new fit under the most ever out at once
-** (th_blockcache_reclaim), so it never raises the peak; the cache holds at most
-** th_blockcache_limit() bytes, drops a block that no request reused within
+** request of its class (or lent to one up to 1/4 smaller, and then only
+** under the high-water mark below), its pages past the request given
+** back; before a block it cannot serve is mapped, it frees cached blocks
+** until the large blocks out, cached and new fit under the most ever out
+** at once (th_blockcache_reclaim), so it never raises the peak; it holds
+** at most th_blockcache_limit() bytes, drops a block that no request reused within
 ** a window of later large requests, and is emptied before an allocation
 ** is reported failed.
 ** Cached bytes are not live bytes: th_alloc counts what storages hold.
