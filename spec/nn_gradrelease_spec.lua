@@ -165,35 +165,6 @@ describe('nn gradInput release', function()
     end)
   end
 
-  it('nngraph\'s gModule: the same numbers, the graph\'s gradInput and gradOutput kept, less held', function()
-    require 'nngraph'
-    torch.manualSeed(12)
-    -- two inputs, an Identity, a split, a node read by two successors (summed), a Sequential inside
-    local a, b = nn.Identity()(), nn.Identity()()
-    local ha = nn.Tanh()(nn.Linear(4, 6)(a))
-    local hb = nn.Sequential():add(nn.Linear(3, 6)):add(nn.Sigmoid())(b)
-    local s = nn.CAddTable()({ha, hb})
-    local m = nn.CMulTable()({s, nn.Identity()(ha)})
-    local p1, p2 = nn.SplitTable(2)(nn.View(2, 3):setNumInputDims(1)(m)):split(2)
-    local o = nn.Linear(3, 2)(nn.CAddTable()({p1, p2}))
-    local g = nn.gModule({a, b}, {o, s})
-    local x = {torch.randn(5, 4), torch.randn(5, 3)}
-    local net, ref = lockstep(g, x, 'gModule')
-    assert.is_true(held(net) < held(ref), held(net) .. ' vs ' .. held(ref))
-    -- the graph's gradOutput (a table of the user's tensors) untouched
-    net:forward(x)
-    local go = {torch.randn(5, 2), torch.randn(5, 6)}
-    local saved = clone(go)
-    local gi = net:backward(x, go)
-    sameTensors(go, saved, 'gModule gradOutput')
-    assert.are.equal(2, #gi)
-    assert.are.same({5, 4}, gi[1]:size():totable())
-    -- updateGradInput then accGradParameters: nothing released
-    net:updateGradInput(x, go)
-    net:accGradParameters(x, go)
-    assert.are.equal(held(ref), held(net))
-  end)
-
   it('frees the storages: live bytes drop', function()
     torch.manualSeed(7)
     local function build()

@@ -202,9 +202,7 @@ end)
 describe('optnet on gModules', function()
   for _, mode in ipairs{'inference', 'training'} do
     it(mode .. ': the unoptimized numbers, less memory, and removal', function()
-      -- the reference is Torch7's plain net, keeping every gradInput (what
-      -- optnet's memory is compared with; nn/gradrelease.lua)
-      local ref, net = branchy():double():keepGradInputs(true), branchy():double()
+      local ref, net = branchy():double(), branchy():double()
       local x = {torch.randn(8, 4), torch.randn(8, 3)}
       if mode == 'inference' then ref:evaluate(); net:evaluate() end
       ref:forward(x)

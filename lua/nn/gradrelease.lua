@@ -114,12 +114,6 @@ local function drop(v, protected, seen)
   end
 end
 
--- releases every tensor reachable from v but those in 'protected' (the
--- unit nngraph's gModule releases: the gradients a node received)
-function gradrelease.drop(v, protected)
-  drop(v, protected, {})
-end
-
 -- releases child's gradInput (the container decided it is consumed), but
 -- no tensor in 'protected' (from gradrelease.protect)
 function gradrelease.release(child, protected)

@@ -8,7 +8,6 @@
 -- topological order), innode and outnode, nInputs, modules (each module
 -- once, in forward order), verbose.
 local nesting = require 'nngraph.nesting'
-local gradrelease = require 'nn.gradrelease'
 local utils = require 'nngraph.utils'
 
 local gModule, parent = torch.class('nn.gModule', 'nn.Container')
@@ -173,23 +172,14 @@ local function checkGradOutput(self, gradOutput, who)
   end
 end
 
--- the backward pass over the nodes: method 'updateGradInput', or
--- 'backward' (each module's combined call, with scale). In backward the
--- gradients a node received are released once its module has consumed them
--- (lua/nn/gradrelease.lua): each module's gradInput (or part of it) goes to
--- one node, so it is consumed when that node's module has run; never
--- released: the graph's gradOutput and input, what the node's module
--- returned (an Identity's gradInput is its gradOutput), and what reaches
--- the input node (the graph's gradInput). Nodes without a module pass
--- their gradients on unreleased.
-local function backwardPass(self, method, input, gradOutput, scale)
+function gModule:updateGradInput(input, gradOutput)
+  checkGradOutput(self, gradOutput, 'updateGradInput')
   for _, node in ipairs(self.backwardnodes) do
     local g = node.data.gradOutput
     while g and #g > 0 do table.remove(g) end
   end
   self.outnode.data.gradOutput = self.outnode.data.gradOutput or {}
   self.outnode.data.gradOutput[1] = gradOutput
-  local release = method == 'backward' and gradrelease.active(self)
 
   local function neteval(node)
     local d = node.data
@@ -202,18 +192,7 @@ local function backwardPass(self, method, input, gradOutput, scale)
     else
       local go = totalGradOutput(node)
       local gi = go
-      if d.module then
-        if method == 'backward' then
-          gi = d.module:backward(nodeInput(node), go, scale)
-        else
-          gi = d.module:updateGradInput(nodeInput(node), go)
-        end
-        if release then
-          local protected = gradrelease.protect(gradOutput, input, gi)
-          for _, g in ipairs(d.gradOutput) do gradrelease.drop(g, protected) end
-          if #d.gradOutput > 1 then gradrelease.drop(d.gradOutputBuffer, protected) end
-        end
-      end
+      if d.module then gi = d.module:updateGradInput(nodeInput(node), go) end
       -- a module whose gradInput is nil (it computes none: a first layer)
       -- sends nothing, as in Torch7, whose inputs then get no gradient
       for _, child in ipairs(node.children) do
@@ -227,23 +206,8 @@ local function backwardPass(self, method, input, gradOutput, scale)
     if self.verbose then print(' V : ' .. node:label()) end
   end
   for _, node in ipairs(self.backwardnodes) do neteval(node) end
-  if not release then gradrelease.kept(self) end
   self.gradInput = self.innode.data.gradOutput[1]
   return self.gradInput
-end
-
-function gModule:updateGradInput(input, gradOutput)
-  checkGradOutput(self, gradOutput, 'updateGradInput')
-  return backwardPass(self, 'updateGradInput', input, gradOutput)
-end
-
--- per node, the module's backward (its gradInput then its parameters'
--- gradients, in the order updateGradInput then accGradParameters would
--- visit them: the same numbers), so each node's gradients can go at once
-function gModule:backward(input, gradOutput, scale)
-  local _ <close> = nn.utils.ownGuard(self, 'backward')
-  checkGradOutput(self, gradOutput, 'backward')
-  return backwardPass(self, 'backward', input, gradOutput, scale or 1)
 end
 
 function gModule:accGradParameters(input, gradOutput, scale)
