@@ -183,7 +183,7 @@ describe('gradInput = nil', function()
     c:forward(x)
     cref:forward(x)
     assert.is_true(c:backward(x, go):equal(cref:get(2):backward(x, go:narrow(2, 4, 2))))
-    local p = nn.Parallel(1, 1):add(nn.Linear(3, 2)):add(nn.Linear(3, 1))
+    local p = nn.Parallel(1, 1):add(nn.Linear(3, 2)):add(nn.Linear(3, 1)):keepGradInputs(true)  -- (read below)
     p:get(1).gradInput = nil
     p:forward(x)
     local gi = p:backward(x, rand(3))

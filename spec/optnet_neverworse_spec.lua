@@ -123,8 +123,12 @@ local function check(build, mode, opts)
     torch.manualSeed(2)
     gradOutput = gradFor(net:forward(input))
   end
+  -- before: Torch7's plain net, which keeps every gradInput
+  -- (nn/gradrelease.lua); the optimized net releases what its arena does not hold
+  local keep = nn.keepGradInputs(true)
   local want = pass(net, input, mode, gradOutput)
   local before = optnet.countUsedMemory(net)
+  nn.keepGradInputs(keep)
   local o = {mode = mode}
   for k, v in pairs(opts or {}) do o[k] = v end
   optnet.optimizeMemory(net, input, o)

@@ -165,6 +165,9 @@ describe('optnet reorder API', function()
       for i = 1, #gc do assert.are.equal(0, maxdiff(gc[i], gr[i])) end
       assert.are.equal(0, maxdiff(C:backward(input, g), R:backward(input, g)))
       for i = 1, #gc do assert.are.equal(0, maxdiff(gc[i], gr[i])) end
+      -- (backward released the children's gradInputs, which accUpdateGradParameters
+      -- reads after an updateGradInput, as in Torch7)
+      C:updateGradInput(input, g); R:updateGradInput(input, g)
       C:accUpdateGradParameters(input, g, 0.1); R:accUpdateGradParameters(input, g, 0.1)
       local pc = C:parameters()
       local pr = R:parameters()

@@ -35,6 +35,10 @@ for _, entry in ipairs(models.list()) do
       torch.manualSeed(11)
       local a, input = models.build(entry.name, entry.small)
       local b = a:clone()
+      -- the reference keeps every gradInput (Torch7's plain net, what
+      -- optnet's memory is compared with); b releases what its arena does
+      -- not hold (nn/gradrelease.lua), with the same numbers
+      a:keepGradInputs(true)
       a:training(); b:training()
       local before = nil
       do

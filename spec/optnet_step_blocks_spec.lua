@@ -167,6 +167,7 @@ describe('optnet.trainStep with blockBytes', function()
     assert.are.equal(0, m.gradWeight:abs():max())
     -- the plain net trains as before: its gradient is the definition's
     local o = net:forward(x)
+    net.modules[2]:keepGradInputs(true)   -- (read below; backward releases it)
     net:backward(x, crit:backward(o, y))
     local expect = net.modules[2].gradInput:t() * x   -- Linear 1's gradOutput^T x input
     assert(torch.abs(m.gradWeight - expect):max() < 1e-12)

@@ -258,7 +258,10 @@ local function optimizeCheck(desc, opts, after, early, prep)
   local training = opts.mode == 'training'
   local mode = training and 'training' or 'evaluate'
   local A, x = fresh(desc, mode)
-  local R = fresh(desc, mode)
+  -- the reference is Torch7's plain net, which keeps every gradInput
+  -- (nn/gradrelease.lua): optnet's memory is compared with that, and A
+  -- (which releases what its arena does not hold) number for number
+  local R = fresh(desc, mode):keepGradInputs(true)
   if prep then PREP[prep][1](A) end
   local go = probeLike(desc, x, desc.seed + 7)
   warm(desc, A, R, x, go, training)
@@ -426,7 +429,7 @@ end
 -- reference's plain training
 local function stepCheck(desc, method, extra, tol, life)
   local A, x = fresh(desc, 'training')
-  local R = fresh(desc, 'training')
+  local R = fresh(desc, 'training'):keepGradInputs(true)   -- (as in optimizeCheck)
   local target = probeLike(desc, x, desc.seed + 9)
   local crit, critA = nn.MSECriterion(), nn.MSECriterion()
   local p, g = R:getParameters()

@@ -5,6 +5,7 @@
 require 'nn.Container'
 local torch = torch
 local nn = nn
+local gradrelease = require 'nn.gradrelease'
 local utils = nn.utils
 
 local Concat, parent = torch.class('nn.Concat', 'nn.Container')
@@ -125,6 +126,8 @@ local function backward(self, method, input, gradOutput, scale)
       end
     end
   end
+  -- consumed: the children's gradInputs (nn/gradrelease.lua)
+  if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) else gradrelease.kept(self) end
   return self.gradInput
 end
 

@@ -6,6 +6,7 @@ require 'nn.Container'
 local torch = torch
 local nn = nn
 local utils = nn.utils
+local gradrelease = require 'nn.gradrelease'
 
 local ConcatTable, parent = torch.class('nn.ConcatTable', 'nn.Container')
 
@@ -101,6 +102,8 @@ local function backward(self, method, input, gradOutput, scale)
       for i = 3, #self.modules do gi:add(gis[i]) end
     end
   end
+  -- consumed: the children's gradInputs (nn/gradrelease.lua)
+  if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) else gradrelease.kept(self) end
   return self.gradInput
 end
 

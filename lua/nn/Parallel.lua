@@ -5,6 +5,7 @@
 require 'nn.Container'
 local torch = torch
 local nn = nn
+local gradrelease = require 'nn.gradrelease'
 local utils = nn.utils
 
 local Parallel, parent = torch.class('nn.Parallel', 'nn.Container')
@@ -120,6 +121,8 @@ local function backward(self, method, input, gradOutput, scale)
       if gis[i] then slice:copy(gis[i]) else slice:zero() end
     end
   end
+  -- consumed: the children's gradInputs (nn/gradrelease.lua)
+  if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) else gradrelease.kept(self) end
   return self.gradInput
 end
 

@@ -3,6 +3,7 @@
 -- (aliases, as in Torch7: it owns no tensors).
 
 require 'nn.Container'
+local gradrelease = require 'nn.gradrelease'
 local torch = torch
 local nn = nn
 
@@ -72,6 +73,7 @@ function Sequential:updateGradInput(input, gradOutput)
     current = self:rethrowErrors(self.modules[1], 1, 'updateGradInput', input, current)
   end
   self.gradInput = current
+  gradrelease.kept(self)
   return current
 end
 
@@ -82,22 +84,35 @@ function Sequential:accGradParameters(input, gradOutput, scale)
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accGradParameters', self.modules[i - 1].output, current, scale)
     current = m.gradInput
+    gradrelease.checkKept(self, i, current, 'accGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accGradParameters', input, current, scale)
   end
 end
 
+-- child i's gradInput is consumed once child i-1's backward returned: it
+-- is released then (nn/gradrelease.lua has the rule), unless reachable
+-- from the gradOutput, the input or what child i-1 returned; the first
+-- child's gradInput is the container's result and stays
 function Sequential:backward(input, gradOutput, scale)
   local _ <close> = nn.utils.ownGuard(self, 'backward')
   scale = scale or 1
+  local release = gradrelease.active(self)
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     current = self:rethrowErrors(self.modules[i], i, 'backward', self.modules[i - 1].output, current, scale)
+    if release and i < #self.modules then
+      gradrelease.release(self.modules[i + 1], gradrelease.protect(gradOutput, input, current))
+    end
   end
   if #self.modules > 0 then
     current = self:rethrowErrors(self.modules[1], 1, 'backward', input, current, scale)
+    if release and #self.modules > 1 then
+      gradrelease.release(self.modules[2], gradrelease.protect(gradOutput, input, current))
+    end
   end
+  if not release then gradrelease.kept(self) end
   self.gradInput = current
   return current
 end
@@ -108,6 +123,7 @@ function Sequential:accUpdateGradParameters(input, gradOutput, lr)
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accUpdateGradParameters', self.modules[i - 1].output, current, lr)
     current = m.gradInput
+    gradrelease.checkKept(self, i, current, 'accUpdateGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accUpdateGradParameters', input, current, lr)

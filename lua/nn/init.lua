@@ -14,7 +14,7 @@ end
 
 local files = {
   -- base classes and helpers
-  'utils', 'fuse', 'Module', 'Container', 'Criterion', 'Jacobian',
+  'utils', 'fuse', 'Module', 'gradrelease', 'Container', 'Criterion', 'Jacobian',
   -- containers
   'Sequential', 'Concat', 'DepthConcat', 'ConcatTable', 'ParallelTable', 'Parallel',
   -- layers

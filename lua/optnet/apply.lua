@@ -8,6 +8,7 @@
 -- (optnet.record), so that it survives clone, type, save and load.
 local walk = require 'optnet.walk'
 local record = require 'optnet.record'
+local gradrelease = require 'nn.gradrelease'
 
 local apply = {}
 
@@ -114,6 +115,11 @@ function apply.unbind(bindings, arenas, modules)
     local id = not b.t:isFreed() and b.t:_storageId() or nil
     if b.t:isFreed() then
       -- nothing
+    elseif gradrelease.takeSkipped(b.t) then
+      -- a gradInput the last backward left in the arena only because it
+      -- was bound: a plain net released it (nn/gradrelease.lua)
+      b.t:_setLimit(0)
+      b.t:set()
     elseif id ~= nil and (not arenas or id == arenaId[b.entry.pool]) then
       local key = id .. ':' .. b.t:storageOffset()
       unbindOne(fresh, b)

@@ -121,6 +121,9 @@ local function record(net, input, mode, onCall)
       end)
     end
   end
+  -- the children's gradInputs kept through the pass, as optnet's trace does
+  -- (nn/gradrelease.lua): the graph shows each one with its storage
+  local keep = nn.keepGradInputs(true)
   local ok, err = pcall(function()
     local out = net:forward(input)
     if mode == 'training' then
@@ -129,6 +132,7 @@ local function record(net, input, mode, onCall)
       net:backward(input, g, 0)
     end
   end)
+  nn.keepGradInputs(keep)
   for i = #handles, 1, -1 do handles[i]:remove() end
   if not ok then error(err, 0) end
 end

@@ -386,6 +386,9 @@ runOnce = function(net, input, mode, grads)
     end)
   end
   trace.active = trace.active + 1
+  -- containers keep their children's gradInputs during the pass: the
+  -- record reads them at the container's step (nn/gradrelease.lua)
+  local keep = nn.keepGradInputs(true)
   local ok, err = pcall(function()
     -- the input exists before the first step
     touch(rec, input, 0)
@@ -399,6 +402,7 @@ runOnce = function(net, input, mode, grads)
     end
   end)
   trace.active = trace.active - 1
+  nn.keepGradInputs(keep)
   trace.unwrap(saved)
   for _, it in ipairs(inputSaved or {}) do
     if it[1]:nElement() == it[2]:nElement() then it[1]:copy(it[2]) end

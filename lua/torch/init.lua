@@ -20,6 +20,8 @@ torch.gemmInfo = C.gemmInfo
 torch.cpuInfo = C.cpuInfo
 -- the calling thread's kernel workspace (src/tensor/th_scratch.c)
 torch.releaseScratch = C.releaseScratch
+torch.blockCacheLimit = C.blockCacheLimit
+torch.freeBlockCache = C.freeBlockCache
 -- Torch7 told Lua's GC about tensor memory only with heap tracking on; here
 -- the binding always does (th_alloc counts every byte), so the switch is
 -- only recorded, as Torch7 recorded it (docs/compat.md)

@@ -17,6 +17,7 @@
 #include "th_lua.h"
 #include "../tensor/th_error.h"
 #include "../tensor/th_scratch.h"
+#include "../tensor/th_blockcache.h"
 
 /* OpenBLAS's own thread control (declared by its cblas.h on Debian) */
 static int nthreads = 0;
@@ -53,6 +54,7 @@ static void setint(lua_State *L, const char *k, int64_t v) {
 static int sys_memstats(lua_State *L) {
   th_memstats m;
   th_scratch_stats sc;
+  int64_t cbytes, ccount, lout, lhwm;
   int c;
   th_alloc_stats(&m);
   lua_newtable(L);
@@ -75,6 +77,30 @@ static int sys_memstats(lua_State *L) {
   setint(L, "blocks", sc.blocks);
   lua_setfield(L, -2, "scratch");
   lua_setfield(L, -2, "categories");
+  th_blockcache_stats(&cbytes, &ccount, &lout, &lhwm);
+  setint(L, "cached_bytes", cbytes);
+  setint(L, "cached_count", ccount);
+  setint(L, "large_bytes", lout);
+  setint(L, "large_high_water_bytes", lhwm);
+  return 1;
+}
+
+/* torch.blockCacheLimit([bytes]) -> the previous cap of the cache of freed
+   large blocks (th_blockcache.h); 0 turns caching off */
+static int sys_blockcachelimit(lua_State *L) {
+  size_t old = th_blockcache_limit();
+  if (!lua_isnoneornil(L, 1)) {
+    int64_t n = th_lua_checkint(L, 1, "torch.blockCacheLimit", "bytes");
+    if (n < 0) return th_lua_argerror(L, 1, "torch.blockCacheLimit", "bytes must be non-negative, got %lld", (long long)n);
+    th_blockcache_set_limit((size_t)n);
+  }
+  lua_pushinteger(L, (lua_Integer)old);
+  return 1;
+}
+
+/* torch.freeBlockCache() -> the bytes given back to the system */
+static int sys_freeblockcache(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)th_blockcache_flush());
   return 1;
 }
 
@@ -245,6 +271,7 @@ static int sys_malloctrim(lua_State *L) {
 static const luaL_Reg sys_funcs[] = {
     {"allocLimit", sys_alloclimit}, {"mallocTrim", sys_malloctrim},
     {"pointer", sys_pointer}, {"memoryStats", sys_memstats}, {"releaseScratch", sys_releasescratch}, {"resetPeakMemory", sys_resetpeak},
+    {"blockCacheLimit", sys_blockcachelimit}, {"freeBlockCache", sys_freeblockcache},
     {"setnumthreads", sys_setnumthreads}, {"getnumthreads", sys_getnumthreads},
     {"clock", sys_clock}, {"blasinfo", sys_blasinfo}, {"rusage", sys_rusage}, {"history", sys_history},
     {"realtime", sys_realtime}, {"usleep", sys_usleep}, {"isatty", sys_isatty}, {NULL, NULL}};

@@ -4,6 +4,9 @@
 ** and not yet freed; each category's live count sums to the same total.
 ** Sizes beyond physical memory are refused up front: on Linux an
 ** over-committed block would be granted and the process killed later.
+** Large blocks are rounded to a size class and, freed, kept by the block
+** cache (th_blockcache.c) for the next request of their class; live bytes
+** count what was asked for, the cache's bytes are reported apart.
 */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include <malloc.h>
 #endif
 #include "th_alloc.h"
+#include "th_blockcache.h"
 #include "th_error.h"
 
 #define ALIGNMENT 64
@@ -70,6 +74,21 @@ static void policy_once(void) {
   pthread_once(&once, set_policy);
 }
 
+/* a block for a request of 'bytes': a cached one of its class, else a new
+   one (the cache emptied and the request tried again before giving up) */
+static void *obtain(size_t bytes) {
+  size_t cbytes = th_blockcache_class(bytes);
+  void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(bytes, cbytes) : NULL;
+  if (p != NULL) return p;
+  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
+  if (posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) {
+    p = NULL;
+    if (th_blockcache_flush() == 0 || posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) return NULL;
+  }
+  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_mapped(cbytes);
+  return p;
+}
+
 void *th_alloc(size_t bytes, th_memcat cat) {
   void *p = NULL;
   policy_once();
@@ -79,7 +98,8 @@ void *th_alloc(size_t bytes, th_memcat cat) {
                  bytes, th_alloc_limit());
     return NULL;
   }
-  if (posix_memalign(&p, ALIGNMENT, bytes) != 0 || p == NULL) {
+  p = obtain(bytes);
+  if (p == NULL) {
     th_error_set("out of memory allocating %zu bytes", bytes);
     return NULL;
   }
@@ -107,7 +127,7 @@ void *th_realloc(void *p, size_t oldbytes, size_t newbytes, th_memcat cat) {
 void th_free(void *p, size_t bytes, th_memcat cat) {
   if (p == NULL) return;
   if (bytes == 0) bytes = 1;
-  free(p);
+  if (!th_blockcache_put(p, th_blockcache_class(bytes))) free(p);
   pthread_mutex_lock(&stats_lock);
   account(-(int64_t)bytes, cat);
   stats.live_count--;

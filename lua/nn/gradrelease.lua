@@ -1,0 +1,165 @@
+-- nn gradInput release: a container's backward lets go of its children's
+-- gradInputs once it has consumed them, so that a training step holds the
+-- saved activations and only the gradients in flight (PyTorch's figure),
+-- not one gradInput per module (Torch7 kept them all).
+--
+-- The rule (the containers call release() at the points named):
+--   * only in backward (the combined call). updateGradInput followed by
+--     accGradParameters keeps everything: Torch7's
+--     Sequential:accGradParameters reads its children's gradInputs.
+--   * Sequential: child i's gradInput is consumed once child i-1's
+--     backward returned (it was child i-1's gradOutput). Concat,
+--     DepthConcat, ConcatTable, Parallel: every child's gradInput is
+--     consumed once it is summed or copied into the container's own.
+--     ParallelTable, MapTable, Decorator, Bottle: their gradInput is their
+--     children's gradInputs; nothing to release.
+--   * releasing a gradInput releases every tensor reachable from it
+--     through plain tables: t:set() drops the storage reference and keeps
+--     the tensor object, so the identity that containers and users hold
+--     stays valid and the next backward refills it. A storage another
+--     tensor still views (an in-place ReLU's gradInput views its
+--     gradOutput's storage) stays alive for that tensor.
+--   * never released: a tensor reachable from what the container returns
+--     (Sequential: the first child's gradInput, which is the container's
+--     gradInput), from the gradOutput or the input it was given (an
+--     nn.Identity's gradInput IS its gradOutput, maybe the criterion's
+--     gradInput the user holds), from the gradient still to be consumed
+--     (Sequential: what child i-1 returned), or bound to optnet's arena
+--     (t:_limit() > 0: a planned slot; releasing it would unbind it).
+--   * opt-outs: nn.keepGradInputs(true) (every container keeps all) and
+--     module:keepGradInputs(true) (the module and the modules it holds keep
+--     theirs: a marked child's gradInput is never released, a marked
+--     container releases none of its children's). optnet's trace keeps all
+--     while it runs (it reads children's gradInputs at the container's step).
+require 'nn.Module'
+local torch = torch
+local nn = nn
+
+local gradrelease = {}
+
+local keepAll = false
+
+-- nn.keepGradInputs([flag]) -> the previous setting
+function nn.keepGradInputs(flag)
+  local prev = keepAll
+  if flag ~= nil then
+    if type(flag) ~= 'boolean' then
+      error(string.format('nn.keepGradInputs: flag must be a boolean, got %s', type(flag)), 2)
+    end
+    keepAll = flag
+  end
+  return prev
+end
+
+-- module:keepGradInputs([flag]): marks the module and every module it holds
+-- now; returns the module
+function nn.Module:keepGradInputs(flag)
+  if flag == nil then flag = true end
+  if type(flag) ~= 'boolean' then
+    error(string.format('%s:keepGradInputs: flag must be a boolean, got %s', torch.type(self), type(flag)), 2)
+  end
+  local function mark(m)
+    rawset(m, '_keepGradInputs', flag or nil)
+    if type(m.modules) == 'table' then
+      for _, c in ipairs(m.modules) do mark(c) end
+    end
+  end
+  mark(self)
+  return self
+end
+
+-- does the container release its children's gradInputs in this backward?
+function gradrelease.active(container)
+  return not keepAll and not rawget(container, '_keepGradInputs')
+end
+
+-- adds every tensor reachable from v (through plain tables) to set
+local function collect(v, set, seen)
+  if torch.isTensor(v) then
+    set[v] = true
+  elseif type(v) == 'table' and not torch.typename(v) and not seen[v] then
+    seen[v] = true
+    for _, x in pairs(v) do collect(x, set, seen) end
+  end
+  return set
+end
+
+-- the tensors the container must not release: reachable from any of ...
+function gradrelease.protect(...)
+  local set, seen = {}, {}
+  for i = 1, select('#', ...) do collect((select(i, ...)), set, seen) end
+  return set
+end
+
+-- tensors left alone only because optnet's arena holds them: optnet's undo
+-- releases them instead of giving them private memory, so that the net
+-- holds what a plain one would after the same passes. Weak keys: memory
+-- bookkeeping only (the numbers never depend on it), so a side table
+local skipped = setmetatable({}, {__mode = 'k'})
+-- tensors this module emptied (for checkKept's message only)
+local released = setmetatable({}, {__mode = 'k'})
+
+local function drop(v, protected, seen)
+  if torch.isTensor(v) then
+    if protected[v] or v:isFreed() then return end
+    if v:_limit() > 0 then
+      skipped[v] = true
+    elseif v:nElement() > 0 then
+      released[v] = true
+      v:set()
+    end
+  elseif type(v) == 'table' and not torch.typename(v) and not seen[v] then
+    seen[v] = true
+    for _, x in pairs(v) do drop(x, protected, seen) end
+  end
+end
+
+-- releases child's gradInput (the container decided it is consumed), but
+-- no tensor in 'protected' (from gradrelease.protect)
+function gradrelease.release(child, protected)
+  if rawget(child, '_keepGradInputs') then return end
+  local gi = rawget(child, 'gradInput')
+  if gi ~= nil then drop(gi, protected, {}) end
+end
+
+-- a container's pass that keeps its children's gradInputs (updateGradInput,
+-- or backward with the release off): they are no longer released ones
+function gradrelease.kept(container)
+  if next(skipped) == nil then return end
+  for _, m in ipairs(container.modules) do
+    local gi = rawget(m, 'gradInput')
+    if gi ~= nil then
+      for t in pairs(collect(gi, {}, {})) do skipped[t] = nil end
+    end
+  end
+end
+
+-- Sequential's accGradParameters and accUpdateGradParameters read child
+-- i's gradInput as child i-1's gradOutput: after a backward it may be
+-- released. Says so, where the child would report an empty gradOutput.
+function gradrelease.checkKept(container, i, gi, method)
+  if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then
+    error(string.format("%s:%s: the gradInput of module %d is empty: backward releases the children's gradInputs "
+      .. 'once consumed; call updateGradInput before %s, or keep them with nn.keepGradInputs(true) '
+      .. 'or module:keepGradInputs(true)', torch.type(container), method, i, method), 3)
+  end
+end
+
+-- optnet's undo: was t (bound to the arena) one a plain net would have
+-- released in the last pass? Forgets it.
+function gradrelease.takeSkipped(t)
+  local was = skipped[t] == true
+  skipped[t] = nil
+  return was
+end
+
+-- a branching container (Concat, DepthConcat, ConcatTable, Parallel),
+-- after its backward summed or copied its children's gradInputs into its
+-- own: releases them all
+function gradrelease.releaseChildren(container, input, gradOutput)
+  if not gradrelease.active(container) then return gradrelease.kept(container) end
+  local protected = gradrelease.protect(gradOutput, input, container.gradInput)
+  for _, m in ipairs(container.modules) do gradrelease.release(m, protected) end
+end
+
+return gradrelease

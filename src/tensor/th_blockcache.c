@@ -1,0 +1,197 @@
+/*
+** th_blockcache.c: the cache of freed large blocks (th_blockcache.h).
+** A small array of entries {block, class bytes, tick}; 'tick' counts the
+** large requests seen (th_blockcache_take), so an entry's age is the
+** number of large requests since it was freed. Eviction order: the oldest
+** first. The arrays are short (ENTRIES): a linear scan costs nothing
+** next to the pages a hit saves.
+** A request with no block of its class may take a cached block up to two
+** classes larger (at most 1/4 more: a DenseNet's gradients shrink by a few
+** channels from one layer to the next). Such a block is 'lent': its true
+** size is kept in 'lent' until it comes back, since th_free only knows the
+** size asked for.
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "th_blockcache.h"
+
+/* at most this many cached blocks */
+#define ENTRIES 128
+/* a block no request took within this many later large requests is freed:
+   a training step reuses its sizes within one step; one that is not
+   reused holds resident memory for nothing */
+#define MAX_AGE 512
+/* the default cap (torch.blockCacheLimit changes it): the gradients of a
+   training step of the bench's larger nets take several hundred MiB of
+   blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
+   raising the peak, the cap bounds what it holds after the steps end */
+#define DEFAULT_LIMIT ((size_t)1 << 30)
+
+typedef struct entry {
+  void *p;
+  size_t bytes;
+  uint64_t tick;
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry cache[ENTRIES];
+static int n;                 /* entries in use: cache[0..n-1] */
+static size_t cached;         /* sum of their bytes */
+static size_t cap = DEFAULT_LIMIT;
+static uint64_t tick;
+static entry lent[ENTRIES];   /* blocks handed out for a smaller class */
+static int nlent;
+/* bytes of large blocks handed out now (true sizes) and the most ever */
+static size_t out, out_hwm;
+
+/* under lock */
+static void handed(size_t bytes) {
+  out += bytes;
+  if (out > out_hwm) out_hwm = out;
+}
+
+size_t th_blockcache_class(size_t bytes) {
+  size_t step;
+  int shift = 0;
+  if (bytes < TH_BLOCKCACHE_MIN) return bytes;
+  while ((bytes >> shift) > 15) shift++;
+  /* bytes >> shift is in 8..15: classes are multiples of 2^shift */
+  step = (size_t)1 << shift;
+  if (bytes > SIZE_MAX - step) return bytes;
+  return (bytes + step - 1) & ~(step - 1);
+}
+
+/* under lock: removes entry i, returns its block */
+static void *drop(int i) {
+  void *p = cache[i].p;
+  cached -= cache[i].bytes;
+  cache[i] = cache[--n];
+  return p;
+}
+
+/* under lock, n > 0: the index of the entry freed longest ago */
+static int oldest(void) {
+  int i, o = 0;
+  for (i = 1; i < n; i++)
+    if (cache[i].tick < cache[o].tick) o = i;
+  return o;
+}
+
+/* under lock: frees the oldest entries until 'extra' more bytes fit under
+   the cap and a slot is free; and every entry older than MAX_AGE */
+static void evict(size_t extra) {
+  int i = 0;
+  while (i < n) {
+    if (tick - cache[i].tick > MAX_AGE) free(drop(i));
+    else i++;
+  }
+  while (n > 0 && (cached + extra > cap || n == ENTRIES)) free(drop(oldest()));
+}
+
+/* gives back the whole pages of block p (of 'bytes') past 'used' */
+static void trim(void *p, size_t used, size_t bytes) {
+  long ps = sysconf(_SC_PAGESIZE);
+  uintptr_t from, to = (uintptr_t)p + bytes;
+  if (ps <= 0) return;
+  from = ((uintptr_t)p + used + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
+  to &= ~((uintptr_t)ps - 1);
+  if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void *th_blockcache_take(size_t bytes, size_t cbytes) {
+  size_t got = 0;
+  void *p = NULL;
+  int i, best = -1;
+  pthread_mutex_lock(&lock);
+  tick++;
+  /* the most recently freed block of the class: its pages are the likeliest resident */
+  for (i = 0; i < n; i++)
+    if (cache[i].bytes == cbytes && (best < 0 || cache[i].tick > cache[best].tick)) best = i;
+  if (best < 0 && nlent < ENTRIES) {
+    /* else the smallest block up to 1/4 larger, lent */
+    for (i = 0; i < n; i++)
+      if (cache[i].bytes > cbytes && cache[i].bytes - cbytes <= cbytes / 4
+          && out + cache[i].bytes <= out_hwm   /* lending must not raise the peak */
+          && (best < 0 || cache[i].bytes < cache[best].bytes)) best = i;
+    if (best >= 0) lent[nlent++] = cache[best];
+  }
+  if (best >= 0) {
+    got = cache[best].bytes;
+    handed(got);
+    p = drop(best);
+  }
+  if (n > 0) evict(0);
+  pthread_mutex_unlock(&lock);
+  if (p != NULL) trim(p, bytes, got);
+  return p;
+}
+
+int th_blockcache_put(void *p, size_t cbytes) {
+  int i, kept = 0;
+  pthread_mutex_lock(&lock);
+  for (i = 0; i < nlent; i++)
+    if (lent[i].p == p) {
+      cbytes = lent[i].bytes;
+      lent[i] = lent[--nlent];
+      break;
+    }
+  if (cbytes >= TH_BLOCKCACHE_MIN) out -= cbytes;
+  if (cbytes >= TH_BLOCKCACHE_MIN && cbytes <= cap) {
+    evict(cbytes);
+    cache[n].p = p;
+    cache[n].bytes = cbytes;
+    cache[n].tick = tick;
+    n++;
+    cached += cbytes;
+    kept = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return kept;
+}
+
+void th_blockcache_reclaim(size_t cbytes) {
+  pthread_mutex_lock(&lock);
+  while (n > 0 && out + cached + cbytes > out_hwm) free(drop(oldest()));
+  pthread_mutex_unlock(&lock);
+}
+
+void th_blockcache_mapped(size_t cbytes) {
+  pthread_mutex_lock(&lock);
+  handed(cbytes);
+  pthread_mutex_unlock(&lock);
+}
+
+size_t th_blockcache_flush(void) {
+  size_t freed;
+  pthread_mutex_lock(&lock);
+  freed = cached;
+  while (n > 0) free(drop(n - 1));
+  pthread_mutex_unlock(&lock);
+  return freed;
+}
+
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm) {
+  pthread_mutex_lock(&lock);
+  *bytes = (int64_t)cached;
+  *count = n;
+  *outb = (int64_t)out;
+  *hwm = (int64_t)out_hwm;
+  pthread_mutex_unlock(&lock);
+}
+
+size_t th_blockcache_limit(void) {
+  size_t c;
+  pthread_mutex_lock(&lock);
+  c = cap;
+  pthread_mutex_unlock(&lock);
+  return c;
+}
+
+void th_blockcache_set_limit(size_t bytes) {
+  pthread_mutex_lock(&lock);
+  cap = bytes;
+  evict(0);
+  pthread_mutex_unlock(&lock);
+}

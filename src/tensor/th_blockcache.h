@@ -1,0 +1,60 @@
+/*
+** th_blockcache.h: freed large blocks kept for a later request of a close
+** size.
+** Why: a training step frees its gradients as it consumes them and
+** allocates the next ones, of the same sizes, at once. Blocks that large
+** are mapped pages; freed, they go back to the system, and the next block
+** is fresh pages, each faulted in on first touch. Kept here, the next
+** request of the same size class gets the same, resident pages.
+** Invariants: a large request is rounded up to its size class (eight
+** classes per power of two, so at most 1/8 wasted, in pages never touched
+** when the request is smaller); a cached block is reused only for a
+** request of its class (or lent to one up to 1/4 smaller, and then only
+** under the high-water mark below), its pages past the request given
+** back; before a block it cannot serve is mapped, it frees cached blocks
+** until the large blocks out, cached and new fit under the most ever out
+** at once (th_blockcache_reclaim), so it never raises the peak; it holds
+** at most th_blockcache_limit() bytes, drops a block that no request reused within
+** a window of later large requests, and is emptied before an allocation
+** is reported failed.
+** Cached bytes are not live bytes: th_alloc counts what storages hold.
+** Thread-safe (its own lock).
+*/
+#ifndef TH_BLOCKCACHE_H
+#define TH_BLOCKCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* requests below this many bytes are neither rounded nor cached */
+#define TH_BLOCKCACHE_MIN ((size_t)256 << 10)
+
+/* the bytes actually allocated for a request of 'bytes' (its class) */
+size_t th_blockcache_class(size_t bytes);
+/* a cached block for a request of 'bytes' (class 'cbytes'), taken out of
+   the cache, or NULL. Its pages past 'bytes' are handed back to the system
+   (a block reused for a smaller request would keep them resident, where
+   a fresh block never touches them) */
+void *th_blockcache_take(size_t bytes, size_t cbytes);
+/* block p of class 'cbytes' was freed: keeps it (1) or declines (0: the
+   caller frees it) */
+int th_blockcache_put(void *p, size_t cbytes);
+/* before a new block of class 'cbytes' is mapped (the cache had none to
+   give): frees the oldest cached blocks until the large blocks handed out,
+   the cached ones and the new one fit under the most large-block bytes
+   ever handed out at once, or the cache is empty. So the cache never
+   raises the peak: resident large blocks stay under what they would have
+   reached without it. */
+void th_blockcache_reclaim(size_t cbytes);
+/* a new block of class 'cbytes' was mapped and handed out */
+void th_blockcache_mapped(size_t cbytes);
+/* frees every cached block; returns the bytes given back */
+size_t th_blockcache_flush(void);
+/* bytes and blocks cached now; large-block bytes handed out now and
+   their high-water mark */
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *out, int64_t *out_hwm);
+size_t th_blockcache_limit(void);
+/* sets the cap (0: no caching; what is cached above it is freed) */
+void th_blockcache_set_limit(size_t bytes);
+
+#endif
