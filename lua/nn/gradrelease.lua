@@ -96,8 +96,25 @@ end
 -- holds what a plain one would after the same passes. Weak keys: memory
 -- bookkeeping only (the numbers never depend on it), so a side table
 local skipped = setmetatable({}, {__mode = 'k'})
--- tensors this module emptied (for checkKept's message only)
+-- tensors this module emptied -> {key, bytes}: what each held, for
+-- checkKept's message and for optnet.countUsedMemory, which counts a
+-- released gradInput at the size it had (OptNet's measure of a net's
+-- tensors, as Torch7 held them). Tensors that viewed one storage share its
+-- key: aliveKey maps a storage still held by others to its key, and forgets
+-- it when the last reference goes (a later storage at that address is new)
 local released = setmetatable({}, {__mode = 'k'})
+local aliveKey, nextKey = {}, 0
+
+local function record(v)
+  local id, bytes, refs = v:_storageId(), v:_storageBytes(), v:_storageRefs()
+  local k = aliveKey[id]
+  if not k or k.bytes ~= bytes then
+    nextKey = nextKey + 1
+    k = {key = 'released:' .. nextKey, bytes = bytes}
+  end
+  aliveKey[id] = refs > 1 and k or nil
+  released[v] = k
+end
 
 local function drop(v, protected, seen)
   if torch.isTensor(v) then
@@ -105,7 +122,7 @@ local function drop(v, protected, seen)
     if v:_limit() > 0 then
       skipped[v] = true
     elseif v:nElement() > 0 then
-      released[v] = true
+      record(v)
       v:set()
     end
   elseif type(v) == 'table' and not torch.typename(v) and not seen[v] then
@@ -143,6 +160,13 @@ function gradrelease.checkKept(container, i, gi, method)
       .. 'once consumed; call updateGradInput before %s, or keep them with nn.keepGradInputs(true) '
       .. 'or module:keepGradInputs(true)', torch.type(container), method, i, method), 3)
   end
+end
+
+-- the key and bytes of what gradInput tensor t held before a container
+-- released it, or nil (t holds memory again, or was never released)
+function gradrelease.releasedBytes(t)
+  local k = released[t]
+  if k and t:nElement() == 0 then return k.key, k.bytes end
 end
 
 -- optnet's undo: was t (bound to the arena) one a plain net would have

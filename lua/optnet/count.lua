@@ -6,8 +6,11 @@
 -- A tensor in a private storage counts the whole storage; a tensor planned
 -- into an arena counts its slot, so categories sharing an arena each show
 -- the bytes they use, and total_size counts every arena once, whole.
+-- A gradInput its container released after backward counts the bytes it
+-- held (OptNet compares a plain net as Torch7 holds it: every gradInput).
 local walk = require 'optnet.walk'
 local apply = require 'optnet.apply'
+local gradrelease = require 'nn.gradrelease'
 
 local count = {}
 
@@ -50,7 +53,14 @@ function count.used(modules, state)
   for _, it in ipairs(apply.allTensors(modules)) do
     local t = it.t
     local id = t:_storageId()
-    if id then
+    -- a gradInput a container released after backward (nn/gradrelease.lua):
+    -- counted at the size it had, as Torch7, which kept it, holds it
+    local rkey, rbytes
+    if it.role == 'gradInput' then rkey, rbytes = gradrelease.releasedBytes(t) end
+    if rkey then
+      addRange(sets.gradInputs, rkey, 0, rbytes)
+      wholeStorage[rkey] = rbytes
+    elseif id then
       local cat = CATEGORY[it.role]
       local slot = slotOf[t]
       if slot then

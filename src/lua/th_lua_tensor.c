@@ -275,6 +275,14 @@ static int t_storageid(lua_State *L) {
   return 1;
 }
 
+/* references to the storage (views and handles): whether dropping one more
+   frees it (nn's gradInput release records what it let go of) */
+static int t_storagerefs(lua_State *L) {
+  th_tensor *t = th_lua_checkview(L, 1, "_storageRefs");
+  lua_pushinteger(L, t->storage ? (lua_Integer)__atomic_load_n(&t->storage->refcount, __ATOMIC_RELAXED) : 0);
+  return 1;
+}
+
 static int t_storagebytes(lua_State *L) {
   th_tensor *t = th_lua_checkview(L, 1, "_storageBytes");
   lua_pushinteger(L, t->storage ? (lua_Integer)th_storage_bytes(t->storage) : 0);
@@ -846,7 +854,7 @@ static const luaL_Reg tensor_methods[] = {
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
     {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata}, {"data", t_data},
-    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes},
+    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes}, {"_storageRefs", t_storagerefs},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},
     {"narrow", t_narrow}, {"select", t_select}, {"sub", t_sub}, {"transpose", t_transpose},
