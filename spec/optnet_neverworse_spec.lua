@@ -123,13 +123,8 @@ local function check(build, mode, opts)
     torch.manualSeed(2)
     gradOutput = gradFor(net:forward(input))
   end
-  -- the plain net's workspaces are in the kernels' shared scratch, in no
-  -- module (src/tensor/th_scratch.c); a training plan holds them in its
-  -- arena: the plain net's memory is its count plus the scratch it used
-  torch.releaseScratch()
   local want = pass(net, input, mode, gradOutput)
   local before = optnet.countUsedMemory(net)
-  before.total_size = before.total_size + torch.memoryStats().categories.scratch.live_bytes
   local o = {mode = mode}
   for k, v in pairs(opts or {}) do o[k] = v end
   optnet.optimizeMemory(net, input, o)

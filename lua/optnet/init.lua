@@ -412,11 +412,7 @@ function optnet.optimizeMemory(net, input, opts)
     -- batch norm folded into convolutions first (optnet/fold.lua), so
     -- that the plan sees the net that runs
     if o.foldBatchNorm then require('optnet.fold').apply(net) end
-    local trace = require 'optnet.trace'
-    trace.planWorkspaces = o.reuseBuffers ~= false and o.reuse ~= false
-    local okp, state = pcall(optimize, net, input, o)
-    trace.planWorkspaces = false
-    if not okp then error(state, 0) end
+    local state = optimize(net, input, o)
     if o.verbose then
       local arena, lb = 0, 0
       for _, v in pairs(state.result.arena) do arena = arena + v end
@@ -439,7 +435,7 @@ function optnet.optimizeMemory(net, input, opts)
   end
   -- a training plan holds the layers' workspaces (trace.run): the kernels'
   -- shared scratch, grown by passes before, is not needed any more
-  if o.mode == 'training' and o.reuseBuffers ~= false and o.reuse ~= false then torch.releaseScratch() end
+  if o.mode == 'training' then torch.releaseScratch() end
   return net
 end
 

@@ -346,8 +346,7 @@ local runOnce
 -- so that the trace sees each layer's workspace as a buffer and the plan
 -- lays them out in the arena with the activations: the optimized net then
 -- needs no scratch, and its arena is what it was before the scratch
--- existed (only when the plan places buffers: trace.planWorkspaces).
--- Inference plans leave them in the scratch: a forward-only plan
+-- existed. Inference plans leave them in the scratch: a forward-only plan
 -- with every layer's workspace could exceed the plain net, which holds one
 -- (the 'sets' planner did on small fuzz nets: fuzz seeds 12 and 32).
 local function runTraced(net, input, mode, grads)
@@ -360,16 +359,12 @@ local function runTraced(net, input, mode, grads)
 end
 
 function trace.run(net, input, mode, grads)
-  local own = torch._C.nn.ownWorkspace(mode == 'training' and trace.planWorkspaces)
+  local own = torch._C.nn.ownWorkspace(mode == 'training')
   local ok, rec = pcall(runTraced, net, input, mode, grads)
   torch._C.nn.ownWorkspace(own)
   if not ok then error(rec, 0) end
   return rec
 end
-
--- set by optimizeMemory while it plans with reuse and reuseBuffers (buffers not
--- planned would each keep their own workspace: more than the scratch)
-trace.planWorkspaces = false
 
 -- how many traces are running (optnet.step lets their backward through)
 trace.active = 0
