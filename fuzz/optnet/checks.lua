@@ -219,14 +219,6 @@ local function mem(net)
   return c.total_size, c
 end
 
--- a plain net's memory: countUsedMemory and the kernels' shared scratch
--- its passes worked in (src/tensor/th_scratch.c: the conv family's columns
--- are in no module there; optnet plans them in its arena, so the optimized
--- net's countUsedMemory counts them)
-local function plainMem(R)
-  return mem(R) + torch.memoryStats().categories.scratch.live_bytes
-end
-
 local function checkMemory(A, before, extra)
   stage('memory')
   local after = mem(A)
@@ -270,9 +262,8 @@ local function optimizeCheck(desc, opts, after, early, prep)
   if prep then PREP[prep][1](A) end
   local go = probeLike(desc, x, desc.seed + 7)
   warm(desc, A, R, x, go, training)
-  torch.releaseScratch()
   local ref = refPass(R, x, go, training)
-  local before = plainMem(R)
+  local before = mem(R)
   stage('optimize')
   if type(opts.recompute) == 'function' then opts.recompute = opts.recompute(R, x) end
   optnet.optimizeMemory(A, x:clone(), opts)
@@ -480,7 +471,7 @@ local function stepCheck(desc, method, extra, tol, life)
     end
     cmpParams('parameters')
     if i == 1 then
-      checkMemory(A, plainMem(R), stateBytes(stR))
+      checkMemory(A, mem(R), stateBytes(stR))
     end
   end
   local xb = variants(desc, x)[1][2]

@@ -194,15 +194,13 @@ end
 -- kernels take their workspace from the shared scratch (src/tensor/
 -- th_scratch.c), so the field is kept for Torch7 code and files but holds
 -- nothing. Made (like like.new()) when absent; one that holds memory (a
--- Torch7 checkpoint saved between passes kept its columns) gives it back,
--- unless the kernels work in it: a slot optnet planned (a view with a
--- limit), or any buffer while optnet traces (torch._C.nn.ownWorkspace).
+-- Torch7 checkpoint saved between passes kept its columns) gives it back.
 function utils.workspaceField(self, name, like)
   local t = self[name]
   if t == nil then
     t = like.new()
     self[name] = t
-  elseif t:nElement() > 0 and t:_limit() == 0 and not torch._C.nn.ownWorkspace() then
+  elseif t:nElement() > 0 then
     t:set()
   end
   return t

@@ -433,9 +433,6 @@ function optnet.optimizeMemory(net, input, opts)
     if record.carries(modules) then optnet._derived(net, 'clone', true) end
     error(err, 0)
   end
-  -- a training plan holds the layers' workspaces (trace.run): the kernels'
-  -- shared scratch, grown by passes before, is not needed any more
-  if o.mode == 'training' then torch.releaseScratch() end
   return net
 end
 

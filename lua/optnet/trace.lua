@@ -340,30 +340,14 @@ local runOnce
 -- were not wrapped, so the pass did not see them. The pass runs again once
 -- they exist, until it sees every module.
 -- grads: the parameter gradients are recorded too (optnet.trainStep)
--- The conv family's kernels work in the shared scratch (src/tensor/
--- th_scratch.c), outside any module; while a training trace runs they work
--- in the modules' own finput / fgradInput instead (torch._C.nn.ownWorkspace),
--- so that the trace sees each layer's workspace as a buffer and the plan
--- lays them out in the arena with the activations: the optimized net then
--- needs no scratch, and its arena is what it was before the scratch
--- existed. Inference plans leave them in the scratch: a forward-only plan
--- with every layer's workspace could exceed the plain net, which holds one
--- (the 'sets' planner did on small fuzz nets: fuzz seeds 12 and 32).
-local function runTraced(net, input, mode, grads)
+function trace.run(net, input, mode, grads)
+  local rec
   for _ = 1, 4 do
     local before = #walk.modules(net)
-    local rec = runOnce(net, input, mode, grads)
+    rec = runOnce(net, input, mode, grads)
     if #walk.modules(net) == before then return rec end
   end
   error('optnet: the net keeps making new modules at each forward; it cannot be traced', 0)
-end
-
-function trace.run(net, input, mode, grads)
-  local own = torch._C.nn.ownWorkspace(mode == 'training')
-  local ok, rec = pcall(runTraced, net, input, mode, grads)
-  torch._C.nn.ownWorkspace(own)
-  if not ok then error(rec, 0) end
-  return rec
 end
 
 -- how many traces are running (optnet.step lets their backward through)

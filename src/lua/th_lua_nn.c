@@ -210,23 +210,6 @@ static int conv_direct(lua_State *L) {
   return 2;
 }
 
-/* ownWorkspace([bool]) -> the setting before the call: whether the conv
-   family and LRN work in the module's own finput / fgradInput / paddedRatio
-   on this thread instead of the shared scratch (optnet's traces set it, so
-   that the workspaces are buffers they plan; th_nn_set_own_workspace) */
-static int own_workspace(lua_State *L) {
-  int old;
-  if (lua_isnoneornil(L, 1)) {
-    old = th_nn_set_own_workspace(0);
-    th_nn_set_own_workspace(old);
-  } else {
-    luaL_checktype(L, 1, LUA_TBOOLEAN);
-    old = th_nn_set_own_workspace(lua_toboolean(L, 1));
-  }
-  lua_pushboolean(L, old);
-  return 1;
-}
-
 /* conv_winogradChosen(self, input): whether forward, gradInput and
    gradWeight of this SpatialConvolution on this input take the Winograd
    path under the current modes (three booleans) */
@@ -270,7 +253,7 @@ static int pool_output_size(lua_State *L) {
 }
 
 static const luaL_Reg funcs[] = {
-    {"conv_winograd", conv_winograd}, {"ownWorkspace", own_workspace},
+    {"conv_winograd", conv_winograd},
     {"conv_direct", conv_direct},
     {"conv_winogradChosen", conv_winograd_chosen},
     {"conv_directChosen", conv_direct_chosen},

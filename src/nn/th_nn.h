@@ -38,10 +38,6 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
    that can. Process-wide; set returns the previous mode. */
 enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2 };
 int th_nn_winograd_set_mode(int mode);
-/* whether the kernels on this thread work in the modules' own buffers
-   (finput, ...) instead of the shared scratch: set while optnet traces a
-   net; returns the previous setting (th_nn_workspace.c) */
-int th_nn_set_own_workspace(int on);
 int th_nn_winograd_get_mode(void);
 /* whether a convolution with window w, nIn -> nOut planes and an oH x oW
    output takes the Winograd path in a phase: 3x3, stride 1, padding <= 2,

@@ -148,7 +148,6 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
                              const th_tensor *bias, th_tensor *finput, const th_nn_window *w) {
   geom g;
   th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t size[4];
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
@@ -159,7 +158,6 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(finput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
@@ -167,21 +165,21 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
   if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, buf, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, buf, w, g.B, g.nIn,
+    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn,
                                 g.nOut);
     goto done;
   }
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
-    if (th_nn_workspace_take(buf, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, buf, &g, w, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, w, nt),
                             "SpatialConvolution");
 done:
   th_tensor_clear(&in);
@@ -196,7 +194,6 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
                                  th_tensor *fgradInput, const th_nn_window *w) {
   geom g;
   th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -206,27 +203,26 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
   if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, buf, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, buf, w, g.B, g.nIn, g.nOut);
+    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (scratch(&g, 0) > 0) {
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = scratch_alloc(&g, 0);
-    if (th_nn_workspace_take(buf, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_input,
-                            (&go, gradInput, &wt, buf, &g, w, nt), "SpatialConvolution");
+                            (&go, gradInput, &wt, &ws, &g, w, nt), "SpatialConvolution");
 done:
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
@@ -239,7 +235,6 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                const th_nn_window *w, double scale) {
   geom g;
   th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR, nt, direct;
   if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -252,7 +247,6 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.K * g.N);
   plan_tiles(&g, nt);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
@@ -260,9 +254,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     goto done;
   direct = th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
   if (direct || th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, buf, w, g.B, g.nIn,
+    rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn,
                                                    g.nOut, scale)
-                : th_nn_winograd_backward_params(&in, &go, &gw, buf, w, g.B, g.nIn, g.nOut,
+                : th_nn_winograd_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn, g.nOut,
                                                  scale);
     if (rc == TH_OK && gradBias)
       rc = TH_DISPATCH_FLOATING(input->dtype, conv_bias_only, (&go, &gb, &g, scale),
@@ -271,9 +265,9 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
     /* per thread a scratch row; a partial gradWeight for threads > 0 only
        (thread 0 sums into gradWeight itself), after all the rows */
     int64_t rows = th_nn_scratch_rows(g.B, nt), part = scratch_alloc(&g, 0);
-    if (th_nn_workspace_take1d(buf, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
+    if (th_scratch_take1d(&ws, rows * part + (rows - 1) * g.nOut * g.K) != TH_OK) goto done;
     rc = TH_DISPATCH_FLOATING(input->dtype, conv_backward_params,
-                              (&in, &go, &gw, gradBias ? &gb : NULL, buf, &g, w, nt, scale, rows,
+                              (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale, rows,
                                part),
                               "SpatialConvolution");
   }

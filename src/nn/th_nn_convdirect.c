@@ -600,7 +600,7 @@ static int run_correlation(const th_tensor *in, th_tensor *out, const th_tensor 
   c3geom g;
   float *wp, *bp;
   int nt;
-  if (th_nn_workspace_take1d(scratch, th_nn_convdirect_scratch(flip ? TH_NN_WINO_GRAD_INPUT
+  if (th_scratch_take1d(scratch, th_nn_convdirect_scratch(flip ? TH_NN_WINO_GRAD_INPUT
                                                                  : TH_NN_WINO_FORWARD,
                                                             B, nIn, nOut, T)) != TH_OK)
     return TH_ERR;
@@ -645,7 +645,7 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   int64_t i, dwtE, xpE, per;
   if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
   per = gw_elems(&g, &dwtE, &xpE);
-  if (th_nn_workspace_take1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
+  if (th_scratch_take1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
     free(g.mk);
     return TH_ERR;
   }

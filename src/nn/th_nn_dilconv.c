@@ -133,7 +133,7 @@ static int scratch(th_tensor *buf, const geom *g, int nt, int partials, int64_t 
   if (r > (INT64_MAX / 2 - extra) / per)
     return th_error_set("scratch of %lld x %lld elements is too large", (long long)r,
                         (long long)per);
-  return th_nn_workspace_take1d(buf, r * per + extra);
+  return th_scratch_take1d(buf, r * per + extra);
 }
 
 #define TH_GENERIC_FILE "../nn/generic/dilconv.c"
@@ -144,7 +144,6 @@ int th_nn_dilconv_update_output(const th_tensor *input, th_tensor *output,
                                 th_tensor *finput, const th_nn_dilconv *p) {
   geom g;
   th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t size[4], rows;
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
@@ -157,15 +156,14 @@ int th_nn_dilconv_update_output(const th_tensor *input, th_tensor *output,
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(finput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) ||
-      th_tensor_resize(output, nd, size) != TH_OK || scratch(buf, &g, nt, 0, &rows) != TH_OK)
+      th_tensor_resize(output, nd, size) != TH_OK || scratch(&ws, &g, nt, 0, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, buf, &g, p, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, p, nt),
                             "SpatialDilatedConvolution");
 done:
   th_tensor_clear(&in);
@@ -180,7 +178,6 @@ int th_nn_dilconv_update_grad_input(const th_tensor *input, const th_tensor *gra
                                     th_tensor *fgradInput, const th_nn_dilconv *p) {
   geom g;
   th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, p, &g) != TH_OK) return TH_ERR;
@@ -191,14 +188,13 @@ int th_nn_dilconv_update_grad_input(const th_tensor *input, const th_tensor *gra
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK ||
-      scratch(buf, &g, nt, 0, &rows) != TH_OK)
+      scratch(&ws, &g, nt, 0, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_backward_input,
-                            (&go, gradInput, &wt, buf, &g, p, nt),
+                            (&go, gradInput, &wt, &ws, &g, p, nt),
                             "SpatialDilatedConvolution");
 done:
   th_tensor_clear(&go);
@@ -218,7 +214,6 @@ int th_nn_dilconv_acc_grad_params(const th_tensor *input, const th_tensor *gradO
                                   th_tensor *fgradInput, const th_nn_dilconv *p, double scale) {
   geom g;
   th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t rows;
   int rc = TH_ERR, nt;
   if (check_geom(input, gradWeight, p, &g) != TH_OK) return TH_ERR;
@@ -233,16 +228,15 @@ int th_nn_dilconv_acc_grad_params(const th_tensor *input, const th_tensor *gradO
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nOut * g.Kg * g.N);
   /* per thread a column buffer; threads > 0 also a partial gradWeight, after all the rows */
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       th_tensor_contiguous(&gw, gradWeight) != TH_OK ||
       (gradBias && th_tensor_contiguous(&gb, gradBias) != TH_OK) ||
-      scratch(buf, &g, nt, 1, &rows) != TH_OK)
+      scratch(&ws, &g, nt, 1, &rows) != TH_OK)
     goto done;
   rc = TH_DISPATCH_FLOATING(input->dtype, dilconv_backward_params,
-                            (&in, &go, &gw, gradBias ? &gb : NULL, buf, &g, p, nt, scale, rows),
+                            (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, p, nt, scale, rows),
                             "SpatialDilatedConvolution");
   if (rc == TH_OK) rc = end_accum(&gw, gradWeight);
   if (rc == TH_OK && gradBias) rc = end_accum(&gb, gradBias);

@@ -69,7 +69,6 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
                                  int64_t adjW, int64_t adjH) {
   geom g;
   th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t size[4];
   int rc = TH_ERR, nt, nd;
   if (check_geom(input, weight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
@@ -80,7 +79,6 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(finput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   nd = th_nn_out_sizes(g.batch, g.B, g.nOut, g.oH, g.oW, size);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
@@ -89,10 +87,10 @@ int th_nn_fullconv_update_output(const th_tensor *input, th_tensor *output, cons
   if (!g.direct) {
     int64_t fs[3];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
-    if (th_nn_workspace_take(buf, 3, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_forward,
-                            (&in, output, &wt, bias ? &bs : NULL, buf, &g, w, nt),
+                            (&in, output, &wt, bias ? &bs : NULL, &ws, &g, w, nt),
                             "SpatialFullConvolution");
 done:
   th_tensor_clear(&in);
@@ -108,7 +106,6 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
                                      int64_t adjH) {
   geom g;
   th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR, nt;
   if (check_geom(input, weight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -118,7 +115,6 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
@@ -126,10 +122,10 @@ int th_nn_fullconv_update_grad_input(const th_tensor *input, const th_tensor *gr
   if (!g.direct) {
     int64_t fs[3];
     fs[0] = th_nn_scratch_rows(g.B, nt), fs[1] = g.K, fs[2] = g.N;
-    if (th_nn_workspace_take(buf, 3, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 3, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_backward_input,
-                            (&go, gradInput, &wt, buf, &g, w, nt), "SpatialFullConvolution");
+                            (&go, gradInput, &wt, &ws, &g, w, nt), "SpatialFullConvolution");
 done:
   th_tensor_clear(&go);
   th_tensor_clear(&wt);
@@ -143,7 +139,6 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
                                    int64_t adjH, double scale) {
   geom g;
   th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR, nt;
   if (check_geom(input, gradWeight, w, adjW, adjH, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
@@ -156,7 +151,6 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
   th_tensor_init(&gw, input->dtype);
   th_tensor_init(&gb, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   nt = th_nn_threads_for(g.B, 2 * g.nIn * g.K * g.N);
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       th_tensor_contiguous(&gw, gradWeight) != TH_OK ||
@@ -166,10 +160,10 @@ int th_nn_fullconv_acc_grad_params(const th_tensor *input, const th_tensor *grad
     int64_t fs[2];
     fs[0] = th_nn_scratch_rows(g.B, nt);
     fs[1] = (g.direct ? 0 : g.K * g.N) + g.nIn * g.K;
-    if (th_nn_workspace_take(buf, 2, fs) != TH_OK) goto done;
+    if (th_scratch_take(&ws, 2, fs) != TH_OK) goto done;
   }
   rc = TH_DISPATCH_FLOATING(input->dtype, fullconv_backward_params,
-                            (&in, &go, &gw, gradBias ? &gb : NULL, buf, &g, w, nt, scale),
+                            (&in, &go, &gw, gradBias ? &gb : NULL, &ws, &g, w, nt, scale),
                             "SpatialFullConvolution");
   /* a non-contiguous gradient was accumulated in a copy: write it back */
   if (rc == TH_OK && gw.storage != gradWeight->storage) rc = th_tensor_copy(gradWeight, &gw);

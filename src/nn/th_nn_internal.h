@@ -68,16 +68,6 @@ int th_nn_threads_over(int64_t elems, int64_t min);
    in; th_nn_scratch_rows gives the rows (threads) to allocate. */
 int th_nn_scratch_full(int64_t batch);
 int th_nn_scratch_rows(int64_t batch, int nt);
-/* th_nn_workspace.c: the buffer a kernel works in. th_nn_workspace returns
-   'ws' (an empty tensor: the calling thread's shared scratch) or, for a
-   buffer optnet placed in its arena and for every buffer while it traces
-   (th_nn_set_own_workspace, th_nn.h), the
-   module's own 'field'.
-   th_nn_workspace_take sizes that buffer: a resize of the module's own,
-   else a view of the scratch. */
-th_tensor *th_nn_workspace(th_tensor *field, th_tensor *ws);
-int th_nn_workspace_take(th_tensor *t, int ndim, const int64_t *size);
-int th_nn_workspace_take1d(th_tensor *t, int64_t n);
 /* memory-bound element-wise loops not measured one by one (bias sums,
    padding, upsampling, unpooling, ...) go over th_pool above this many
    elements. Below, a second

@@ -70,7 +70,6 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
                                 double alpha, double beta, double k) {
   geom g;
   th_tensor in, go, sc, out, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t ws_size[2];
   int rc = TH_ERR, nt;
   (void)k;
@@ -91,13 +90,12 @@ int th_nn_lrn_update_grad_input(const th_tensor *input, const th_tensor *gradOut
   th_tensor_init(&sc, input->dtype);
   th_tensor_init(&out, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(ratio, &ws);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_nn_contiguous(&sc, scale) == TH_OK && th_nn_contiguous(&out, output) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK &&
-      th_nn_workspace_take(buf, 2, ws_size) == TH_OK)
+      th_scratch_take(&ws, 2, ws_size) == TH_OK)
     rc = TH_DISPATCH_FLOATING(input->dtype, lrn_backward,
-                              (&in, &go, gradInput, &sc, &out, buf, &g,
+                              (&in, &go, gradInput, &sc, &out, &ws, &g,
                                2 * alpha * beta / (double)size, beta, nt),
                               "SpatialCrossMapLRN");
   th_tensor_clear(&in);

@@ -162,7 +162,7 @@ static int check_side(const th_tensor *t, const geom *g, int x, th_dtype dt, con
 
 /* the column scratch of one tile */
 static int scratch(th_tensor *buf, const geom *g) {
-  return th_nn_workspace_take1d(buf, g->K * g->rows * g->S);
+  return th_scratch_take1d(buf, g->K * g->rows * g->S);
 }
 
 /* gradWeight/gradBias are accumulated in place: a non-contiguous one goes
@@ -180,7 +180,6 @@ static int update_output(const th_tensor *input, th_tensor *output, const th_ten
                          const th_tensor *bias, th_tensor *finput, const geom *g,
                          const th_nn_vol *v, int full) {
   th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int64_t size[5];
   int rc = TH_ERR;
   if (th_nn_check_bias(bias, weight->dtype, full ? g->Cx : g->Cy, "nOutputPlane", "bias") != TH_OK)
@@ -191,18 +190,17 @@ static int update_output(const th_tensor *input, th_tensor *output, const th_ten
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&bs, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(finput, &ws);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&wt, weight) == TH_OK &&
       (bias == NULL || th_nn_contiguous(&bs, bias) == TH_OK) &&
       th_tensor_resize(output, side_sizes(g, full, size), size) == TH_OK &&
-      scratch(buf, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     if (full)
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_backward,
-                                (&in, output, &wt, bias ? &bs : NULL, buf, g, v),
+                                (&in, output, &wt, bias ? &bs : NULL, &ws, g, v),
                                 "VolumetricFullConvolution");
     else
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_forward,
-                                (&in, output, &wt, bias ? &bs : NULL, buf, g, v),
+                                (&in, output, &wt, bias ? &bs : NULL, &ws, g, v),
                                 "VolumetricConvolution");
   }
   th_tensor_clear(&in);
@@ -217,7 +215,6 @@ static int update_grad_input(const th_tensor *input, const th_tensor *gradOutput
                              th_tensor *fgradInput, const geom *g, const th_nn_vol *v,
                              int full) {
   th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR;
   if (check_side(gradOutput, g, full, weight->dtype, "gradOutput") != TH_OK) return TH_ERR;
   if (th_nn_check_type(gradInput, weight->dtype, "gradInput") != TH_OK) return TH_ERR;
@@ -225,17 +222,16 @@ static int update_grad_input(const th_tensor *input, const th_tensor *gradOutput
   th_tensor_init(&go, input->dtype);
   th_tensor_init(&wt, input->dtype);
   th_tensor_init(&ws, input->dtype);
-  buf = th_nn_workspace(fgradInput, &ws);
   if (th_nn_contiguous(&go, gradOutput) == TH_OK && th_nn_contiguous(&wt, weight) == TH_OK &&
       th_tensor_resize(gradInput, input->ndim, input->size) == TH_OK &&
-      scratch(buf, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     if (full)
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_forward,
-                                (&go, gradInput, &wt, NULL, buf, g, v),
+                                (&go, gradInput, &wt, NULL, &ws, g, v),
                                 "VolumetricFullConvolution");
     else
       rc = TH_DISPATCH_FLOATING(input->dtype, vc_backward,
-                                (&go, gradInput, &wt, NULL, buf, g, v),
+                                (&go, gradInput, &wt, NULL, &ws, g, v),
                                 "VolumetricConvolution");
   }
   th_tensor_clear(&go);
@@ -248,7 +244,6 @@ static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
                            th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
                            const geom *g, const th_nn_vol *v, int full, double scale) {
   th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  th_tensor *buf;  /* ws, or the module's own buffer (th_nn_workspace) */
   int rc = TH_ERR;
   th_dtype dt = input->dtype;
   if (check_side(gradOutput, g, full, dt, "gradOutput") != TH_OK) return TH_ERR;
@@ -260,15 +255,14 @@ static int acc_grad_params(const th_tensor *input, const th_tensor *gradOutput,
   th_tensor_init(&gw, dt);
   th_tensor_init(&gb, dt);
   th_tensor_init(&ws, dt);
-  buf = th_nn_workspace(fgradInput, &ws);
   if (th_nn_contiguous(&in, input) == TH_OK && th_nn_contiguous(&go, gradOutput) == TH_OK &&
       th_tensor_contiguous(&gw, gradWeight) == TH_OK &&
       (gradBias == NULL || th_tensor_contiguous(&gb, gradBias) == TH_OK) &&
-      scratch(buf, g) == TH_OK) {
+      scratch(&ws, g) == TH_OK) {
     /* X is what vol2col reads: the input of a convolution, the gradOutput of a full one */
     const th_tensor *x = full ? &go : &in, *y = full ? &in : &go;
     rc = TH_DISPATCH_FLOATING(dt, vc_accum,
-                              (x, y, &gw, gradBias ? &gb : NULL, &go, buf, g, v, full,
+                              (x, y, &gw, gradBias ? &gb : NULL, &go, &ws, g, v, full,
                                scale),
                               full ? "VolumetricFullConvolution" : "VolumetricConvolution");
     if (rc == TH_OK) rc = end_accum(&gw, gradWeight);

@@ -113,7 +113,7 @@ int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_t
        &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_nn_workspace_take1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_forward,
                               (input, output, weight, bias, finput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -131,7 +131,7 @@ int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradIn
        gradInput->size[gradInput->ndim - 1], 2 - w->padH, 2 - w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_nn_workspace_take1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(gradOutput->dtype, wino_backward_input,
                               (gradOutput, gradInput, weight, fgradInput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -150,7 +150,7 @@ int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *grad
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
   off = rows * 16 * nOut * nIn;
-  if (th_nn_workspace_take1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_backward_params,
                               (input, gradOutput, gradWeight, fgradInput, &p, off, bufS, nt, scale),
                               "SpatialConvolution");

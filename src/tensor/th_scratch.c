@@ -128,10 +128,6 @@ int th_scratch_take1d(th_tensor *t, int64_t n) {
   return th_scratch_take(t, 1, &n);
 }
 
-int th_scratch_is_view(const th_tensor *t) {
-  return mine != NULL && t->storage == &mine->st;
-}
-
 int th_scratch_release(void) {
   scratch *s = mine;
   if (s == NULL) return TH_OK;

@@ -29,9 +29,6 @@ int th_scratch_take(th_tensor *t, int ndim, const int64_t *size);
 /* th_scratch_take of n elements */
 int th_scratch_take1d(th_tensor *t, int64_t n);
 
-/* whether 't' views this thread's block */
-int th_scratch_is_view(const th_tensor *t);
-
 /* frees this thread's block (TH_ERR while a view of it is alive) */
 int th_scratch_release(void);
 /* bytes of this thread's block */
