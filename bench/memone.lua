@@ -47,4 +47,7 @@ local same = 1
 for i, e in ipairs(st.plan.entries) do if e.offset ~= offsets[i] then same = 0 end end
 parts[#parts + 1] = string.format('arena=%d bound=%d plan_ms=%.1f tensors=%d deterministic=%d', arena, lb,
   st.result.planSeconds * 1000, #st.plan.entries, same)
+-- the kernels' shared workspace (src/tensor/th_scratch.c), outside the arena
+local scratch = torch.memoryStats().categories.scratch
+parts[#parts + 1] = string.format('scratch=%d', scratch and scratch.peak_bytes or 0)
 print(table.concat(parts, ' '))
