@@ -6,8 +6,9 @@
 -- A tensor in a private storage counts the whole storage; a tensor planned
 -- into an arena counts its slot, so categories sharing an arena each show
 -- the bytes they use, and total_size counts every arena once, whole.
--- A gradInput its container released after backward counts the bytes it
--- held (OptNet compares a plain net as Torch7 holds it: every gradInput).
+-- In a plain net, a gradInput its container released after backward counts
+-- the bytes it held (OptNet compares a plain net as Torch7 holds it: every
+-- gradInput); an optimized net counts what it holds.
 local walk = require 'optnet.walk'
 local apply = require 'optnet.apply'
 local gradrelease = require 'nn.gradrelease'
@@ -53,10 +54,11 @@ function count.used(modules, state)
   for _, it in ipairs(apply.allTensors(modules)) do
     local t = it.t
     local id = t:_storageId()
-    -- a gradInput a container released after backward (nn/gradrelease.lua):
-    -- counted at the size it had, as Torch7, which kept it, holds it
+    -- a plain net's gradInput its container released after backward
+    -- (nn/gradrelease.lua): counted at the size it had, as Torch7, which
+    -- kept it, holds it. An optimized net (state) is counted as it is
     local rkey, rbytes
-    if it.role == 'gradInput' then rkey, rbytes = gradrelease.releasedBytes(t) end
+    if it.role == 'gradInput' and not state then rkey, rbytes = gradrelease.releasedBytes(t) end
     if rkey then
       addRange(sets.gradInputs, rkey, 0, rbytes)
       wholeStorage[rkey] = rbytes
