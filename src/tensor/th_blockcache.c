@@ -23,6 +23,14 @@
    a training step reuses its sizes within one step; one that is not
    reused holds resident memory for nothing */
 #define MAX_AGE 512
+/* before a new block is mapped, cached blocks are freed until the blocks
+   out, cached and new fit under the high-water mark plus 1/SLACK_DIV of
+   it. With no slack, a training step whose frees and requests interleave
+   a little differently from step to step freed blocks only to map and
+   fault them again the next step (about 4,000 page faults and 15% of a
+   ResNet-18 step, docs/dev/gradrel.md); a quarter of slack keeps the
+   step's blocks resident for the cost of that quarter at most */
+#define SLACK_DIV 4
 /* the default cap (torch.blockCacheLimit changes it): the gradients of a
    training step of the bench's larger nets take several hundred MiB of
    blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
@@ -153,7 +161,7 @@ int th_blockcache_put(void *p, size_t cbytes) {
 
 void th_blockcache_reclaim(size_t cbytes) {
   pthread_mutex_lock(&lock);
-  while (n > 0 && out + cached + cbytes > out_hwm) free(drop(oldest()));
+  while (n > 0 && out + cached + cbytes > out_hwm + out_hwm / SLACK_DIV) free(drop(oldest()));
   pthread_mutex_unlock(&lock);
 }
 

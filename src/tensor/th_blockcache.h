@@ -13,7 +13,8 @@
 ** under the high-water mark below), its pages past the request given
 ** back; before a block it cannot serve is mapped, it frees cached blocks
 ** until the large blocks out, cached and new fit under the most ever out
-** at once (th_blockcache_reclaim), so it never raises the peak; it holds
+** at once plus a quarter of it (th_blockcache_reclaim), so it raises the
+** peak of large blocks by at most that quarter; it holds
 ** at most th_blockcache_limit() bytes, drops a block that no request reused within
 ** a window of later large requests, and is emptied before an allocation
 ** is reported failed.
