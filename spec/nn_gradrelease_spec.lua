@@ -402,3 +402,32 @@ describe('nn gradInput release, misuse', function()
     net:accGradParameters(x, g)
   end)
 end)
+
+describe('optnet.countUsedMemory of a plain net after a releasing backward', function()
+  -- OptNet's own tests compare an optimized net with a plain one as Torch7
+  -- holds it: a released gradInput counts the bytes it held, tensors that
+  -- viewed one storage (a View's gradInput, an in-place ReLU's) once
+  local function build()
+    torch.manualSeed(7)
+    return nn.Sequential()
+      :add(nn.SpatialConvolution(3, 4, 3, 3, 1, 1, 1, 1)):add(nn.ReLU(true))
+      :add(nn.View(-1):setNumInputDims(3)):add(nn.Linear(4 * 6 * 6, 5)):add(nn.Tanh())
+      :add(nn.ConcatTable():add(nn.Identity()):add(nn.Linear(5, 5))):add(nn.CAddTable())
+  end
+  it('equals the figure of the same net keeping every gradInput', function()
+    local x = torch.randn(2, 3, 6, 6)
+    local counts = {}
+    for _, keep in ipairs{true, false} do
+      local prev = nn.keepGradInputs(keep)
+      local net = build()
+      net:forward(x)
+      net:backward(x, net.output:clone():fill(1))
+      counts[keep] = optnet.countUsedMemory(net)
+      -- the release did happen: the Linear's gradInput is empty
+      assert.are.equal(keep and 2 * 4 * 6 * 6 or 0, net:get(4).gradInput:nElement())
+      nn.keepGradInputs(prev)
+    end
+    assert.are.equal(counts[true].gradInputs, counts[false].gradInputs)
+    assert.are.equal(counts[true].total_size, counts[false].total_size)
+  end)
+end)
