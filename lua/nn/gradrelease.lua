@@ -100,13 +100,14 @@ local skipped = setmetatable({}, {__mode = 'k'})
 -- checkKept's message and for optnet.countUsedMemory, which counts a
 -- released gradInput at the size it had (OptNet's measure of a net's
 -- tensors, as Torch7 held them). Tensors that viewed one storage share its
--- key: aliveKey maps a storage still held by others to its key, and forgets
--- it when the last reference goes (a later storage at that address is new)
+-- key: aliveKey maps a storage (by its serial, never reused) still held by
+-- others to its key. Weak values: a key no released tensor refers to any
+-- more goes, so a training loop does not grow the table
 local released = setmetatable({}, {__mode = 'k'})
-local aliveKey, nextKey = {}, 0
+local aliveKey, nextKey = setmetatable({}, {__mode = 'v'}), 0
 
 local function record(v)
-  local id, bytes, refs = v:_storageId(), v:_storageBytes(), v:_storageRefs()
+  local id, bytes, refs = v:_storageSerial(), v:_storageBytes(), v:_storageRefs()
   local k = aliveKey[id]
   if not k or k.bytes ~= bytes then
     nextKey = nextKey + 1

@@ -267,11 +267,22 @@ static int t_issetto(lua_State *L) {
 }
 
 /* identity and byte size of the storage without creating its Lua object
-   (a Lua handle would keep the storage alive until the next GC cycle) */
+   (a Lua handle would keep the storage alive until the next GC cycle); the
+   identity is its address, as torch.pointer(storage) gives */
 static int t_storageid(lua_State *L) {
   th_tensor *t = th_lua_checkview(L, 1, "_storageId");
   if (t->storage == NULL) lua_pushnil(L);
   else lua_pushinteger(L, (lua_Integer)(intptr_t)t->storage);
+  return 1;
+}
+
+/* the storage's serial: unlike its address, never given to a later storage
+   (keys kept across passes, as nn's gradInput release keeps, must not meet
+   a new storage at a freed one's address) */
+static int t_storageserial(lua_State *L) {
+  th_tensor *t = th_lua_checkview(L, 1, "_storageSerial");
+  if (t->storage == NULL) lua_pushnil(L);
+  else lua_pushinteger(L, (lua_Integer)t->storage->serial);
   return 1;
 }
 
@@ -854,7 +865,7 @@ static const luaL_Reg tensor_methods[] = {
     {"nElement", t_numel}, {"numel", t_numel}, {"storage", t_storage},
     {"storageOffset", t_storageoffset}, {"isContiguous", t_iscontiguous},
     {"isSameSizeAs", t_issamesizeas}, {"isSetTo", t_issetto}, {"cdata", t_cdata}, {"data", t_data},
-    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes}, {"_storageRefs", t_storagerefs},
+    {"_storageId", t_storageid}, {"_setLimit", t_setlimit}, {"_limit", t_limit}, {"_extentBytes", t_extentbytes}, {"_extentError", t_extenterror}, {"_storageBytes", t_storagebytes}, {"_storageRefs", t_storagerefs}, {"_storageSerial", t_storageserial},
     {"copy", t_copy}, {"fill", t_fill}, {"zero", t_zero}, {"resize", t_resize},
     {"resizeAs", t_resizeas}, {"set", t_set}, {"contiguous", t_contiguous}, {"clone", t_clone},
     {"narrow", t_narrow}, {"select", t_select}, {"sub", t_sub}, {"transpose", t_transpose},

@@ -19,6 +19,11 @@ size_t th_storage_bytes(const th_storage *s) {
   return (size_t)s->size * th_dtype_size[s->dtype];
 }
 
+uint64_t th_storage_next_serial(void) {
+  static uint64_t last;
+  return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
 th_storage *th_storage_new(th_dtype dtype, int64_t size) {
   th_storage *s;
   if (th_storage_checksize(dtype, size) != TH_OK) return NULL;
@@ -34,6 +39,7 @@ th_storage *th_storage_new(th_dtype dtype, int64_t size) {
   s->base = NULL;
   s->nviews = 0;
   s->mapped = 0;
+  s->serial = th_storage_next_serial();
   s->data = th_alloc((size_t)size * th_dtype_size[dtype], s->cat);
   if (s->data == NULL) {
     free(s);
@@ -61,6 +67,7 @@ th_storage *th_storage_new_view(th_storage *base, int64_t offset, int64_t size) 
   s->base = base;
   s->nviews = 0;
   s->mapped = 0;
+  s->serial = th_storage_next_serial();
   s->data = (char *)base->data + (size_t)offset * th_dtype_size[base->dtype];
   th_storage_retain(base);
   __atomic_add_fetch(&base->nviews, 1, __ATOMIC_RELAXED);

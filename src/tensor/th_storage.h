@@ -19,7 +19,12 @@ typedef struct th_storage {
   struct th_storage *base; /* a view's parent (retained): 'data' points into it */
   int nviews;       /* storages viewing this one: its block must not move (atomic) */
   size_t mapped;    /* bytes of a file mapping 'data' is (0: heap memory) */
+  uint64_t serial;  /* never reused in the process: an identity that outlives the
+                       struct (a freed storage's address comes back for a new one) */
 } th_storage;
+
+/* the next storage serial (atomic; starts at 1) */
+uint64_t th_storage_next_serial(void);
 
 /* a new storage with refcount 1; contents uninitialised. NULL + th_error on failure */
 th_storage *th_storage_new(th_dtype dtype, int64_t size);

@@ -90,6 +90,7 @@ static th_storage *map_shared(int fd, const char *filename, th_dtype dtype, int6
   s->base = NULL;
   s->nviews = 0;
   s->mapped = bytes;
+  s->serial = th_storage_next_serial();
   return s;
 }
 
