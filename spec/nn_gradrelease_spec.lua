@@ -263,6 +263,101 @@ describe('nn gradInput release', function()
   end)
 end)
 
+describe('nn gradInput release in an nngraph gModule', function()
+  require 'nngraph'
+  -- x -> Linear -> Tanh -> (Linear, Linear -> Sigmoid) -> CAddTable, and a
+  -- second output from the Tanh: a fork, a join, a node with two successors
+  local function graph()
+    torch.manualSeed(5)
+    local x = nn.Identity()()
+    local h = nn.Tanh()(nn.Linear(6, 8)(x))
+    local a = nn.Linear(8, 8)(h)
+    local b = nn.Sigmoid()(nn.Linear(8, 8)(h))
+    local y = nn.Linear(8, 3)(nn.ReLU(true)(nn.CAddTable()({a, b})))
+    return nn.gModule({x}, {y, nn.Tanh()(h)})
+  end
+
+  it('gives the numbers of a keep-all graph, bit for bit, and returns its gradInput', function()
+    local net, ref = lockstep(graph(), torch.randn(5, 6), 'graph')
+    assert.is_true(held(net) < held(ref), held(net) .. ' vs ' .. held(ref))
+    -- the Linears' gradInputs after the first one are let go of
+    local lins = net:findModules('nn.Linear')
+    local released = 0
+    for _, m in ipairs(lins) do if m.gradInput:nElement() == 0 then released = released + 1 end end
+    assert.is_true(released >= 3, released .. ' released')
+  end)
+
+  it('the LSTM and GRU cells of the zoo give the keep-all numbers', function()
+    for _, name in ipairs{'lstm', 'gru'} do
+      torch.manualSeed(3)
+      local net = require('models.' .. name)({inputSize = 5, rnnSize = 6, layers = 2, nOutput = 4})
+      local input = {torch.randn(4, 5)}
+      for i = 2, net.nInputs do input[i] = torch.randn(4, 6) end
+      lockstep(net, input, name)
+    end
+  end)
+
+  it('never releases the caller\'s gradOutput nor what an Identity node hands on', function()
+    local x = nn.Identity()()
+    local y = nn.Identity()(nn.Linear(4, 4)(x))
+    torch.manualSeed(2)
+    local g = nn.gModule({x}, {y})
+    local input, go = torch.randn(3, 4), torch.randn(3, 4)
+    g:forward(input)
+    local gi = g:backward(input, go)
+    assert.are.equal(12, go:nElement())
+    assert.are.equal(12, gi:nElement())
+    assert.is_true(rawequal(gi, g.gradInput))
+  end)
+
+  it('the opt-outs keep every gradient; updateGradInput + accGradParameters keep them too', function()
+    local function count(keepHow)
+      local net = graph()
+      local prev
+      if keepHow == 'global' then prev = nn.keepGradInputs(true) end
+      if keepHow == 'module' then net:keepGradInputs(true) end
+      local x = torch.randn(5, 6)
+      local out = net:forward(x)
+      local go = {out[1]:clone():fill(1), out[2]:clone():fill(1)}
+      if keepHow == 'split' then
+        net:updateGradInput(x, go); net:accGradParameters(x, go)
+      else
+        net:backward(x, go)
+      end
+      if prev ~= nil then nn.keepGradInputs(prev) end
+      return held(net)
+    end
+    local all = count('global')
+    assert.are.equal(all, count('module'))
+    assert.are.equal(all, count('split'))
+    assert.is_true(count('none') < all)
+  end)
+
+  it('holds less at the peak of a backward: live bytes', function()
+    local function build()
+      torch.manualSeed(6)
+      local x = nn.Identity()()
+      local h = x
+      for _ = 1, 8 do h = nn.Tanh()(nn.Linear(512, 512)(h)) end
+      return nn.gModule({x}, {h})
+    end
+    local x = torch.randn(256, 512)
+    local function peak(keep)
+      local net = build()
+      if keep then net:keepGradInputs(true) end
+      net:forward(x)
+      collectgarbage(); collectgarbage()
+      torch.resetPeakMemory()
+      local before = torch.memoryStats().live_bytes
+      net:backward(x, torch.randn(256, 512))
+      return torch.memoryStats().peak_bytes - before
+    end
+    local kept, released = peak(true), peak(false)
+    -- 16 gradInputs of 256 x 512 doubles (1 MiB each) when kept; a few in flight
+    assert.is_true(kept - released >= 10 * 256 * 512 * 8, kept .. ' vs ' .. released)
+  end)
+end)
+
 describe('the allocator\'s block cache', function()
   local MiB = 1024 * 1024
   -- garbage collected, then the cache emptied: what follows is this test's

@@ -150,15 +150,23 @@ describe('optnet recompute with in-place modules', function()
 end)
 
 describe('optnet in-place switching in an nngraph gModule', function()
-  it('an AddConstant whose backward puts its input back stays out of place when a later accGradParameters reads it', function()
-    -- gModule runs every node's updateGradInput, then every node's
-    -- accGradParameters: the Linear after the AddConstant took its
-    -- gradient from the input put back (gradWeight off by 0.7)
+  it('an AddConstant whose backward puts its input back goes in place: each node takes its gradient step first', function()
+    -- gModule:backward runs each node's backward (derivative and gradient
+    -- steps together), so the Linear after the AddConstant has its
+    -- gradWeight before the input is put back: compare checks every number.
+    -- The order that would read the put-back input (every updateGradInput,
+    -- then every accGradParameters) is refused on the optimized net
     torch.manualSeed(1)
     local x = nn.Identity()()
     local g = nn.gModule({x}, {nn.Linear(4, 4)(nn.AddConstant(-0.3)(nn.Linear(4, 4)(x)))})
-    local b = compare(g, torch.randn(3, 4), {mode = 'training'})
-    for _, m in ipairs(b:findModules('nn.AddConstant')) do assert.is_false(m.inplace) end
+    local input = torch.randn(3, 4)
+    local b = compare(g, input, {mode = 'training'})
+    for _, m in ipairs(b:findModules('nn.AddConstant')) do assert.is_true(m.inplace) end
+    local y = b:forward(input)
+    b:updateGradInput(input, y:clone())
+    local ok, err = pcall(b.accGradParameters, b, input, y:clone())
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find('must be taken in backward order', 1, true), err)
     optnet.removeOptimization(b)
   end)
 end)
@@ -274,20 +282,19 @@ describe('optnet recompute in an nngraph node', function()
     return nn.gModule({x}, {s(x)}), s
   end
 
-  it('leaves the segments out, says so with verbose, and keeps refusing a call the plan did not see', function()
-    local g, s = net()
+  it('re-computes the segments of a Sequential in a node, and refuses the graph\'s updateGradInput', function()
+    -- gModule:backward calls each node's backward, so a Sequential in a
+    -- node is planned with its segments (compare checks the numbers); a
+    -- gModule:updateGradInput reaches it through updateGradInput, which its
+    -- plan did not see: refused, naming backward
+    local g = net()
     local x = torch.randn(3, 4)
-    local lines = {}
-    local write = io.stderr.write
-    local stderr = io.stderr
-    io.stderr = {write = function(_, line) lines[#lines + 1] = line end}
-    local ok, err = pcall(compare, g, x, {mode = 'training', recompute = 'sqrt', verbose = true})
-    io.stderr = stderr
-    assert(ok, err)
-    local said = table.concat(lines)
-    assert.truthy(said:find('is called through updateGradInput and accGradParameters', 1, true), said)
-    assert.truthy(said:find('segment(s) are left out', 1, true), said)
-    assert(write)
+    local b = compare(g, x, {mode = 'training', recompute = 'sqrt'})
+    local y = b:forward(x)
+    local ok, err = pcall(b.updateGradInput, b, x, y:clone())
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find('re-computes activations during backward', 1, true), err)
+    optnet.removeOptimization(b)
   end)
 
   it('a Sequential planned with its segments refuses updateGradInput, naming backward', function()

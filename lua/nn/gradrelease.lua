@@ -12,7 +12,10 @@
 --     DepthConcat, ConcatTable, Parallel: every child's gradInput is
 --     consumed once it is summed or copied into the container's own.
 --     ParallelTable, MapTable, Decorator, Bottle: their gradInput is their
---     children's gradInputs; nothing to release.
+--     children's gradInputs; nothing to release. nngraph's gModule: the
+--     gradients a node received (its successors' gradInputs, and the
+--     buffer it summed them in) once its module's backward returned and
+--     no node still to run will read them.
 --   * releasing a gradInput releases every tensor reachable from it
 --     through plain tables: t:set() drops the storage reference and keeps
 --     the tensor object, so the identity that containers and users hold
@@ -185,6 +188,18 @@ function gradrelease.releaseChildren(container, input, gradOutput)
   if not gradrelease.active(container) then return gradrelease.kept(container) end
   local protected = gradrelease.protect(gradOutput, input, container.gradInput)
   for _, m in ipairs(container.modules) do gradrelease.release(m, protected) end
+end
+
+-- releases each tensor of 'set' (tensor -> true) not in 'protected': the
+-- gradients an nngraph node consumed, once no later node reads them
+function gradrelease.releaseTensors(set, protected)
+  for t in pairs(set) do drop(t, protected, {}) end
+end
+
+-- gradrelease.collect(v[, set]): every tensor reachable from v through
+-- plain tables, as keys of set
+function gradrelease.collect(v, set)
+  return collect(v, set or {}, {})
 end
 
 return gradrelease

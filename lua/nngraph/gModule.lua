@@ -9,6 +9,7 @@
 -- once, in forward order), verbose.
 local nesting = require 'nngraph.nesting'
 local utils = require 'nngraph.utils'
+local gradrelease = require 'nn.gradrelease'
 
 local gModule, parent = torch.class('nn.gModule', 'nn.Container')
 
@@ -202,6 +203,74 @@ function gModule:updateGradInput(input, gradOutput)
         if g ~= nil and #node.children > 1 then g = gi[d.mapindex[cd]] end
         cd.gradOutput[#cd.gradOutput + 1] = g
       end
+    end
+    if self.verbose then print(' V : ' .. node:label()) end
+  end
+  for _, node in ipairs(self.backwardnodes) do neteval(node) end
+  self.gradInput = self.innode.data.gradOutput[1]
+  return self.gradInput
+end
+
+-- backward runs each node's module backward (its derivative step and its
+-- gradient step together), as Sequential does, not every updateGradInput
+-- and then every accGradParameters (Torch7's Module:backward on a
+-- gModule): the numbers are the same, except that a module that puts its
+-- input back in its derivative step (an in-place AddConstant) no longer
+-- hands the restored values to an earlier node's gradient step. And it lets
+-- go of the gradients a node consumed once no node still to run reads
+-- them (nn/gradrelease.lua; nn.keepGradInputs(true) or
+-- gm:keepGradInputs(true) keep them)
+function gModule:backward(input, gradOutput, scale)
+  checkGradOutput(self, gradOutput, 'backward')
+  for _, node in ipairs(self.backwardnodes) do
+    local g = node.data.gradOutput
+    while g and #g > 0 do table.remove(g) end
+  end
+  self.outnode.data.gradOutput = self.outnode.data.gradOutput or {}
+  self.outnode.data.gradOutput[1] = gradOutput
+  local release = gradrelease.active(self)
+  local protected = release and gradrelease.protect(gradOutput, input) or nil
+  -- tensor -> how many gradOutput entries of nodes still to run hold it
+  local pending = {}
+  local function hold(v, by)
+    if not release then return end
+    for t in pairs(gradrelease.collect(v)) do pending[t] = (pending[t] or 0) + by end
+  end
+
+  local function neteval(node)
+    local d = node.data
+    if d.selectindex then
+      local child = node.children[1]
+      local cd = child.data
+      cd.gradOutput = cd.gradOutput or {}
+      cd.gradOutput[1] = cd.gradOutput[1] or {}
+      local g = totalGradOutput(node)
+      cd.gradOutput[1][d.selectindex] = g
+      hold(g, 1)
+    else
+      local go = totalGradOutput(node)
+      local gi = go
+      if d.module then gi = d.module:backward(nodeInput(node), go, scale) end
+      for _, child in ipairs(node.children) do
+        local cd = child.data
+        cd.gradOutput = cd.gradOutput or {}
+        local g = gi
+        if g ~= nil and #node.children > 1 then g = gi[d.mapindex[cd]] end
+        cd.gradOutput[#cd.gradOutput + 1] = g
+        hold(g, 1)
+      end
+    end
+    if release and node.data ~= self.innode.data then
+      local consumed = {}
+      for _, g in ipairs(d.gradOutput or {}) do
+        hold(g, -1)
+        gradrelease.collect(g, consumed)
+      end
+      if d.gradOutputBuffer then gradrelease.collect(d.gradOutputBuffer, consumed) end
+      for t in pairs(consumed) do
+        if (pending[t] or 0) > 0 then consumed[t] = nil end
+      end
+      gradrelease.releaseTensors(consumed, protected)
     end
     if self.verbose then print(' V : ' .. node:label()) end
   end
