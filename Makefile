@@ -11,7 +11,10 @@ WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wno
 # AVX-512 / AVX2 / SSE2 at run time (src/tensor/th_cpu.h), OpenBLAS its own
 # kernels. OPT="-O3 -march=native" builds for this machine only.
 OPT      ?= -O3
-CFLAGS   += -std=gnu11 -fPIC -fopenmp $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
+# -fno-math-errno: sqrt and friends need not set errno (nothing here reads
+# it), so the compiler emits vsqrtps instead of a scalar call guarded by a
+# compare: LRN's loops and Tensor:sqrt vectorize (docs/dev/benchmark-notes.md)
+CFLAGS   += -std=gnu11 -fPIC -fopenmp -fno-math-errno $(OPT) $(WARN) $(LUA_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  += -shared -fopenmp -Wl,-z,nodelete  # never unloaded: libgomp threads outlive lua_close
 LDLIBS   := -lopenblas -lpng -ljpeg -lm
 
