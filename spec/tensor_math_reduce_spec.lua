@@ -184,6 +184,31 @@ for _, tname in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
       close(0.1 * (1 + 598) * 200 / 2, s1[1][1], 1e-6)
     end)
 
+    it('a tensor shorter than 65536 sums in order, the bits of Torch7\'s serial loop', function()
+      -- torchnet's ConfusionMeter test: a normalized 4x4 matrix sums to 4
+      -- exactly in order (3.9999999999999996 in four lanes)
+      local c = T{{1, 1, 1, 0}, {1, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 2}}
+      c:cdiv(c:sum(2):expandAs(c))
+      if tname == 'torch.DoubleTensor' then assert.are.equal(4, c:sum()) end
+      torch.manualSeed(5)
+      for _, n in ipairs{3, 17, 1000, 65535} do
+        local x = T(n):uniform(-1, 1):div(3)
+        local acc = 0
+        if tname == 'torch.DoubleTensor' then
+          for i = 1, n do acc = acc + x[i] end
+          assert.are.equal(acc, x:sum(), n .. ' elements')
+          local acc2 = 0
+          for i = 1, n do acc2 = acc2 + x[i] * x[i] end
+          assert.are.equal(math.sqrt(acc2), x:norm(), n .. ' elements, norm')
+        end
+        -- the same bits along a dimension, rows or columns
+        local m = x:view(1, n)
+        local whole = T(1):fill(x:sum())[1]   -- rounded to the tensor's type, as a dimension's sum is
+        assert.are.equal(whole, m:sum(2)[1][1])
+        assert.are.equal(whole, m:t():contiguous():sum(1)[1][1])
+      end
+    end)
+
     it('results do not depend on the memory layout, to the bit', function()
       local g = torch.linspace(-1, 1, 3000):type(tname):mul(1 / 3):view(60, 50)
       local gt = g:t():contiguous():t()                      -- same values, columns contiguous
