@@ -333,6 +333,34 @@ describe('nn gradInput release in an nngraph gModule', function()
     assert.is_true(count('none') < all)
   end)
 
+  it('accGradParameters after a backward makes the gradients again: the keep-all numbers', function()
+    local nets = {}
+    for _, keep in ipairs{true, false} do
+      local net = graph()
+      if keep then net:keepGradInputs(true) end
+      local x = torch.randn(5, 6)
+      torch.manualSeed(8)
+      local go = {torch.randn(5, 3), torch.randn(5, 8)}
+      net:zeroGradParameters()
+      net:forward(x)
+      net:backward(x, go)
+      net:accGradParameters(x, go)
+      nets[keep] = net
+    end
+    local _, g1 = nets[true]:parameters()
+    local _, g2 = nets[false]:parameters()
+    for k = 1, #g1 do assert.is_true(g1[k]:equal(g2[k]), 'gradient ' .. k) end
+    -- an in-place module a second run would repeat: an error naming the way out
+    local x = nn.Identity()()
+    local g = nn.gModule({x}, {nn.Linear(4, 2)(nn.MulConstant(2, true)(nn.Linear(4, 4)(x)))})
+    local input, go = torch.randn(3, 4), torch.randn(3, 2)
+    g:forward(input)
+    g:backward(input, go)
+    local ok, err = pcall(g.accGradParameters, g, input, go)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find('nn.gModule:accGradParameters: gradients its backward let go of are needed', 1, true), err)
+  end)
+
   it('holds less at the peak of a backward: live bytes', function()
     local function build()
       torch.manualSeed(6)
@@ -481,9 +509,35 @@ describe('the allocator\'s block cache', function()
 end)
 
 describe('nn gradInput release, misuse', function()
-  it('accGradParameters after a backward names the released gradInput and the way out', function()
+  it('accGradParameters after a backward makes the released gradInputs again: Torch7\'s numbers', function()
+    -- torch-autograd's tests take the gradients twice this way
+    for _, method in ipairs{'accGradParameters', 'accUpdateGradParameters'} do
+      local nets = {}
+      for _, keep in ipairs{true, false} do
+        torch.manualSeed(10)
+        local net = nn.Sequential():add(nn.Linear(4, 5)):add(nn.ReLU(true)):add(nn.Linear(5, 6))
+          :add(nn.Sequential():add(nn.Tanh()):add(nn.Linear(6, 3)))
+        if keep then net:keepGradInputs(true) end
+        local x, g = torch.randn(2, 4), torch.randn(2, 3)
+        net:zeroGradParameters()
+        net:forward(x)
+        net:backward(x, g)
+        if not keep then assert.are.equal(0, net:get(3).gradInput:nElement()) end
+        net[method](net, x, g, 0.1)
+        nets[keep] = net
+      end
+      local p1, g1 = nets[true]:parameters()
+      local p2, g2 = nets[false]:parameters()
+      for k = 1, #p1 do
+        assert.is_true(p1[k]:equal(p2[k]), method .. ' weight ' .. k)
+        assert.is_true(g1[k]:equal(g2[k]), method .. ' gradient ' .. k)
+      end
+    end
+  end)
+
+  it('with an in-place module a second run would repeat, names the released gradInput and the way out', function()
     torch.manualSeed(10)
-    local net = nn.Sequential():add(nn.Linear(4, 5)):add(nn.Tanh()):add(nn.Linear(5, 3))
+    local net = nn.Sequential():add(nn.Linear(4, 5)):add(nn.MulConstant(2, true)):add(nn.Linear(5, 3))
     local x, g = torch.randn(2, 4), torch.randn(2, 3)
     net:forward(x)
     net:backward(x, g)
@@ -491,7 +545,8 @@ describe('nn gradInput release, misuse', function()
       local ok, err = pcall(function() net[method](net, x, g, 0.1) end)
       assert.is_false(ok)
       assert.is_truthy(err:find('nn.Sequential:' .. method .. ': the gradInput of module 3 is empty: backward releases '
-        .. "the children's gradInputs once consumed; call updateGradInput before " .. method, 1, true), err)
+        .. "the children's gradInputs once consumed, and an in-place module inside keeps them from being made again; "
+        .. 'call updateGradInput before ' .. method, 1, true), err)
     end
     net:updateGradInput(x, g)
     net:accGradParameters(x, g)

@@ -79,6 +79,7 @@ end
 
 function Sequential:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
+  gradrelease.remake(self, input, gradOutput)
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     local m = self.modules[i]
@@ -118,6 +119,7 @@ function Sequential:backward(input, gradOutput, scale)
 end
 
 function Sequential:accUpdateGradParameters(input, gradOutput, lr)
+  gradrelease.remake(self, input, gradOutput)
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     local m = self.modules[i]

@@ -155,14 +155,55 @@ function gradrelease.kept(container)
   end
 end
 
+-- in-place modules whose updateGradInput, run twice, gives what it gave
+-- once: they mask the gradOutput they write over
+local IDEMPOTENT = {['nn.ReLU'] = true, ['nn.Threshold'] = true, ['nn.ReLU6'] = true,
+                    ['nn.HardTanh'] = true, ['nn.Clamp'] = true}
+
 -- Sequential's accGradParameters and accUpdateGradParameters read child
 -- i's gradInput as child i-1's gradOutput: after a backward it may be
--- released. Says so, where the child would report an empty gradOutput.
+-- released. Torch7 code calls accGradParameters after backward (to take
+-- the gradients twice, as torch-autograd's tests do): the released
+-- gradInputs are then made again by the container's updateGradInput, from
+-- the same outputs and gradOutput, so the numbers are Torch7's. Not when a
+-- module inside writes over its gradOutput or input in a way a second run
+-- would repeat (an in-place MulConstant, AddConstant, Dropout): false then.
+-- does v (a tensor or a table of them) hold a tensor this module emptied?
+function gradrelease.anyReleased(v)
+  for t in pairs(collect(v, {}, {})) do
+    if released[t] and t:nElement() == 0 then return true end
+  end
+  return false
+end
+
+-- 'needed' (a list of gradients the container's accGradParameters reads;
+-- by default its children's gradInputs after the first)
+function gradrelease.remake(container, input, gradOutput, needed)
+  local any = false
+  if needed then
+    any = gradrelease.anyReleased(needed)
+  else
+    for i = 2, #container.modules do
+      local gi = rawget(container.modules[i], 'gradInput')
+      if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then any = true; break end
+    end
+  end
+  if not any then return true end
+  for _, m in ipairs(container:listModules()) do
+    if rawget(m, 'inplace') and not IDEMPOTENT[torch.type(m)] then return false end
+  end
+  container:updateGradInput(input, gradOutput)
+  return true
+end
+
+-- Says so, where the child would report an empty gradOutput (remake could
+-- not make the gradInputs again).
 function gradrelease.checkKept(container, i, gi, method)
   if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then
     error(string.format("%s:%s: the gradInput of module %d is empty: backward releases the children's gradInputs "
-      .. 'once consumed; call updateGradInput before %s, or keep them with nn.keepGradInputs(true) '
-      .. 'or module:keepGradInputs(true)', torch.type(container), method, i, method), 3)
+      .. 'once consumed, and an in-place module inside keeps them from being made again; call updateGradInput '
+      .. 'before %s, or keep them with nn.keepGradInputs(true) or module:keepGradInputs(true)',
+      torch.type(container), method, i, method), 3)
   end
 end
 

@@ -281,6 +281,19 @@ end
 
 function gModule:accGradParameters(input, gradOutput, scale)
   checkGradOutput(self, gradOutput, 'accGradParameters')
+  -- after a backward that let go of gradients, make them again (Torch7
+  -- code takes the gradients twice this way), unless an in-place module
+  -- would repeat its work: then an error names the way out
+  local needed = {}
+  for _, node in ipairs(self.backwardnodes) do
+    needed[#needed + 1] = node.data.gradOutput
+    needed[#needed + 1] = node.data.gradOutputBuffer
+  end
+  if not gradrelease.remake(self, input, gradOutput, needed) then
+    error("nn.gModule:accGradParameters: gradients its backward let go of are needed, and an in-place module "
+      .. 'inside keeps them from being made again; call updateGradInput before accGradParameters, or keep them '
+      .. 'with nn.keepGradInputs(true) or module:keepGradInputs(true)', 2)
+  end
   local function neteval(node)
     local d = node.data
     if d.module then
