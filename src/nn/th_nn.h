@@ -36,7 +36,8 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
 /* Which 3x3 stride-1 convolutions run as Winograd F(2x2,3x3)
    (th_nn_winograd.c): none, those the shape rule picks (default), or all
    that can. Process-wide; set returns the previous mode. */
-enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2 };
+enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2,
+       TH_NN_WINOGRAD_ON4 = 3 };
 int th_nn_winograd_set_mode(int mode);
 int th_nn_winograd_get_mode(void);
 /* whether a convolution with window w, nIn -> nOut planes and an oH x oW

@@ -140,10 +140,11 @@ void th_nn_col2im_Double(const double *col, int64_t C, int64_t H, int64_t W, int
    gradWeight is accumulated into (scaled), gradBias left to the caller. */
 int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                            const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
-                           int64_t B, int64_t nIn, int64_t nOut);
+                           int m, int64_t B, int64_t nIn, int64_t nOut);
 int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const th_tensor *weight, th_tensor *fgradInput,
-                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut);
+                                  const th_nn_window *w, int m, int64_t B, int64_t nIn,
+                                  int64_t nOut);
 int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *gradOutput,
                                    th_tensor *gradWeight, th_tensor *fgradInput,
                                    const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,

@@ -36,12 +36,17 @@
 #ifndef WINO_MIN_TILES
 #define WINO_MIN_TILES 128
 #endif
+/* the same for F(4x4,3x3), whose tiles cover 4 times the outputs */
+#ifndef WINO4_MIN_TILES
+#define WINO4_MIN_TILES 64
+#endif
 
 /* the correlation of a B x C x H x W input (zero-padded by padH, padW)
    with a 3x3 kernel into B x K x oH x oW, cut into blocks of tiles */
 typedef struct wplan {
+  int64_t m, a2;         /* output tile side (2 or 4), transformed tile entries (16 or 36) */
   int64_t B, C, H, W, K, oH, oW, padH, padW;
-  int64_t tH, tW;        /* 2x2 output tiles per column and row */
+  int64_t tH, tW;        /* m x m output tiles per column and row */
   int64_t segw, nseg;    /* a unit is a row of tiles, or a segment of segw of one */
   int64_t units, R;      /* units in all, units per block */
   int64_t blocks, T;     /* blocks, and the most tiles a block's buffers hold */
@@ -71,26 +76,29 @@ int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t
   if (wino_mode == TH_NN_WINOGRAD_OFF) return 0;
   if (w->kW != 3 || w->kH != 3 || w->dW != 1 || w->dH != 1 || w->padW > 2 || w->padH > 2)
     return 0;
-  if (wino_mode == TH_NN_WINOGRAD_ON) return 1;
+  if (wino_mode == TH_NN_WINOGRAD_ON) return 2;
+  if (wino_mode == TH_NN_WINOGRAD_ON4) return phase == TH_NN_WINO_GRAD_WEIGHT ? 2 : 4;
   if (phase != TH_NN_WINO_GRAD_WEIGHT)
-    return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536);
-  return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13);
+    return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536) ? 2 : 0;
+  return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13) ? 2 : 0;
 }
 
-static void plan(wplan *p, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K, int64_t oH,
-                 int64_t oW, int64_t padH, int64_t padW, int *nt) {
-  int64_t target = WINO_BLOCK_ELEMS / (16 * (C + K)), R0;
-  if (target < WINO_MIN_TILES) target = WINO_MIN_TILES;
+static void plan(wplan *p, int m, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K,
+                 int64_t oH, int64_t oW, int64_t padH, int64_t padW, int *nt) {
+  int64_t target, R0, mint = m == 4 ? WINO4_MIN_TILES : WINO_MIN_TILES;
+  p->m = m, p->a2 = (m + 2) * (m + 2);
+  target = WINO_BLOCK_ELEMS / (p->a2 * (C + K));
+  if (target < mint) target = mint;
   p->B = B, p->C = C, p->H = H, p->W = W, p->K = K, p->oH = oH, p->oW = oW;
   p->padH = padH, p->padW = padW;
-  p->tH = (oH + 1) / 2;
-  p->tW = (oW + 1) / 2;
+  p->tH = (oH + m - 1) / m;
+  p->tW = (oW + m - 1) / m;
   p->nseg = (p->tW + target - 1) / target;
   p->segw = (p->tW + p->nseg - 1) / p->nseg;
   p->units = B * p->tH * p->nseg;
   R0 = p->nseg == 1 ? target / p->tW : 1;
   if (R0 < 1) R0 = 1;
-  *nt = th_nn_threads_for(p->units, 2 * 16 * C * K * p->segw);
+  *nt = th_nn_threads_for(p->units, 2 * p->a2 * C * K * p->segw);
   p->R = (p->units + *nt - 1) / *nt;
   if (p->R > R0) p->R = R0;
   p->blocks = (p->units + p->R - 1) / p->R;
@@ -99,9 +107,11 @@ static void plan(wplan *p, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K
   p->T = (th_nn_scratch_full(B) ? R0 : p->R) * p->segw;
 }
 
-/* per-thread buffer: V, M (or Yh), the 8 row halves and a padded row */
+/* per-thread buffer: V, M (or Yh), and the split rows with a padded row:
+   F(2x2) 4 rows in 2 column phases, F(4x4) 6 rows in 4 (the output's
+   16 phase rows fit in the same space) */
 static int64_t block_elems(const wplan *p) {
-  return 16 * (p->C + p->K) * p->T + 10 * (p->segw + 1);
+  return p->a2 * (p->C + p->K) * p->T + (p->m == 4 ? 28 : 10) * (p->segw + 1);
 }
 
 #define TH_GENERIC_FILE "../nn/generic/winograd.c"
@@ -109,16 +119,16 @@ static int64_t block_elems(const wplan *p) {
 
 int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                            const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
-                           int64_t B, int64_t nIn, int64_t nOut) {
+                           int m, int64_t B, int64_t nIn, int64_t nOut) {
   const int64_t iH = input->size[input->ndim - 2], iW = input->size[input->ndim - 1];
   wplan p;
   int nt;
   int64_t rows, bufS;
-  plan(&p, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH, w->padW,
-       &nt);
+  plan(&p, m, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH,
+       w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_scratch_take1d(finput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(finput, p.a2 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_forward,
                               (input, output, weight, bias, finput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -126,17 +136,18 @@ int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_t
 
 int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const th_tensor *weight, th_tensor *fgradInput,
-                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+                                  const th_nn_window *w, int m, int64_t B, int64_t nIn,
+                                  int64_t nOut) {
   const int64_t oH = gradOutput->size[gradOutput->ndim - 2];
   const int64_t oW = gradOutput->size[gradOutput->ndim - 1];
   wplan p;
   int nt;
   int64_t rows, bufS;
-  plan(&p, B, nOut, oH, oW, nIn, gradInput->size[gradInput->ndim - 2],
+  plan(&p, m, B, nOut, oH, oW, nIn, gradInput->size[gradInput->ndim - 2],
        gradInput->size[gradInput->ndim - 1], 2 - w->padH, 2 - w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  if (th_scratch_take1d(fgradInput, 16 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
+  if (th_scratch_take1d(fgradInput, p.a2 * nOut * nIn + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(gradOutput->dtype, wino_backward_input,
                               (gradOutput, gradInput, weight, fgradInput, &p, bufS, nt),
                               "SpatialConvolution");
@@ -150,8 +161,8 @@ int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *grad
   wplan p;
   int nt;
   int64_t rows, bufS, off;
-  plan(&p, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH, w->padW,
-       &nt);
+  plan(&p, 2, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH,
+       w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
   off = rows * 16 * nOut * nIn;

@@ -51,12 +51,16 @@ static void TH_R(wino_kernel_row)(void *arg, int64_t row) {
   }
 }
 
-static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, real *U) {
+#include "winograd4.c"
+
+/* U of either tile size (p->m) */
+static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, const wplan *p,
+                              real *U) {
   const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
   TH_R(wk_job) j;
   j.w = w, j.nOut = nOut, j.nIn = nIn, j.flip = flip, j.U = U;
-  th_pool_for(th_nn_threads_over(16 * K * C, TH_NN_PAR_MIN_ELEMS / 8), K, TH_R(wino_kernel_row),
-              &j);
+  th_pool_for(th_nn_threads_over(p->a2 * K * C, TH_NN_PAR_MIN_ELEMS / 8), K,
+              p->m == 4 ? TH_R(wino4_kernel_row) : TH_R(wino_kernel_row), &j);
 }
 
 /* 4 input rows of unit (b, ty, tx0..tx0+n), zero-padded, split into even
@@ -193,20 +197,25 @@ static int64_t TH_R(wino_unit_tiles)(const wplan *p, int64_t u) {
   return p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw;
 }
 
-/* one block of the correlation: transform, 16 gemms, inverse transform */
+/* one block of the correlation: transform, 16 (F(2x2)) or 36 (F(4x4))
+   gemms, inverse transform */
 static void TH_R(wino_conv_block)(const real *in, real *out, const real *U, const real *bias,
                                   const wplan *p, int64_t blk, real *buf) {
-  real *V = buf, *M = V + 16 * p->C * p->T, *rows = M + 16 * p->K * p->T;
+  real *V = buf, *M = V + p->a2 * p->C * p->T, *rows = M + p->a2 * p->K * p->T;
   int64_t u0, u1, u, t, xi;
   const int64_t nb = TH_R(wino_block)(p, blk, &u0, &u1);
-  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
-    TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
-  for (xi = 0; xi < 16; xi++)
+  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++) {
+    if (p->m == 4) TH_R(wino4_in_unit)(in, p, u, t, nb, V, rows);
+    else TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
+  }
+  for (xi = 0; xi < p->a2; xi++)
     GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->K, (int)nb, (int)p->C, 1,
          U + xi * p->K * p->C, (int)p->C, V + xi * p->C * nb, (int)nb, 0, M + xi * p->K * nb,
          (int)nb);
-  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
-    TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
+  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++) {
+    if (p->m == 4) TH_R(wino4_out_unit)(M, p, u, t, nb, bias, out, rows);
+    else TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
+  }
 }
 
 typedef struct TH_R(wc_job) {
@@ -365,9 +374,9 @@ static int TH_R(wino_forward)(const th_tensor *input, th_tensor *output, const t
                               const th_tensor *bias, th_tensor *scratch, const wplan *p,
                               int64_t bufS, int nt) {
   real *s = th_tensor_data(scratch);
-  TH_R(wino_kernel)(th_tensor_data(weight), p->K, p->C, 0, s);
+  TH_R(wino_kernel)(th_tensor_data(weight), p->K, p->C, 0, p, s);
   TH_R(wino_conv)(th_tensor_data(input), th_tensor_data(output), s,
-                  bias ? (const real *)th_tensor_data(bias) : NULL, p, s + 16 * p->K * p->C,
+                  bias ? (const real *)th_tensor_data(bias) : NULL, p, s + p->a2 * p->K * p->C,
                   bufS, nt);
   return TH_OK;
 }
@@ -377,9 +386,9 @@ static int TH_R(wino_backward_input)(const th_tensor *gradOutput, th_tensor *gra
                                      const wplan *p, int64_t bufS, int nt) {
   real *s = th_tensor_data(scratch);
   /* p is the plan of gradInput's correlation: C = nOut, K = nIn */
-  TH_R(wino_kernel)(th_tensor_data(weight), p->C, p->K, 1, s);
+  TH_R(wino_kernel)(th_tensor_data(weight), p->C, p->K, 1, p, s);
   TH_R(wino_conv)(th_tensor_data(gradOutput), th_tensor_data(gradInput), s, NULL, p,
-                  s + 16 * p->K * p->C, bufS, nt);
+                  s + p->a2 * p->K * p->C, bufS, nt);
   return TH_OK;
 }
 
