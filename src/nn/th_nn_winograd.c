@@ -108,10 +108,11 @@ static void plan(wplan *p, int m, int64_t B, int64_t C, int64_t H, int64_t W, in
 }
 
 /* per-thread buffer: V, M (or Yh), and the split rows with a padded row:
-   F(2x2) 4 rows in 2 column phases, F(4x4) 6 rows in 4 (the output's
-   16 phase rows fit in the same space) */
+   F(2x2) 4 rows in 2 column phases; F(4x4) a plane's 36 x T staged
+   tiles (or 16 x T outputs) and a padded row */
 static int64_t block_elems(const wplan *p) {
-  return p->a2 * (p->C + p->K) * p->T + (p->m == 4 ? 28 : 10) * (p->segw + 1);
+  return p->a2 * (p->C + p->K) * p->T + (p->m == 4 ? 36 * p->T + 4 * p->segw + 2
+                                                  : 10 * (p->segw + 1));
 }
 
 #define TH_GENERIC_FILE "../nn/generic/winograd.c"

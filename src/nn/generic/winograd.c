@@ -51,6 +51,7 @@ static void TH_R(wino_kernel_row)(void *arg, int64_t row) {
   }
 }
 
+static int64_t TH_R(wino_unit_tiles)(const wplan *p, int64_t u);
 #include "winograd4.c"
 
 /* U of either tile size (p->m) */
@@ -204,18 +205,22 @@ static void TH_R(wino_conv_block)(const real *in, real *out, const real *U, cons
   real *V = buf, *M = V + p->a2 * p->C * p->T, *rows = M + p->a2 * p->K * p->T;
   int64_t u0, u1, u, t, xi;
   const int64_t nb = TH_R(wino_block)(p, blk, &u0, &u1);
-  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++) {
-    if (p->m == 4) TH_R(wino4_in_unit)(in, p, u, t, nb, V, rows);
-    else TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
+  if (p->m == 4) {
+    TH_R(wino4_in_block)(in, p, u0, u1, nb, V, rows);
+  } else {
+    for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
+      TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
   }
   for (xi = 0; xi < p->a2; xi++)
     GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->K, (int)nb, (int)p->C, 1,
          U + xi * p->K * p->C, (int)p->C, V + xi * p->C * nb, (int)nb, 0, M + xi * p->K * nb,
          (int)nb);
-  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++) {
-    if (p->m == 4) TH_R(wino4_out_unit)(M, p, u, t, nb, bias, out, rows);
-    else TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
+  if (p->m == 4) {
+    TH_R(wino4_out_block)(M, p, u0, u1, nb, bias, out, rows);
+    return;
   }
+  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
+    TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
 }
 
 typedef struct TH_R(wc_job) {

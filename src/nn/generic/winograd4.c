@@ -56,59 +56,60 @@ TH_CPU_CLONES static void TH_R(wino4_kernel_row)(void *arg, int64_t row) {
   }
 }
 
-/* 6 input rows of unit (b, ty, tx0..tx0+n), zero-padded, split into the
-   4 column phases (row r, phase q at rows + (4r + q) L: element j is
-   column x0 + 4j + q; phases 0, 1 to j = n, phases 2, 3 to n - 1), so
-   that every later loop runs over contiguous j. A row that crosses the
-   image's border goes through a padded copy (lin, 4n + 2) first */
-TH_CPU_CLONES static void TH_R(wino4_rows)(const real *plane, const wplan *p, int64_t ty,
-                                           int64_t tx0, int64_t n, real *rows, real *lin) {
-  const int64_t L = p->segw + 1, x0 = 4 * tx0 - p->padW, len = 4 * n + 2;
-  const int64_t lo = x0 >= 0 ? 0 : -x0, hi0 = p->W - x0, hi = hi0 < len ? hi0 : len;
-  int64_t r, j;
+/* the 6x6 input tiles of unit (b, ty, tx0..tx0+n) in plane c, zero-padded,
+   into D[6 r + q][t0 + j] (ld nb): row r, column q of tile j. Tiles
+   [ja, jb) lie inside the row and are read in one loop; the others, at
+   the borders, test each column (a padded copy of the whole row cost as
+   much as the rest of the staging) */
+TH_CPU_CLONES static void TH_R(wino4_stage)(const real *plane, const wplan *p, int64_t u,
+                                            int64_t t0, int64_t nb, real *D) {
+  const int64_t r0 = u / p->nseg, s = u % p->nseg, ty = r0 % p->tH, tx0 = s * p->segw;
+  const int64_t n = p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw;
+  const int64_t x0 = 4 * tx0 - p->padW;
+  /* first tile with x0 + 4j >= 0, first with x0 + 4j + 5 >= W */
+  int64_t ja = x0 >= 0 ? 0 : (-x0 + 3) / 4, jb = p->W - 6 - x0 < 0 ? 0 : (p->W - 6 - x0) / 4 + 1;
+  int64_t r, j, q;
+  if (ja > n) ja = n;
+  if (jb > n) jb = n;
+  if (jb < ja) jb = ja;
   for (r = 0; r < 6; r++) {
     const int64_t y = 4 * ty - p->padH + r;
-    real *restrict p0 = rows + 4 * r * L, *restrict p1 = p0 + L;
-    real *restrict p2 = p1 + L, *restrict p3 = p2 + L;
-    const real *restrict q = lin;
-    if (y < 0 || y >= p->H || lo >= hi) {
-      memset(p0, 0, sizeof(real) * (size_t)(4 * L));
+    real *restrict d0 = D + 6 * r * nb + t0, *restrict d1 = d0 + nb, *restrict d2 = d1 + nb;
+    real *restrict d3 = d2 + nb, *restrict d4 = d3 + nb, *restrict d5 = d4 + nb;
+    const real *restrict x = plane + y * p->W + x0;
+    if (y < 0 || y >= p->H) {
+      for (q = 0; q < 6; q++) memset(d0 + q * nb, 0, sizeof(real) * (size_t)n);
       continue;
     }
-    if (lo == 0 && hi == len) {
-      q = plane + y * p->W + x0;
-    } else {
-      memset(lin, 0, sizeof(real) * (size_t)lo);
-      memcpy(lin + lo, plane + y * p->W + x0 + lo, sizeof(real) * (size_t)(hi - lo));
-      memset(lin + hi, 0, sizeof(real) * (size_t)(len - hi));
-    }
 #pragma omp simd
-    for (j = 0; j < n; j++) {
-      p0[j] = q[4 * j];
-      p1[j] = q[4 * j + 1];
-      p2[j] = q[4 * j + 2];
-      p3[j] = q[4 * j + 3];
+    for (j = ja; j < jb; j++) {
+      d0[j] = x[4 * j];
+      d1[j] = x[4 * j + 1];
+      d2[j] = x[4 * j + 2];
+      d3[j] = x[4 * j + 3];
+      d4[j] = x[4 * j + 4];
+      d5[j] = x[4 * j + 5];
     }
-    p0[n] = q[4 * n];
-    p1[n] = q[4 * n + 1];
-    p2[n] = p3[n] = 0;
+    for (j = 0; j < n; j++) {
+      if (j == ja) j = jb;
+      if (j >= n) break;
+      for (q = 0; q < 6; q++) {
+        const int64_t xx = x0 + 4 * j + q;
+        d0[q * nb + j] = xx >= 0 && xx < p->W ? x[4 * j + q] : 0;
+      }
+    }
   }
 }
 
-/* V[xi][c][t0 + j] = (B^T d B)[xi] of the unit's tiles, ld = nb */
-TH_CPU_CLONES static void TH_R(wino4_in_unit)(const real *in, const wplan *p, int64_t u,
-                                              int64_t t0, int64_t nb, real *V, real *rows) {
-  const int64_t L = p->segw + 1, r = u / p->nseg, s = u % p->nseg;
-  const int64_t b = r / p->tH, ty = r % p->tH, tx0 = s * p->segw;
-  const int64_t n = p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw, S = p->C * nb;
-  int64_t c, j, k;
-  for (c = 0; c < p->C; c++) {
-    real *restrict d0 = rows, *restrict d1 = rows + 4 * L, *restrict d2 = rows + 8 * L;
-    real *restrict d3 = rows + 12 * L, *restrict d4 = rows + 16 * L, *restrict d5 = rows + 20 * L;
-    TH_R(wino4_rows)(in + (b * p->C + c) * p->H * p->W, p, ty, tx0, n, rows, rows + 24 * L);
-    /* B^T down the columns, the 4 phases (4L values) at once */
+/* V[xi][c][t] = (B^T d B)[xi] of the block's nb staged tiles D (36 x nb):
+   B^T down the columns in place, then B along the rows into V */
+TH_CPU_CLONES static void TH_R(wino4_in_tiles)(real *D, int64_t nb, real *V, int64_t S) {
+  int64_t j, k;
+  for (k = 0; k < 6; k++) {
+    real *restrict d0 = D + k * nb, *restrict d1 = d0 + 6 * nb, *restrict d2 = d1 + 6 * nb;
+    real *restrict d3 = d2 + 6 * nb, *restrict d4 = d3 + 6 * nb, *restrict d5 = d4 + 6 * nb;
 #pragma omp simd
-    for (j = 0; j < 4 * L; j++) {
+    for (j = 0; j < nb; j++) {
       const real a0 = d0[j], a1 = d1[j], a2 = d2[j], a3 = d3[j], a4 = d4[j], a5 = d5[j];
       d0[j] = 4 * a0 - 5 * a2 + a4;
       d1[j] = (a4 + a3) - 4 * (a1 + a2);
@@ -117,76 +118,104 @@ TH_CPU_CLONES static void TH_R(wino4_in_unit)(const real *in, const wplan *p, in
       d4[j] = (a4 - a2) - 2 * (a3 - a1);
       d5[j] = 4 * a1 - 5 * a3 + a5;
     }
-    /* B along the rows: tile j's columns are P0[j] P1[j] P2[j] P3[j] P0[j+1] P1[j+1] */
-    for (k = 0; k < 6; k++) {
-      const real *restrict P0 = rows + 4 * k * L, *restrict P1 = P0 + L;
-      const real *restrict P2 = P1 + L, *restrict P3 = P2 + L;
-      real *restrict v0 = V + 6 * k * S + c * nb + t0, *restrict v1 = v0 + S;
-      real *restrict v2 = v1 + S, *restrict v3 = v2 + S, *restrict v4 = v3 + S;
-      real *restrict v5 = v4 + S;
+  }
+  for (k = 0; k < 6; k++) {
+    const real *restrict d0 = D + 6 * k * nb, *restrict d1 = d0 + nb, *restrict d2 = d1 + nb;
+    const real *restrict d3 = d2 + nb, *restrict d4 = d3 + nb, *restrict d5 = d4 + nb;
+    real *restrict v0 = V + 6 * k * S, *restrict v1 = v0 + S, *restrict v2 = v1 + S;
+    real *restrict v3 = v2 + S, *restrict v4 = v3 + S, *restrict v5 = v4 + S;
 #pragma omp simd
-      for (j = 0; j < n; j++) {
-        const real a0 = P0[j], a1 = P1[j], a2 = P2[j], a3 = P3[j], a4 = P0[j + 1];
-        const real a5 = P1[j + 1];
-        v0[j] = 4 * a0 - 5 * a2 + a4;
-        v1[j] = (a4 + a3) - 4 * (a1 + a2);
-        v2[j] = (a4 - a3) + 4 * (a1 - a2);
-        v3[j] = (a4 - a2) + 2 * (a3 - a1);
-        v4[j] = (a4 - a2) - 2 * (a3 - a1);
-        v5[j] = 4 * a1 - 5 * a3 + a5;
-      }
+    for (j = 0; j < nb; j++) {
+      const real a0 = d0[j], a1 = d1[j], a2 = d2[j], a3 = d3[j], a4 = d4[j], a5 = d5[j];
+      v0[j] = 4 * a0 - 5 * a2 + a4;
+      v1[j] = (a4 + a3) - 4 * (a1 + a2);
+      v2[j] = (a4 - a3) + 4 * (a1 - a2);
+      v3[j] = (a4 - a2) + 2 * (a3 - a1);
+      v4[j] = (a4 - a2) - 2 * (a3 - a1);
+      v5[j] = 4 * a1 - 5 * a3 + a5;
     }
   }
 }
 
-/* output of the unit's tiles from M (ld nb): A^T m A + bias, first into
-   the 4 phases of the 4 output rows (tmp, 16 x n, contiguous loops), then
-   interleaved into the planes, the columns and rows past the output left
-   out */
-TH_CPU_CLONES static void TH_R(wino4_out_unit)(const real *M, const wplan *p, int64_t u,
-                                               int64_t t0, int64_t nb, const real *bias,
-                                               real *out, real *tmp) {
+/* the block's V, plane by plane: every unit's tiles staged side by side,
+   then transformed over all of them at once (a unit's row of tiles alone,
+   7 on a 28x28 output, left most of a vector idle) */
+static void TH_R(wino4_in_block)(const real *in, const wplan *p, int64_t u0, int64_t u1,
+                                 int64_t nb, real *V, real *D) {
+  const int64_t S = p->C * nb;
+  int64_t c, u, t;
+  for (c = 0; c < p->C; c++) {
+    for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++) {
+      const int64_t b = u / p->nseg / p->tH;
+      TH_R(wino4_stage)(in + (b * p->C + c) * p->H * p->W, p, u, t, nb, D);
+    }
+    TH_R(wino4_in_tiles)(D, nb, V + c * nb, S);
+  }
+}
+
+/* the 4x4 outputs of all nb tiles of a block for output plane o:
+   Y[i][t] (16 x nb, i = 4 row + column) = A^T m A + v, one long loop */
+TH_CPU_CLONES static void TH_R(wino4_out_plane)(const real *M, int64_t S, int64_t nb, real v,
+                                                real *restrict Y) {
+  int64_t j;
+#pragma omp simd
+  for (j = 0; j < nb; j++) {
+    real t[6][4];
+    int k;
+    for (k = 0; k < 6; k++) {  /* m A, along each row k */
+      const real *mk = M + 6 * k * S + j;
+      const real a1 = mk[S], a2 = mk[2 * S], a3 = mk[3 * S], a4 = mk[4 * S];
+      const real s12 = a1 + a2, d12 = a1 - a2, s34 = a3 + a4, d34 = a3 - a4;
+      t[k][0] = mk[0] + s12 + s34;
+      t[k][1] = d12 + 2 * d34;
+      t[k][2] = s12 + 4 * s34;
+      t[k][3] = d12 + 8 * d34 + mk[5 * S];
+    }
+    for (k = 0; k < 4; k++) {  /* A^T (m A), down the columns */
+      const real s12 = t[1][k] + t[2][k], d12 = t[1][k] - t[2][k];
+      const real s34 = t[3][k] + t[4][k], d34 = t[3][k] - t[4][k];
+      Y[k * nb + j] = t[0][k] + s12 + s34 + v;
+      Y[(4 + k) * nb + j] = d12 + 2 * d34 + v;
+      Y[(8 + k) * nb + j] = s12 + 4 * s34 + v;
+      Y[(12 + k) * nb + j] = d12 + 8 * d34 + t[5][k] + v;
+    }
+  }
+}
+
+/* unit u's tiles (from t0 in Y, ld nb) into output plane o, the columns
+   and rows past the output left out */
+static inline void TH_R(wino4_out_scatter)(const real *Y, const wplan *p, int64_t u, int64_t t0,
+                                    int64_t nb, int64_t o, real *out) {
   const int64_t r = u / p->nseg, s = u % p->nseg;
   const int64_t b = r / p->tH, ty = r % p->tH, tx0 = s * p->segw;
-  const int64_t n = p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw, S = p->K * nb;
+  const int64_t n = p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw;
   const int64_t nrow = p->oH - 4 * ty < 4 ? p->oH - 4 * ty : 4;
   const int64_t full = 4 * (tx0 + n) <= p->oW ? n : n - 1, last = p->oW - 4 * (tx0 + full);
-  int64_t o, j, i, q;
-  for (o = 0; o < p->K; o++) {
-    const real *m = M + o * nb + t0, v = bias ? bias[o] : 0;
-    real *y = out + ((b * p->K + o) * p->oH + 4 * ty) * p->oW + 4 * tx0;
+  real *y = out + ((b * p->K + o) * p->oH + 4 * ty) * p->oW + 4 * tx0;
+  int64_t i, j, q;
+  for (i = 0; i < nrow; i++) {
+    const real *e0 = Y + 4 * i * nb + t0, *e1 = e0 + nb, *e2 = e1 + nb, *e3 = e2 + nb;
+    real *restrict yr = y + i * p->oW;
 #pragma omp simd
-    for (j = 0; j < n; j++) {
-      real t[6][4];
-      int64_t k;
-      for (k = 0; k < 6; k++) {  /* m A, along each row k */
-        const real *mk = m + 6 * k * S + j;
-        const real a1 = mk[S], a2 = mk[2 * S], a3 = mk[3 * S], a4 = mk[4 * S];
-        const real s12 = a1 + a2, d12 = a1 - a2, s34 = a3 + a4, d34 = a3 - a4;
-        t[k][0] = mk[0] + s12 + s34;
-        t[k][1] = d12 + 2 * d34;
-        t[k][2] = s12 + 4 * s34;
-        t[k][3] = d12 + 8 * d34 + mk[5 * S];
-      }
-      for (k = 0; k < 4; k++) {  /* A^T (m A), down the columns */
-        const real s12 = t[1][k] + t[2][k], d12 = t[1][k] - t[2][k];
-        const real s34 = t[3][k] + t[4][k], d34 = t[3][k] - t[4][k];
-        tmp[k * n + j] = t[0][k] + s12 + s34 + v;
-        tmp[(4 + k) * n + j] = d12 + 2 * d34 + v;
-        tmp[(8 + k) * n + j] = s12 + 4 * s34 + v;
-        tmp[(12 + k) * n + j] = d12 + 8 * d34 + t[5][k] + v;
-      }
+    for (j = 0; j < full; j++) {
+      yr[4 * j] = e0[j];
+      yr[4 * j + 1] = e1[j];
+      yr[4 * j + 2] = e2[j];
+      yr[4 * j + 3] = e3[j];
     }
-    for (i = 0; i < nrow; i++) {
-      const real *e0 = tmp + 4 * i * n, *e1 = e0 + n, *e2 = e1 + n, *e3 = e2 + n;
-      real *yr = y + i * p->oW;
-      for (j = 0; j < full; j++) {
-        yr[4 * j] = e0[j];
-        yr[4 * j + 1] = e1[j];
-        yr[4 * j + 2] = e2[j];
-        yr[4 * j + 3] = e3[j];
-      }
-      for (q = 0; q < last && full < n; q++) yr[4 * full + q] = tmp[(4 * i + q) * n + full];
-    }
+    for (q = 0; q < last && full < n; q++) yr[4 * full + q] = Y[(4 * i + q) * nb + t0 + full];
+  }
+}
+
+/* the block's output from M (ld nb), plane by plane: the transform over
+   all its tiles at once (a unit's row of tiles alone, 7 on a 28x28
+   output, left most of a vector idle), then each unit's share */
+TH_CPU_CLONES static void TH_R(wino4_out_block)(const real *M, const wplan *p, int64_t u0, int64_t u1,
+                                  int64_t nb, const real *bias, real *out, real *Y) {
+  int64_t o, u, t;
+  for (o = 0; o < p->K; o++) {
+    TH_R(wino4_out_plane)(M + o * nb, p->K * nb, nb, bias ? bias[o] : 0, Y);
+    for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
+      TH_R(wino4_out_scatter)(Y, p, u, t, nb, o, out);
   }
 }
