@@ -79,7 +79,10 @@ int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t
   if (wino_mode == TH_NN_WINOGRAD_ON) return 2;
   if (wino_mode == TH_NN_WINOGRAD_ON4) return phase == TH_NN_WINO_GRAD_WEIGHT ? 2 : 4;
   if (phase != TH_NN_WINO_GRAD_WEIGHT)
-    return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536) ? 2 : 0;
+    return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536) ||
+                   (oH >= 7 && oW >= 7 && nIn * nOut >= 262144)
+               ? 4
+               : 0;
   return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13) ? 2 : 0;
 }
 
