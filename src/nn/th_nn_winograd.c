@@ -36,6 +36,11 @@
 #ifndef WINO_MIN_TILES
 #define WINO_MIN_TILES 128
 #endif
+/* gradWeight in F(4x4,3x3) up to this size of its 36 K x C float
+   accumulators, which every block's gemms read and write (4 L2 sizes:
+   up to 128 x 224 plane pairs on Zen 5's 1 MB, where F(4x4) took 0.5-0.87
+   of F(2x2)'s time; from 256 x 256 on, 0.88-1.16) */
+#define WINO4_GW_ACC_BYTES (4 * th_cpuinfo_get()->l2)
 /* the same for F(4x4,3x3), whose tiles cover 4 times the outputs */
 #ifndef WINO4_MIN_TILES
 #define WINO4_MIN_TILES 64
@@ -70,20 +75,26 @@ int th_nn_winograd_get_mode(void) { return wino_mode; }
    below, tiles are few per image, a 7x7 output pads its 4x4 tiles by a
    third, and the gemms of the im2col path are as large as Winograd's.
    gradWeight's 16 gemms have only K x C outputs each: with few channels
-   they run far from peak unless the planes are large. */
+   they run far from peak unless the planes are large.
+   F(4x4,3x3) (36 multiplies per 4x4 outputs against 16 per 2x2) took
+   0.56-0.92 of F(2x2)'s time for forward and gradInput on every zoo shape
+   where F(2x2) was taken (docs/dev/wino4.md), so it replaces it there, and
+   at 7x7 from 262144 channel pairs it took 0.8 of im2col's; gradWeight
+   takes it while its accumulators stay small (WINO4_GW_ACC_BYTES). */
 int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
                           int64_t oH, int64_t oW) {
   if (wino_mode == TH_NN_WINOGRAD_OFF) return 0;
   if (w->kW != 3 || w->kH != 3 || w->dW != 1 || w->dH != 1 || w->padW > 2 || w->padH > 2)
     return 0;
   if (wino_mode == TH_NN_WINOGRAD_ON) return 2;
-  if (wino_mode == TH_NN_WINOGRAD_ON4) return phase == TH_NN_WINO_GRAD_WEIGHT ? 2 : 4;
+  if (wino_mode == TH_NN_WINOGRAD_ON4) return 4;
   if (phase != TH_NN_WINO_GRAD_WEIGHT)
     return (oH >= 14 && oW >= 14) || (oH >= 13 && oW >= 13 && nIn * nOut >= 65536) ||
                    (oH >= 7 && oW >= 7 && nIn * nOut >= 262144)
                ? 4
                : 0;
-  return (oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13) ? 2 : 0;
+  if (!((oH >= 28 && oW >= 28) || (nIn * nOut >= 16384 && oH >= 13 && oW >= 13))) return 0;
+  return 36 * 4 * nIn * nOut <= WINO4_GW_ACC_BYTES ? 4 : 2;
 }
 
 static void plan(wplan *p, int m, int64_t B, int64_t C, int64_t H, int64_t W, int64_t K,
@@ -112,9 +123,9 @@ static void plan(wplan *p, int m, int64_t B, int64_t C, int64_t H, int64_t W, in
 
 /* per-thread buffer: V, M (or Yh), and the split rows with a padded row:
    F(2x2) 4 rows in 2 column phases; F(4x4) a plane's 36 x T staged
-   tiles (or 16 x T outputs) and a padded row */
+   tiles (16 x T outputs; gradWeight: 16 + 24 x T gradOutput tiles) */
 static int64_t block_elems(const wplan *p) {
-  return p->a2 * (p->C + p->K) * p->T + (p->m == 4 ? 36 * p->T + 4 * p->segw + 2
+  return p->a2 * (p->C + p->K) * p->T + (p->m == 4 ? 40 * p->T + 4 * p->segw + 2
                                                   : 10 * (p->segw + 1));
 }
 
@@ -159,17 +170,17 @@ int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradIn
 
 int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *gradOutput,
                                    th_tensor *gradWeight, th_tensor *fgradInput,
-                                   const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
-                                   double scale) {
+                                   const th_nn_window *w, int m, int64_t B, int64_t nIn,
+                                   int64_t nOut, double scale) {
   const int64_t iH = input->size[input->ndim - 2], iW = input->size[input->ndim - 1];
   wplan p;
   int nt;
   int64_t rows, bufS, off;
-  plan(&p, 2, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH,
+  plan(&p, m, B, nIn, iH, iW, nOut, iH + 2 * w->padH - 2, iW + 2 * w->padW - 2, w->padH,
        w->padW, &nt);
   rows = th_nn_scratch_rows(B, nt);
   bufS = block_elems(&p);
-  off = rows * 16 * nOut * nIn;
+  off = rows * p.a2 * nOut * nIn;
   if (th_scratch_take1d(fgradInput, off + rows * bufS) != TH_OK) return TH_ERR;
   return TH_DISPATCH_FLOATING(input->dtype, wino_backward_params,
                               (input, gradOutput, gradWeight, fgradInput, &p, off, bufS, nt, scale),

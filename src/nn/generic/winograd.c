@@ -302,23 +302,28 @@ TH_CPU_CLONES static void TH_R(wino_grad_unit)(const real *go, const wplan *p, i
    A fixed split, so that the sums are the same from run to run */
 static void TH_R(wino_params_thread)(const real *in, const real *go, const wplan *p, real *buf,
                                      real *acc, int t, int nt) {
-  real *V = buf, *Yh = V + 16 * p->C * p->T, *rows = Yh + 16 * p->K * p->T;
+  real *V = buf, *Yh = V + p->a2 * p->C * p->T, *rows = Yh + p->a2 * p->K * p->T;
   real beta = 0;
   int64_t blk;
   for (blk = t; blk < p->blocks; blk += nt) {
     int64_t u0, u1, u, tt, xi;
     const int64_t nb = TH_R(wino_block)(p, blk, &u0, &u1);
-    for (u = u0, tt = 0; u < u1; tt += TH_R(wino_unit_tiles)(p, u), u++) {
-      TH_R(wino_in_unit)(in, p, u, tt, nb, V, rows);
-      TH_R(wino_grad_unit)(go, p, u, tt, nb, Yh, rows);
+    if (p->m == 4) {
+      TH_R(wino4_in_block)(in, p, u0, u1, nb, V, rows);
+      TH_R(wino4_grad_block)(go, p, u0, u1, nb, Yh, rows);
+    } else {
+      for (u = u0, tt = 0; u < u1; tt += TH_R(wino_unit_tiles)(p, u), u++) {
+        TH_R(wino_in_unit)(in, p, u, tt, nb, V, rows);
+        TH_R(wino_grad_unit)(go, p, u, tt, nb, Yh, rows);
+      }
     }
-    for (xi = 0; xi < 16; xi++)
+    for (xi = 0; xi < p->a2; xi++)
       GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p->K, (int)p->C, (int)nb, 1,
            Yh + xi * p->K * nb, (int)nb, V + xi * p->C * nb, (int)nb, beta,
            acc + xi * p->K * p->C, (int)p->C);
     beta = 1;
   }
-  if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(16 * p->K * p->C));
+  if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(p->a2 * p->K * p->C));
 }
 
 /* gw[o][c] += scale * G^T acc G, G^T = [1 1/2 1/2 0; 0 1/2 -1/2 0; 0 1/2 1/2 1] */
@@ -358,7 +363,7 @@ static void TH_R(wino_params_share)(void *arg, int t) {
 
 static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wplan *p,
                               real *buf, int64_t bufS, real *accs, int nt, real scale) {
-  const int64_t na = 16 * p->K * p->C;
+  const int64_t na = p->a2 * p->K * p->C;
   int64_t k;
   int o;
   if (nt <= 1) {
@@ -372,7 +377,8 @@ static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wp
     for (o = 1; o < nt; o++)
       for (k = 0; k < na; k++) accs[k] += accs[o * na + k];
   }
-  TH_R(wino_params_finish)(accs, p, gw, scale);
+  if (p->m == 4) TH_R(wino4_params_finish)(accs, p, gw, scale);
+  else TH_R(wino_params_finish)(accs, p, gw, scale);
 }
 
 static int TH_R(wino_forward)(const th_tensor *input, th_tensor *output, const th_tensor *weight,
@@ -401,7 +407,7 @@ static int TH_R(wino_backward_params)(const th_tensor *input, const th_tensor *g
                                       th_tensor *gradWeight, th_tensor *scratch,
                                       const wplan *p, int64_t off, int64_t bufS, int nt,
                                       double scale) {
-  /* the threads' 16 x K x C sums first, then their block buffers at 'off' */
+  /* the threads' 16 (36) x K x C sums first, then their block buffers at 'off' */
   real *s = th_tensor_data(scratch);
   TH_R(wino_params)(th_tensor_data(input), th_tensor_data(gradOutput), th_tensor_data(gradWeight),
                     p, s + off, bufS, s, nt, (real)scale);

@@ -219,3 +219,113 @@ TH_CPU_CLONES static void TH_R(wino4_out_block)(const real *M, const wplan *p, i
       TH_R(wino4_out_scatter)(Y, p, u, t, nb, o, out);
   }
 }
+
+/* gradWeight: Yh[xi][o][t] = (A dy A^T)[xi] of the block's 4x4 gradOutput
+   tiles (0 beyond the output), A = (A^T)^T, 6 x 4. Per plane o, each
+   unit's tiles are staged side by side (E[4 r + q][t], row r, column q of
+   the tile), then transformed over all nb at once */
+static inline void TH_R(wino4_grad_stage)(const real *go, const wplan *p, int64_t u, int64_t t0,
+                                          int64_t nb, int64_t o, real *restrict E) {
+  const int64_t r0 = u / p->nseg, s = u % p->nseg;
+  const int64_t b = r0 / p->tH, ty = r0 % p->tH, tx0 = s * p->segw;
+  const int64_t n = p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw;
+  const int64_t nrow = p->oH - 4 * ty < 4 ? p->oH - 4 * ty : 4;
+  const int64_t full = 4 * (tx0 + n) <= p->oW ? n : n - 1, last = p->oW - 4 * (tx0 + full);
+  const real *g = go + ((b * p->K + o) * p->oH + 4 * ty) * p->oW + 4 * tx0;
+  int64_t i, j, q;
+  for (i = 0; i < 4; i++) {
+    real *restrict e0 = E + 4 * i * nb + t0, *restrict e1 = e0 + nb, *restrict e2 = e1 + nb;
+    real *restrict e3 = e2 + nb;
+    const real *restrict gr = g + i * p->oW;
+    if (i >= nrow) {
+      for (q = 0; q < 4; q++) memset(e0 + q * nb, 0, sizeof(real) * (size_t)n);
+      continue;
+    }
+#pragma omp simd
+    for (j = 0; j < full; j++) {
+      e0[j] = gr[4 * j];
+      e1[j] = gr[4 * j + 1];
+      e2[j] = gr[4 * j + 2];
+      e3[j] = gr[4 * j + 3];
+    }
+    if (full < n)
+      for (q = 0; q < 4; q++) e0[q * nb + full] = q < last ? gr[4 * full + q] : 0;
+  }
+}
+
+/* (A y) of a 4-vector: y0, y0+y1+y2+y3, y0-y1+y2-y3, y0+2y1+4y2+8y3, y0-2y1+4y2-8y3, y3 */
+TH_CPU_CLONES static void TH_R(wino4_grad_tiles)(const real *E, int64_t nb, real *Yh, int64_t S,
+                                                 real *F) {
+  int64_t j, k;
+  for (k = 0; k < 4; k++) {  /* A down the columns: F[6 r + k] */
+    const real *restrict y0 = E + k * nb, *restrict y1 = y0 + 4 * nb, *restrict y2 = y1 + 4 * nb;
+    const real *restrict y3 = y2 + 4 * nb;
+    real *restrict f0 = F + k * nb, *restrict f1 = f0 + 4 * nb, *restrict f2 = f1 + 4 * nb;
+    real *restrict f3 = f2 + 4 * nb, *restrict f4 = f3 + 4 * nb, *restrict f5 = f4 + 4 * nb;
+#pragma omp simd
+    for (j = 0; j < nb; j++) {
+      const real a0 = y0[j], a1 = y1[j], a2 = y2[j], a3 = y3[j];
+      const real s02 = a0 + a2, s13 = a1 + a3, q02 = a0 + 4 * a2, q13 = 2 * a1 + 8 * a3;
+      f0[j] = a0;
+      f1[j] = s02 + s13;
+      f2[j] = s02 - s13;
+      f3[j] = q02 + q13;
+      f4[j] = q02 - q13;
+      f5[j] = a3;
+    }
+  }
+  for (k = 0; k < 6; k++) {  /* A along the rows: Yh[6 k + l] */
+    const real *restrict y0 = F + 4 * k * nb, *restrict y1 = y0 + nb, *restrict y2 = y1 + nb;
+    const real *restrict y3 = y2 + nb;
+    real *restrict h0 = Yh + 6 * k * S, *restrict h1 = h0 + S, *restrict h2 = h1 + S;
+    real *restrict h3 = h2 + S, *restrict h4 = h3 + S, *restrict h5 = h4 + S;
+#pragma omp simd
+    for (j = 0; j < nb; j++) {
+      const real a0 = y0[j], a1 = y1[j], a2 = y2[j], a3 = y3[j];
+      const real s02 = a0 + a2, s13 = a1 + a3, q02 = a0 + 4 * a2, q13 = 2 * a1 + 8 * a3;
+      h0[j] = a0;
+      h1[j] = s02 + s13;
+      h2[j] = s02 - s13;
+      h3[j] = q02 + q13;
+      h4[j] = q02 - q13;
+      h5[j] = a3;
+    }
+  }
+}
+
+/* the block's Yh (36 x K x nb), plane by plane; D: 40 x nb of scratch */
+static void TH_R(wino4_grad_block)(const real *go, const wplan *p, int64_t u0, int64_t u1,
+                                   int64_t nb, real *Yh, real *D) {
+  int64_t o, u, t;
+  for (o = 0; o < p->K; o++) {
+    for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
+      TH_R(wino4_grad_stage)(go, p, u, t, nb, o, D);
+    TH_R(wino4_grad_tiles)(D, nb, Yh + o * nb, p->K * nb, D + 16 * nb);
+  }
+}
+
+/* gw[o][c] += scale * G^T acc G (in double), G^T = [1/4 -1/6 -1/6 1/24
+   1/24 0; 0 -1/6 1/6 1/12 -1/12 0; 0 -1/6 -1/6 1/6 1/6 1] */
+TH_CPU_CLONES static void TH_R(wino4_params_finish)(const real *acc, const wplan *p, real *gw,
+                                                    real scale) {
+  const int64_t KC = p->K * p->C;
+  const double s4 = 1.0 / 4, s6 = 1.0 / 6, s12 = 1.0 / 12, s24 = 1.0 / 24;
+  int64_t oc;
+  int i, l;
+  for (oc = 0; oc < KC; oc++) {
+    double a[6][6], t[3][6];
+    real *d = gw + oc * 9;
+    for (i = 0; i < 36; i++) a[i / 6][i % 6] = acc[i * KC + oc];
+    for (l = 0; l < 6; l++) {
+      t[0][l] = a[0][l] * s4 - (a[1][l] + a[2][l]) * s6 + (a[3][l] + a[4][l]) * s24;
+      t[1][l] = (a[2][l] - a[1][l]) * s6 + (a[3][l] - a[4][l]) * s12;
+      t[2][l] = -(a[1][l] + a[2][l]) * s6 + (a[3][l] + a[4][l]) * s6 + a[5][l];
+    }
+    for (i = 0; i < 3; i++) {
+      const double *r = t[i];
+      d[3 * i] += scale * (real)(r[0] * s4 - (r[1] + r[2]) * s6 + (r[3] + r[4]) * s24);
+      d[3 * i + 1] += scale * (real)((r[2] - r[1]) * s6 + (r[3] - r[4]) * s12);
+      d[3 * i + 2] += scale * (real)(-(r[1] + r[2]) * s6 + (r[3] + r[4]) * s6 + r[5]);
+    }
+  }
+}
