@@ -76,26 +76,32 @@ TH_CPU_CLONES static void TH_R(wino4_stage)(const real *plane, const wplan *p, i
     const int64_t y = 4 * ty - p->padH + r;
     real *restrict d0 = D + 6 * r * nb + t0, *restrict d1 = d0 + nb, *restrict d2 = d1 + nb;
     real *restrict d3 = d2 + nb, *restrict d4 = d3 + nb, *restrict d5 = d4 + nb;
-    const real *restrict x = plane + y * p->W + x0;
+    const real *restrict row;
     if (y < 0 || y >= p->H) {
       for (q = 0; q < 6; q++) memset(d0 + q * nb, 0, sizeof(real) * (size_t)n);
       continue;
     }
+    row = plane + y * p->W;
+    if (jb > ja) {
+      const real *restrict x = row + x0 + 4 * ja;  /* inside the row */
+      real *restrict e0 = d0 + ja, *restrict e1 = d1 + ja, *restrict e2 = d2 + ja;
+      real *restrict e3 = d3 + ja, *restrict e4 = d4 + ja, *restrict e5 = d5 + ja;
 #pragma omp simd
-    for (j = ja; j < jb; j++) {
-      d0[j] = x[4 * j];
-      d1[j] = x[4 * j + 1];
-      d2[j] = x[4 * j + 2];
-      d3[j] = x[4 * j + 3];
-      d4[j] = x[4 * j + 4];
-      d5[j] = x[4 * j + 5];
+      for (j = 0; j < jb - ja; j++) {
+        e0[j] = x[4 * j];
+        e1[j] = x[4 * j + 1];
+        e2[j] = x[4 * j + 2];
+        e3[j] = x[4 * j + 3];
+        e4[j] = x[4 * j + 4];
+        e5[j] = x[4 * j + 5];
+      }
     }
     for (j = 0; j < n; j++) {
       if (j == ja) j = jb;
       if (j >= n) break;
       for (q = 0; q < 6; q++) {
         const int64_t xx = x0 + 4 * j + q;
-        d0[q * nb + j] = xx >= 0 && xx < p->W ? x[4 * j + q] : 0;
+        d0[q * nb + j] = xx >= 0 && xx < p->W ? row[xx] : 0;
       }
     }
   }
