@@ -1,9 +1,11 @@
 /*
-** th_nn_winograd.c: Winograd F(2x2,3x3) convolution for 3x3, stride-1
-** kernels (nn.SpatialConvolution's fast path, chosen by th_nn_conv.c).
-** A 4x4 input tile and a 3x3 kernel, both transformed, give a 2x2 output
-** tile with 16 multiplies instead of 36; over channels these become 16
-** gemms (K x C times C x tiles) per block of tiles. Blocks are rows of
+** th_nn_winograd.c: Winograd F(2x2,3x3) and F(4x4,3x3) convolution for
+** 3x3, stride-1 kernels (nn.SpatialConvolution's fast path, chosen by
+** th_nn_conv.c). A 4x4 input tile and a 3x3 kernel, both transformed, give
+** a 2x2 output tile with 16 multiplies instead of 36 (F(4x4): a 6x6 tile,
+** a 4x4 output, 36 instead of 144; generic/winograd4.c); over channels
+** these become 16 (36) gemms (K x C times C x tiles) per block of tiles.
+** The plan (wplan.m) carries the tile side. Blocks are rows of
 ** tiles of one or several images (or a segment of a long row), sized so
 ** that a block's transformed input and output stay in a core's L2 cache;
 ** blocks run in parallel, each thread with single-threaded BLAS.
@@ -13,7 +15,8 @@
 **               the transpose of the forward's linear map, so exact in
 **               exact arithmetic like the other two.
 ** In float32 the results differ from the direct sum by rounding only
-** (the transforms have coefficients 1 and 1/2); the specs bound it.
+** (F(2x2)'s transforms have coefficients 1 and 1/2; F(4x4)'s up to 8 and
+** fractions of 6 and 24 round about 20 times more); the specs bound it.
 */
 #include <string.h>
 #include <cblas.h>

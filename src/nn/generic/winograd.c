@@ -1,5 +1,6 @@
 /* generic/winograd.c: Winograd F(2x2,3x3) compute for 'real' (included by
-   th_nn_winograd.c). Transforms (Lavin and Gray 2015):
+   th_nn_winograd.c), and the block drivers both tile sides share (F(4x4)'s
+   transforms: winograd4.c). Transforms (Lavin and Gray 2015):
      B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]       input tile d, 4x4
      G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]      kernel g, 3x3
      A^T = [1 1 1 0; 0 1 -1 -1]                           output tile, 2x2
