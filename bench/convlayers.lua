@@ -5,7 +5,8 @@
 -- GFLOP/s (counted as direct convolution: 2 B nOut nIn kH kW oH oW per
 -- phase), % of the machine's FMA peak (bench/fma_peak.c, one pinned copy
 -- per core, summed, measured before and after in the same run) and the
--- variant the engine took (direct, Winograd, 1x1 gemm, im2col+gemm). Then
+-- variant the engine took (direct, Winograd F4 / F2 for F(4x4,3x3) /
+-- F(2x2,3x3), 1x1 gemm, im2col+gemm). Then
 -- per model: its convolutions' share of the peak over a training step
 -- (every occurrence of every shape; the first layer without gradInput, as
 -- the nets run), so the table shows where the rest goes. The three phases
@@ -97,7 +98,7 @@ end
 local function variant(m, x, p)
   local d, w = {C.conv_directChosen(m, x)}, {C.conv_winogradChosen(m, x)}
   if d[p] then return 'direct' end
-  if w[p] then return 'Winograd' end
+  if w[p] then return w[p] == 4 and 'Winograd F4' or 'Winograd F2' end
   if m.kW == 1 and m.kH == 1 and m.dW == 1 and m.dH == 1 and m.padW == 0 and m.padH == 0 then return '1x1 gemm' end
   return 'im2col+gemm'
 end
@@ -189,7 +190,7 @@ for _, pm in ipairs(perModel) do
     end
   end
   local parts = {}
-  for _, v in ipairs{'direct', 'Winograd', '1x1 gemm', 'im2col+gemm'} do
+  for _, v in ipairs{'direct', 'Winograd F4', 'Winograd F2', '1x1 gemm', 'im2col+gemm'} do
     if by[v] then parts[#parts + 1] = string.format('%s %.0f%%', v, 100 * by[v] / ms) end
   end
   local gf = flop / ms / 1e6

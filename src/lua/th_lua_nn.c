@@ -188,10 +188,10 @@ static const th_lua_nn_binding rows[] = {
 
 /* --- bindings of their own shape ----------------------------------------- */
 
-/* conv_winograd(['off'|'auto'|'on']): the Winograd mode before the call
-   (th_nn_winograd_set_mode), setting it when given */
+/* conv_winograd(['off'|'auto'|'on'|'on4']): the Winograd mode before the
+   call (th_nn_winograd_set_mode), setting it when given */
 static int conv_winograd(lua_State *L) {
-  static const char *const names[] = {"off", "auto", "on", NULL};
+  static const char *const names[] = {"off", "auto", "on", "on4", NULL};
   int old = th_nn_winograd_get_mode();
   if (!lua_isnoneornil(L, 1)) th_nn_winograd_set_mode(luaL_checkoption(L, 1, NULL, names));
   lua_pushstring(L, names[old]);
@@ -212,7 +212,8 @@ static int conv_direct(lua_State *L) {
 
 /* conv_winogradChosen(self, input): whether forward, gradInput and
    gradWeight of this SpatialConvolution on this input take the Winograd
-   path under the current modes (three booleans) */
+   path under the current modes: per phase its output tile side, 2 for
+   F(2x2,3x3) or 4 for F(4x4,3x3), or false */
 static int conv_chosen(lua_State *L, int direct) {
   th_lua_nn_fname f;
   const char *fn = th_lua_nn_fn(L, &f, direct ? "directChosen" : "winogradChosen");
@@ -227,11 +228,12 @@ static int conv_chosen(lua_State *L, int direct) {
   H = input->size[input->ndim - 2], W = input->size[input->ndim - 1];
   oH = (H + 2 * w.padH - w.kH) / (w.dH > 0 ? w.dH : 1) + 1;
   oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
-  for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++)
-    lua_pushboolean(L, direct
-                           ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW)
-                           : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW) &&
-                                 !th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW));
+  for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++) {
+    int d = th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW);
+    int m = direct || d ? 0 : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW);
+    if (m) lua_pushinteger(L, m);
+    else lua_pushboolean(L, direct && d);
+  }
   return 3;
 }
 

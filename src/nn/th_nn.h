@@ -33,15 +33,18 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                th_tensor *gradWeight, th_tensor *gradBias, th_tensor *fgradInput,
                                const th_nn_window *w, double scale);
 
-/* Which 3x3 stride-1 convolutions run as Winograd F(2x2,3x3)
-   (th_nn_winograd.c): none, those the shape rule picks (default), or all
-   that can. Process-wide; set returns the previous mode. */
-enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2 };
+/* Which 3x3 stride-1 convolutions run as Winograd (th_nn_winograd.c):
+   none, those the shape rule picks (default, F(4x4,3x3) or F(2x2,3x3)),
+   all that can in F(2x2) (ON) or in F(4x4) (ON4). Process-wide; set
+   returns the previous mode. */
+enum { TH_NN_WINOGRAD_OFF = 0, TH_NN_WINOGRAD_AUTO = 1, TH_NN_WINOGRAD_ON = 2,
+       TH_NN_WINOGRAD_ON4 = 3 };
 int th_nn_winograd_set_mode(int mode);
 int th_nn_winograd_get_mode(void);
 /* whether a convolution with window w, nIn -> nOut planes and an oH x oW
    output takes the Winograd path in a phase: 3x3, stride 1, padding <= 2,
-   and the mode or the shape rule says so */
+   and the mode or the shape rule says so. Returns the output tile side
+   (2: F(2x2,3x3), 4: F(4x4,3x3)) or 0 */
 enum { TH_NN_WINO_FORWARD, TH_NN_WINO_GRAD_INPUT, TH_NN_WINO_GRAD_WEIGHT };
 int th_nn_winograd_chosen(const th_nn_window *w, int phase, int64_t nIn, int64_t nOut,
                           int64_t oH, int64_t oW);

@@ -166,7 +166,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   geom g;
   th_tensor in, wt, bs, ws;  /* ws: the thread's scratch (th_scratch.h) */
   int64_t size[4];
-  int rc = TH_ERR, nt, nd;
+  int rc = TH_ERR, nt, nd, m;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_bias(bias, weight->dtype, g.nOut, "nOutputPlane", "bias") != TH_OK) return TH_ERR;
   if (th_nn_check_type(output, weight->dtype, "output") != TH_OK) return TH_ERR;
@@ -185,8 +185,8 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
     rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
-  if (th_nn_winograd_chosen(w, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn,
+  if ((m = th_nn_winograd_chosen(w, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) != 0) {
+    rc = th_nn_winograd_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, m, g.B, g.nIn,
                                 g.nOut);
     goto done;
   }
@@ -211,7 +211,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
                                  th_tensor *fgradInput, const th_nn_window *w) {
   geom g;
   th_tensor go, wt, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  int rc = TH_ERR, nt;
+  int rc = TH_ERR, nt, m;
   if (check_geom(input, weight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, weight->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
     return TH_ERR;
@@ -229,8 +229,8 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
     rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
-  if (th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
-    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
+  if ((m = th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) != 0) {
+    rc = th_nn_winograd_backward_input(&go, gradInput, &wt, &ws, w, m, g.B, g.nIn, g.nOut);
     goto done;
   }
   if (scratch(&g, 0) > 0) {
@@ -252,7 +252,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
                                const th_nn_window *w, double scale) {
   geom g;
   th_tensor in, go, gw, gb, ws;  /* ws: the thread's scratch (th_scratch.h) */
-  int rc = TH_ERR, nt, direct;
+  int rc = TH_ERR, nt, direct, m;
   if (check_geom(input, gradWeight, w, &g) != TH_OK) return TH_ERR;
   if (th_nn_check_grad_output(gradOutput, input->dtype, g.batch, g.B, g.nOut, g.oH, g.oW) != TH_OK)
     return TH_ERR;
@@ -270,10 +270,11 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
   direct = th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
-  if (direct || th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW)) {
+  m = direct ? 0 : th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
+  if (direct || m) {
     rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn,
                                                    g.nOut, scale)
-                : th_nn_winograd_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn, g.nOut,
+                : th_nn_winograd_backward_params(&in, &go, &gw, &ws, w, m, g.B, g.nIn, g.nOut,
                                                  scale);
     if (rc == TH_OK && gradBias)
       rc = TH_DISPATCH_FLOATING(input->dtype, conv_bias_only, (&go, &gb, &g, scale),

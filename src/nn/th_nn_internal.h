@@ -133,21 +133,23 @@ void th_nn_col2im_Float(const float *col, int64_t C, int64_t H, int64_t W, int64
 void th_nn_col2im_Double(const double *col, int64_t C, int64_t H, int64_t W, int64_t oH,
                          int64_t oW, const th_nn_window *w, int64_t y0, int64_t y1, double *in,
                          int64_t ld);
-/* Winograd F(2x2,3x3) (th_nn_winograd.c; th_nn_winograd_chosen in th_nn.h):
+/* Winograd F(2x2,3x3) and F(4x4,3x3), m = 2 or 4 (th_nn_winograd.c;
+   th_nn_winograd_chosen in th_nn.h):
    its three phases on contiguous operands of a checked geometry.
    'finput' / 'fgradInput' are resized to the transformed kernel and the
    threads' block buffers. The caller resizes output and gradInput;
    gradWeight is accumulated into (scaled), gradBias left to the caller. */
 int th_nn_winograd_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                            const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
-                           int64_t B, int64_t nIn, int64_t nOut);
+                           int m, int64_t B, int64_t nIn, int64_t nOut);
 int th_nn_winograd_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const th_tensor *weight, th_tensor *fgradInput,
-                                  const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut);
+                                  const th_nn_window *w, int m, int64_t B, int64_t nIn,
+                                  int64_t nOut);
 int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *gradOutput,
                                    th_tensor *gradWeight, th_tensor *fgradInput,
-                                   const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut,
-                                   double scale);
+                                   const th_nn_window *w, int m, int64_t B, int64_t nIn,
+                                   int64_t nOut, double scale);
 
 /* direct convolution (th_nn_convdirect.c; th_nn_convdirect_chosen in
    th_nn.h), float, contiguous operands of a checked geometry that it

@@ -1,5 +1,6 @@
 /* generic/winograd.c: Winograd F(2x2,3x3) compute for 'real' (included by
-   th_nn_winograd.c). Transforms (Lavin and Gray 2015):
+   th_nn_winograd.c), and the block drivers both tile sides share (F(4x4)'s
+   transforms: winograd4.c). Transforms (Lavin and Gray 2015):
      B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]       input tile d, 4x4
      G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]      kernel g, 3x3
      A^T = [1 1 1 0; 0 1 -1 -1]                           output tile, 2x2
@@ -51,12 +52,17 @@ static void TH_R(wino_kernel_row)(void *arg, int64_t row) {
   }
 }
 
-static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, real *U) {
+static int64_t TH_R(wino_unit_tiles)(const wplan *p, int64_t u);
+#include "winograd4.c"
+
+/* U of either tile size (p->m) */
+static void TH_R(wino_kernel)(const real *w, int64_t nOut, int64_t nIn, int flip, const wplan *p,
+                              real *U) {
   const int64_t K = flip ? nIn : nOut, C = flip ? nOut : nIn;
   TH_R(wk_job) j;
   j.w = w, j.nOut = nOut, j.nIn = nIn, j.flip = flip, j.U = U;
-  th_pool_for(th_nn_threads_over(16 * K * C, TH_NN_PAR_MIN_ELEMS / 8), K, TH_R(wino_kernel_row),
-              &j);
+  th_pool_for(th_nn_threads_over(p->a2 * K * C, TH_NN_PAR_MIN_ELEMS / 8), K,
+              p->m == 4 ? TH_R(wino4_kernel_row) : TH_R(wino_kernel_row), &j);
 }
 
 /* 4 input rows of unit (b, ty, tx0..tx0+n), zero-padded, split into even
@@ -193,18 +199,27 @@ static int64_t TH_R(wino_unit_tiles)(const wplan *p, int64_t u) {
   return p->tW - tx0 < p->segw ? p->tW - tx0 : p->segw;
 }
 
-/* one block of the correlation: transform, 16 gemms, inverse transform */
+/* one block of the correlation: transform, 16 (F(2x2)) or 36 (F(4x4))
+   gemms, inverse transform */
 static void TH_R(wino_conv_block)(const real *in, real *out, const real *U, const real *bias,
                                   const wplan *p, int64_t blk, real *buf) {
-  real *V = buf, *M = V + 16 * p->C * p->T, *rows = M + 16 * p->K * p->T;
+  real *V = buf, *M = V + p->a2 * p->C * p->T, *rows = M + p->a2 * p->K * p->T;
   int64_t u0, u1, u, t, xi;
   const int64_t nb = TH_R(wino_block)(p, blk, &u0, &u1);
-  for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
-    TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
-  for (xi = 0; xi < 16; xi++)
+  if (p->m == 4) {
+    TH_R(wino4_in_block)(in, p, u0, u1, nb, V, rows);
+  } else {
+    for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
+      TH_R(wino_in_unit)(in, p, u, t, nb, V, rows);
+  }
+  for (xi = 0; xi < p->a2; xi++)
     GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->K, (int)nb, (int)p->C, 1,
          U + xi * p->K * p->C, (int)p->C, V + xi * p->C * nb, (int)nb, 0, M + xi * p->K * nb,
          (int)nb);
+  if (p->m == 4) {
+    TH_R(wino4_out_block)(M, p, u0, u1, nb, bias, out, rows);
+    return;
+  }
   for (u = u0, t = 0; u < u1; t += TH_R(wino_unit_tiles)(p, u), u++)
     TH_R(wino_out_unit)(M, p, u, t, nb, bias, out, rows);
 }
@@ -288,23 +303,28 @@ TH_CPU_CLONES static void TH_R(wino_grad_unit)(const real *go, const wplan *p, i
    A fixed split, so that the sums are the same from run to run */
 static void TH_R(wino_params_thread)(const real *in, const real *go, const wplan *p, real *buf,
                                      real *acc, int t, int nt) {
-  real *V = buf, *Yh = V + 16 * p->C * p->T, *rows = Yh + 16 * p->K * p->T;
+  real *V = buf, *Yh = V + p->a2 * p->C * p->T, *rows = Yh + p->a2 * p->K * p->T;
   real beta = 0;
   int64_t blk;
   for (blk = t; blk < p->blocks; blk += nt) {
     int64_t u0, u1, u, tt, xi;
     const int64_t nb = TH_R(wino_block)(p, blk, &u0, &u1);
-    for (u = u0, tt = 0; u < u1; tt += TH_R(wino_unit_tiles)(p, u), u++) {
-      TH_R(wino_in_unit)(in, p, u, tt, nb, V, rows);
-      TH_R(wino_grad_unit)(go, p, u, tt, nb, Yh, rows);
+    if (p->m == 4) {
+      TH_R(wino4_in_block)(in, p, u0, u1, nb, V, rows);
+      TH_R(wino4_grad_block)(go, p, u0, u1, nb, Yh, rows);
+    } else {
+      for (u = u0, tt = 0; u < u1; tt += TH_R(wino_unit_tiles)(p, u), u++) {
+        TH_R(wino_in_unit)(in, p, u, tt, nb, V, rows);
+        TH_R(wino_grad_unit)(go, p, u, tt, nb, Yh, rows);
+      }
     }
-    for (xi = 0; xi < 16; xi++)
+    for (xi = 0; xi < p->a2; xi++)
       GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p->K, (int)p->C, (int)nb, 1,
            Yh + xi * p->K * nb, (int)nb, V + xi * p->C * nb, (int)nb, beta,
            acc + xi * p->K * p->C, (int)p->C);
     beta = 1;
   }
-  if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(16 * p->K * p->C));
+  if (beta == 0) memset(acc, 0, sizeof(real) * (size_t)(p->a2 * p->K * p->C));
 }
 
 /* gw[o][c] += scale * G^T acc G, G^T = [1 1/2 1/2 0; 0 1/2 -1/2 0; 0 1/2 1/2 1] */
@@ -344,7 +364,7 @@ static void TH_R(wino_params_share)(void *arg, int t) {
 
 static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wplan *p,
                               real *buf, int64_t bufS, real *accs, int nt, real scale) {
-  const int64_t na = 16 * p->K * p->C;
+  const int64_t na = p->a2 * p->K * p->C;
   int64_t k;
   int o;
   if (nt <= 1) {
@@ -358,16 +378,17 @@ static void TH_R(wino_params)(const real *in, const real *go, real *gw, const wp
     for (o = 1; o < nt; o++)
       for (k = 0; k < na; k++) accs[k] += accs[o * na + k];
   }
-  TH_R(wino_params_finish)(accs, p, gw, scale);
+  if (p->m == 4) TH_R(wino4_params_finish)(accs, p, gw, scale);
+  else TH_R(wino_params_finish)(accs, p, gw, scale);
 }
 
 static int TH_R(wino_forward)(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                               const th_tensor *bias, th_tensor *scratch, const wplan *p,
                               int64_t bufS, int nt) {
   real *s = th_tensor_data(scratch);
-  TH_R(wino_kernel)(th_tensor_data(weight), p->K, p->C, 0, s);
+  TH_R(wino_kernel)(th_tensor_data(weight), p->K, p->C, 0, p, s);
   TH_R(wino_conv)(th_tensor_data(input), th_tensor_data(output), s,
-                  bias ? (const real *)th_tensor_data(bias) : NULL, p, s + 16 * p->K * p->C,
+                  bias ? (const real *)th_tensor_data(bias) : NULL, p, s + p->a2 * p->K * p->C,
                   bufS, nt);
   return TH_OK;
 }
@@ -377,9 +398,9 @@ static int TH_R(wino_backward_input)(const th_tensor *gradOutput, th_tensor *gra
                                      const wplan *p, int64_t bufS, int nt) {
   real *s = th_tensor_data(scratch);
   /* p is the plan of gradInput's correlation: C = nOut, K = nIn */
-  TH_R(wino_kernel)(th_tensor_data(weight), p->C, p->K, 1, s);
+  TH_R(wino_kernel)(th_tensor_data(weight), p->C, p->K, 1, p, s);
   TH_R(wino_conv)(th_tensor_data(gradOutput), th_tensor_data(gradInput), s, NULL, p,
-                  s + 16 * p->K * p->C, bufS, nt);
+                  s + p->a2 * p->K * p->C, bufS, nt);
   return TH_OK;
 }
 
@@ -387,7 +408,7 @@ static int TH_R(wino_backward_params)(const th_tensor *input, const th_tensor *g
                                       th_tensor *gradWeight, th_tensor *scratch,
                                       const wplan *p, int64_t off, int64_t bufS, int nt,
                                       double scale) {
-  /* the threads' 16 x K x C sums first, then their block buffers at 'off' */
+  /* the threads' 16 (36) x K x C sums first, then their block buffers at 'off' */
   real *s = th_tensor_data(scratch);
   TH_R(wino_params)(th_tensor_data(input), th_tensor_data(gradOutput), th_tensor_data(gradWeight),
                     p, s + off, bufS, s, nt, (real)scale);
