@@ -267,6 +267,21 @@ describe('nn.SpatialAveragePooling', function()
         local same = ref:eq(y):add(ref:ne(ref):cmul(y:ne(y)))  -- NaN where NaN
         assert.are.equal(ref:nElement(), same:sum(), T)
         assert.are.equal(1 / 0, 1 / y[1][1][1][1], 'the sum of -0 is 0')
+        -- backward: each gradient back at its input, 0 elsewhere, -0 made 0
+        local go = y:clone():uniform(-1, 1)
+        go[1][1][1][1] = -0.0
+        go[B][2][oH][oW] = 0 / 0
+        local gi = m:backward(x, go)
+        local rgi = x:clone():zero()
+        for b = 1, B do for p = 1, 3 do for i = 1, oH do for j = 1, oW do
+          rgi[b][p][(i - 1) * dH + 1][(j - 1) * dW + 1] = go[b][p][i][j]
+        end end end end
+        local gsame = rgi:eq(gi):add(rgi:ne(rgi):cmul(gi:ne(gi)))
+        assert.are.equal(rgi:nElement(), gsame:sum(), T .. ' backward')
+        assert.are.equal(1 / 0, 1 / gi[1][1][1][1], 'a -0 gradient is added to 0')
+        if T == 'torch.DoubleTensor' then
+          assert.is_true(inputJacobianError(m, x:clone():uniform(-1, 1)) < 1e-6)
+        end
       end
     end
   end)

@@ -379,6 +379,23 @@ static void TH_R(avgpool_backward_plane)(void *arg, int64_t p) {
   }
 }
 
+/* the backward of the 1x1 subsampling: each input takes at most one
+   output's gradient, written (added to the 0 the general loop adds it to:
+   -0 becomes 0 there too) into the zeroed plane */
+static void TH_R(subsample_backward_plane)(void *arg, int64_t p) {
+  const TH_R(pool_job) *j = arg;
+  const geom *g = j->g;
+  const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
+  const real *gp = j->in + p * oS;
+  real *dst = j->out + p * iS;
+  int64_t oy, ox;
+  for (oy = 0; oy < g->oH; oy++) {
+    real *row = dst + oy * j->w->dH * g->iW;
+    const real *o = gp + oy * g->oW;
+    for (ox = 0; ox < g->oW; ox++) row[ox * j->w->dW] = (real)0 + o[ox];
+  }
+}
+
 static int TH_R(avgpool_backward)(const th_tensor *gradOutput, th_tensor *gradInput,
                                   const geom *g, const th_nn_window *w, int count_include_pad) {
   const int64_t iS = g->iH * g->iW, oS = g->oH * g->oW;
@@ -386,6 +403,11 @@ static int TH_R(avgpool_backward)(const th_tensor *gradOutput, th_tensor *gradIn
   j.in = th_tensor_data(gradOutput), j.out = th_tensor_data(gradInput), j.g = g, j.w = w;
   j.count_include_pad = count_include_pad;
   memset(j.out, 0, sizeof(real) * (size_t)(g->planes * iS));
+  if (w->kH == 1 && w->kW == 1 && w->padH == 0 && w->padW == 0) {
+    th_pool_for(th_nn_threads_over(g->planes * iS, TH_NN_PAR_MIN_POOL), g->planes,
+                TH_R(subsample_backward_plane), &j);
+    return TH_OK;
+  }
   th_pool_for(th_nn_threads_over(g->planes * oS * w->kH * w->kW, TH_NN_PAR_MIN_POOL), g->planes,
               TH_R(avgpool_backward_plane), &j);
   return TH_OK;
