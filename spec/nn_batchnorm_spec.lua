@@ -432,3 +432,79 @@ describe('nn.BatchNormalization re-made from its kept coefficients (optnet recom
     assert.is_false(nn.Threshold(0.5, 0, true):_inputClipped())
   end)
 end)
+
+-- features run in blocks read in memory order (generic/batchnorm.c): many
+-- features of small planes make blocks of uneven sizes; each feature's
+-- numbers do not depend on its block or the thread count, and match a
+-- double computation of Torch7's formulas
+describe('nn.BatchNormalization over blocks of features', function()
+  -- per feature (rows) x all its values (columns), in double
+  local function byFeature(t)
+    local n, f = t:size(1), t:size(2)
+    return t:double():contiguous():view(n, f, -1):transpose(1, 2):contiguous():view(f, -1)
+  end
+
+  local function reference(x, go, w, b, eps)
+    local X, D = byFeature(x), byFeature(go)
+    local n = X:size(2)
+    local mean = X:mean(2)
+    local xc = X - mean:expandAs(X)
+    local var = xc:clone():pow(2):sum(2):div(n)
+    local invstd = var:clone():add(eps):sqrt():pow(-1)
+    local wv = w:double():view(-1, 1)
+    local y = xc:clone():cmul(invstd:expandAs(X)):cmul(wv:expandAs(X)):add(b:double():view(-1, 1):expandAs(X))
+    local sum, dotp = D:sum(2), xc:clone():cmul(D):sum(2)
+    local gi = D - (sum / n):expandAs(D)
+    gi:add(-1, xc:clone():cmul((dotp:clone():cmul(invstd):cmul(invstd) / n):expandAs(X)))
+    gi:cmul((invstd:clone():cmul(wv)):expandAs(X))
+    return y, gi, dotp:cmul(invstd):view(-1), sum:view(-1)
+  end
+
+  it('matches a double computation and gives the same bits on one and two threads', function()
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      local tol = T == 'torch.FloatTensor' and 2e-5 or 1e-11
+      for _, size in ipairs{{5, 300, 3, 3}, {7, 513}, {1, 40, 7, 7}, {33, 70, 8, 8}, {2, 3, 130, 131}} do
+        torch.manualSeed(11)
+        local x = torch.randn(table.unpack(size)):type(T):add(2)
+        local go = torch.randn(table.unpack(size)):type(T)
+        local res = {}
+        for _, nt in ipairs{1, 2} do
+          local old = torch.getnumthreads()
+          torch.setnumthreads(nt)
+          local m = (#size == 2 and nn.BatchNormalization(size[2]) or nn.SpatialBatchNormalization(size[2])):type(T)
+          m.weight:copy(torch.linspace(0.5, 2, size[2])); m.bias:copy(torch.linspace(-1, 1, size[2]))
+          m:zeroGradParameters()
+          local y = m:forward(x):clone()
+          local gi = m:backward(x, go):clone()
+          res[nt] = {y, gi, m.gradWeight:clone(), m.gradBias:clone(), m.running_mean:clone(), m.running_var:clone()}
+          if nt == 1 and size[1] > 1 then
+            local ry, rgi, rgw, rgb = reference(x, go, m.weight, m.bias, m.eps)
+            local scale = math.max(1, torch.abs(rgi):max())
+            assert.is_true((byFeature(y) - ry):abs():max() < tol * 10, T .. ' y ' .. table.concat(size, 'x'))
+            assert.is_true((byFeature(gi) - rgi):abs():max() < tol * 10 * scale, T .. ' gi ' .. table.concat(size, 'x'))
+            assert.is_true((m.gradWeight:double() - rgw):abs():max() < tol * 100 * math.max(1, torch.abs(rgw):max()))
+            assert.is_true((m.gradBias:double() - rgb):abs():max() < tol * 100 * math.max(1, torch.abs(rgb):max()))
+          end
+          m:evaluate()
+          res[nt][7] = m:forward(x):clone()
+          res[nt][8] = m:backward(x, go):clone()
+          torch.setnumthreads(old)
+        end
+        for i = 1, 8 do
+          assert.is_true(res[1][i]:eq(res[2][i]):all(), T .. ' #' .. i .. ' ' .. table.concat(size, 'x'))
+        end
+      end
+    end
+  end)
+
+  it('has exact gradients with blocks of features (double, finite differences)', function()
+    torch.manualSeed(3)
+    for _, m in ipairs{nn.SpatialBatchNormalization(260):double(), nn.BatchNormalization(300):double()} do
+      local x = torch.DoubleTensor(3, m.running_mean:nElement(), table.unpack(
+        torch.isTypeOf(m, 'nn.SpatialBatchNormalization') and {1, 2} or {})):uniform(-1, 2)
+      assert.is_true(nn.Jacobian.testJacobian(m, x) < 1e-6, tostring(m))
+      m:evaluate()
+      assert.is_true(nn.Jacobian.testJacobian(m, x) < 1e-6, tostring(m))
+    end
+  end)
+end)

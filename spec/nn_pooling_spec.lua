@@ -139,6 +139,52 @@ describe('nn.SpatialMaxPooling', function()
     end
   end)
 
+  -- the vectorized path (generic/pool.c's maxpool_plane_taps) keeps the
+  -- running maxima of a vector of outputs in registers over the window's
+  -- taps, from rows copied between margins of -inf: rows of 1 to 17
+  -- vectors (partial last ones), windows up to 8 rows (9: the general
+  -- loop), left and right padding, ceil mode, all -inf windows, a NaN in
+  -- some planes only, a batch of 1
+  it('keeps the scan order on vector-wide rows, tall windows and NaN planes, float and double', function()
+    torch.manualSeed(37)
+    for _, T in ipairs{'torch.FloatTensor', 'torch.DoubleTensor'} do
+      for _, c in ipairs{{3, 3, 2, 2, 1, 1, false, 1, 12, 33}, {3, 3, 1, 1, 1, 1, true, 2, 5, 17},
+                         {2, 2, 2, 2, 0, 0, true, 1, 3, 31}, {5, 8, 2, 1, 2, 4, false, 1, 11, 40},
+                         {4, 9, 1, 2, 2, 4, true, 1, 12, 20}, {16, 2, 2, 2, 8, 1, true, 1, 3, 45},
+                         {3, 3, 2, 2, 0, 0, false, 1, 9, 513}, {1, 1, 1, 1, 0, 0, false, 1, 2, 256},
+                         {3, 3, 1, 1, 0, 0, false, 1, 4, 18}} do
+        local kW, kH, dW, dH, padW, padH, ceil, B, H, W = table.unpack(c)
+        local m = nn.SpatialMaxPooling(kW, kH, dW, dH, padW, padH):type(T)
+        if ceil then m:ceil() end
+        local x = torch.Tensor(B, 3, H, W):type(T):uniform(-2, 2):floor()
+        x[1][2]:fill(-math.huge)                        -- every window -inf
+        x[1][3][math.min(H, 2)][W] = 0 / 0              -- a NaN in the last plane only
+        local y = m:forward(x)
+        local oH, oW = outSize(H, kH, dH, padH, ceil), outSize(W, kW, dW, padW, ceil)
+        assert.are.same({B, 3, oH, oW}, y:size():totable())
+        for p = 1, 3 do
+          local ref, idx = naivePool(x[1][p]:double(), kW, kH, dW, dH, padW, padH, oH, oW, 'max')
+          if p == 3 then
+            -- Torch7: the first NaN of a window wins it (the plain scan above
+            -- lets NaN lose): windows holding the NaN take its value and index
+            local ny, nx = math.min(H, 2), W
+            for i = 1, oH do for j = 1, oW do
+              local y0, x0 = (i - 1) * dH - padH, (j - 1) * dW - padW
+              if ny - 1 >= math.max(y0, 0) and ny - 1 < math.min(y0 + kH, H)
+                 and nx - 1 >= math.max(x0, 0) and nx - 1 < math.min(x0 + kW, W) then
+                ref[i][j], idx[i][j] = 0 / 0, (ny - 1) * W + nx
+              end
+            end end
+          end
+          local got = y[1][p]:double()
+          local same = ref:eq(got):add(ref:ne(ref):cmul(got:ne(got)))
+          assert.is_true(same:gt(0):all(), T .. ' plane ' .. p .. ' ' .. tostring(m))
+          assert.is_true(idx:eq(m.indices[1][p]):all(), T .. ' plane ' .. p .. ' ' .. tostring(m))
+        end
+      end
+    end
+  end)
+
   it('agrees between float and double and keeps its tensors', function()
     local m = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil()
     local out, gin = m.output, m.gradInput
@@ -221,6 +267,21 @@ describe('nn.SpatialAveragePooling', function()
         local same = ref:eq(y):add(ref:ne(ref):cmul(y:ne(y)))  -- NaN where NaN
         assert.are.equal(ref:nElement(), same:sum(), T)
         assert.are.equal(1 / 0, 1 / y[1][1][1][1], 'the sum of -0 is 0')
+        -- backward: each gradient back at its input, 0 elsewhere, -0 made 0
+        local go = y:clone():uniform(-1, 1)
+        go[1][1][1][1] = -0.0
+        go[B][2][oH][oW] = 0 / 0
+        local gi = m:backward(x, go)
+        local rgi = x:clone():zero()
+        for b = 1, B do for p = 1, 3 do for i = 1, oH do for j = 1, oW do
+          rgi[b][p][(i - 1) * dH + 1][(j - 1) * dW + 1] = go[b][p][i][j]
+        end end end end
+        local gsame = rgi:eq(gi):add(rgi:ne(rgi):cmul(gi:ne(gi)))
+        assert.are.equal(rgi:nElement(), gsame:sum(), T .. ' backward')
+        assert.are.equal(1 / 0, 1 / gi[1][1][1][1], 'a -0 gradient is added to 0')
+        if T == 'torch.DoubleTensor' then
+          assert.is_true(inputJacobianError(m, x:clone():uniform(-1, 1)) < 1e-6)
+        end
       end
     end
   end)

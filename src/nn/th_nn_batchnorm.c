@@ -63,6 +63,27 @@ static int check_geom(const th_tensor *input, const th_tensor *running_mean, geo
   return TH_OK;
 }
 
+/* Features go in blocks (generic/batchnorm.c): a block's planes are read
+   in memory order, and its data (bytes per element 'esize' over its
+   features) should stay in L2 between the sums and the pass that writes:
+   BN_BLOCK_BYTES, at most BN_BLOCK_MAX features (stack arrays). Blocks
+   are evened out over the threads; the results do not depend on them. */
+#define BN_BLOCK_BYTES (256 * 1024)
+#define BN_BLOCK_MAX 256
+
+static int64_t bn_block(const geom *g, size_t esize, int nt, int64_t *nblocks) {
+  const double per = (double)g->N * (double)g->S * (double)esize;
+  int64_t fb = (int64_t)(BN_BLOCK_BYTES / per), nb;
+  if (fb < 1) fb = 1;
+  if (fb > BN_BLOCK_MAX) fb = BN_BLOCK_MAX;
+  nb = (g->F + fb - 1) / fb;
+  nb = (nb + nt - 1) / nt * nt;
+  if (nb > g->F) nb = g->F;
+  fb = (g->F + nb - 1) / nb;
+  *nblocks = (g->F + fb - 1) / fb;
+  return fb;
+}
+
 #define TH_GENERIC_FILE "../nn/generic/batchnorm.c"
 #include "../tensor/th_generic_floating.h"
 

@@ -65,11 +65,12 @@ static int check_grad_output(const th_tensor *gradOutput, const th_tensor *input
   return th_nn_check_grad_sizes(gradOutput, input->dtype, output_like(input, g, size), size);
 }
 
-/* the widest output row and window of the vectorized max pooling
-   (generic/pool.c's maxpool_plane_rows, stack rows); wider ones take the
-   general loop */
+/* the widest output row and the largest window of the vectorized max
+   pooling (generic/pool.c's maxpool_plane_taps, stack rows); wider ones
+   take the general loop */
 #define POOL_ROW 256
 #define POOL_KW 16
+#define POOL_KH 8
 
 #define TH_GENERIC_FILE "../nn/generic/pool.c"
 #include "../tensor/th_generic_floating.h"
