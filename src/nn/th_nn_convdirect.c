@@ -103,38 +103,65 @@ static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 #ifdef TH_CONVDIRECT_AVX512
 
 typedef struct c3geom {
-  int64_t B, C, K, H, W;   /* C planes in, K planes out, H x W both */
+  int64_t B, C, K, H, W;   /* C planes in, K planes out, H x W the planes the vectors run over */
   int64_t kH, kW, T, TP;   /* kernel, its taps, and taps rounded up to GWT */
   int64_t HW, nv;          /* plane size, vectors per plane */
+  int64_t iplane, oplane;  /* distance of the input planes, of the output planes */
+  int64_t iH, iW;          /* the input's planes (gradWeight; H x W at stride 1) */
+  int64_t sH, sW, pH, pW;  /* stride and padding */
+  int64_t nph, rspan;      /* phase planes a vector's taps read, rows of each it spans */
   int64_t off[KMAX * KMAX + GWT];  /* flat shift of each tap (0 past T) */
   __mmask16 last;          /* lanes of the last vector inside the plane */
   __mmask16 *mk;           /* TP x nv load masks (0 past T): a tap's masks for consecutive vectors adjacent */
 } c3geom;
 
-static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
-                     const th_nn_window *w) {
-  int64_t v, t;
-  const int64_t pH = (w->kH - 1) / 2, pW = (w->kW - 1) / 2;
+/* the planes' sizes (every one H x W), and unit stride */
+static void geom_planes(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
+                        const th_nn_window *w) {
   g->B = B, g->C = C, g->K = K, g->H = H, g->W = W;
-  g->kH = w->kH, g->kW = w->kW, g->T = w->kH * w->kW, g->TP = round_up(g->T, GWT);
+  g->kH = w->kH, g->kW = w->kW;
   g->HW = H * W;
   g->nv = (g->HW + 15) / 16;
   g->last = (__mmask16)(g->HW % 16 ? (1u << (g->HW % 16)) - 1 : 0xFFFFu);
-  for (t = 0; t < g->TP; t++) g->off[t] = t < g->T ? (t / g->kW - pH) * W + (t % g->kW - pW) : 0;
-  g->mk = malloc(sizeof(__mmask16) * (size_t)(g->nv * g->TP));
+  g->iplane = g->oplane = g->HW;
+  g->iH = H, g->iW = W;
+  g->sH = g->sW = 1, g->pH = (w->kH - 1) / 2, g->pW = (w->kW - 1) / 2;
+  g->nph = 1, g->rspan = w->kH - 1;
+}
+
+/* T taps: tap t reads the plane at base[t] from the vector's start,
+   shifted by dy[t] rows and dx[t] columns; its lanes whose shifted
+   position falls outside the H x W plane are masked off */
+static int geom_taps(c3geom *g, int64_t T, const int64_t *base, const int64_t *dy,
+                     const int64_t *dx) {
+  int64_t v, t;
+  g->T = T, g->TP = round_up(T, GWT);
+  for (t = 0; t < g->TP; t++) g->off[t] = t < T ? base[t] + dy[t] * g->W + dx[t] : 0;
+  g->mk = malloc(sizeof(__mmask16) * (size_t)(g->nv * g->TP + 1));
   if (g->mk == NULL)
     return th_error_set("out of memory (%lld bytes of masks)", (long long)(g->nv * g->TP * 2));
   for (v = 0; v < g->nv; v++)
     for (t = 0; t < g->TP; t++) {
       unsigned m = 0, l;
-      for (l = 0; l < 16 && t < g->T; l++) {
-        int64_t p = 16 * v + l, y = p / W, x = p % W;
-        int64_t yy = y + t / g->kW - pH, xx = x + t % g->kW - pW;
-        if (p < g->HW && yy >= 0 && yy < H && xx >= 0 && xx < W) m |= 1u << l;
+      for (l = 0; l < 16 && t < T; l++) {
+        int64_t p = 16 * v + l, y = p / g->W, x = p % g->W;
+        int64_t yy = y + dy[t], xx = x + dx[t];
+        if (p < g->HW && yy >= 0 && yy < g->H && xx >= 0 && xx < g->W) m |= 1u << l;
       }
       g->mk[t * g->nv + v] = (__mmask16)m;
     }
   return TH_OK;
+}
+
+/* stride 1, "same" padding: tap (ky, kx) is the plane shifted by
+   (ky - pH, kx - pW) */
+static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int64_t W,
+                     const th_nn_window *w) {
+  int64_t base[KMAX * KMAX], dy[KMAX * KMAX], dx[KMAX * KMAX], t;
+  geom_planes(g, B, C, K, H, W, w);
+  for (t = 0; t < w->kH * w->kW; t++)
+    base[t] = 0, dy[t] = t / w->kW - g->pH, dx[t] = t % w->kW - g->pW;
+  return geom_taps(g, w->kH * w->kW, base, dy, dx);
 }
 
 /* out[0..OCB) x PB vectors = bias + sum over C planes and T taps; 'in'
@@ -144,7 +171,8 @@ static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int6
    block's last vector. Without bias the sums start from out itself (a
    later slice of the input planes) */
 #define C3_FWD_TILE(PB)                                                                      \
-  TH_AVX512 static void fwd_tile_##PB(const float *in, int64_t plane, int64_t C, int64_t T,\
+  TH_AVX512 static void fwd_tile_##PB(const float *in, int64_t iplane, int64_t plane,        \
+                                      int64_t C, int64_t T,                                  \
                                       int64_t ms, const float *wp, const int64_t *off,       \
                                       const __mmask16 *mk, const float *bias, float *out,    \
                                       int valid, __mmask16 sm) {                             \
@@ -159,7 +187,7 @@ static int geom_init(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t H, int6
                                       : _mm512_maskz_loadu_ps(j == PB - 1 ? sm : 0xFFFF,     \
                                                               out + o * plane + 16 * j);     \
     for (c = 0; c < C; c++) {                                                                \
-      const float *ic = in + c * plane, *wc = wp + c * T * OCB;                              \
+      const float *ic = in + c * iplane, *wc = wp + c * T * OCB;                             \
       for (t = 0; t < T; t++) {                                                              \
         /* one pointer per tap for the inputs and one for the masks: the     \
            vectors are then constant offsets from them (with the masks a     \
@@ -193,7 +221,7 @@ C3_FWD_TILE(4)
 C3_FWD_TILE(5)
 C3_FWD_TILE(6)
 
-typedef void (*fwd_tile_fn)(const float *, int64_t, int64_t, int64_t, int64_t, const float *,
+typedef void (*fwd_tile_fn)(const float *, int64_t, int64_t, int64_t, int64_t, int64_t, const float *,
                             const int64_t *,
                             const __mmask16 *, const float *, float *, int, __mmask16);
 static const fwd_tile_fn fwd_tiles[PBMAX + 1] = {NULL,        fwd_tile_1, fwd_tile_2, fwd_tile_3,
@@ -228,13 +256,13 @@ static void correlate_task(void *arg, int64_t task) {
     for (vb = vb0; vb < vb1; vb++) {
       const int64_t v0 = vb * pb, n = g->nv - v0 < pb ? g->nv - v0 : pb;
       const __mmask16 sm = v0 + n == g->nv ? g->last : (__mmask16)0xFFFF;
-      const float *ib = c->in + (b * g->C + c0) * g->HW + 16 * v0;
-      float *ob = c->out + b * g->K * g->HW + 16 * v0;
+      const float *ib = c->in + (b * g->C + c0) * g->iplane + 16 * v0;
+      float *ob = c->out + b * g->K * g->oplane + 16 * v0;
       for (kb = kb0; kb < kb1; kb++) {
         const int64_t k0 = kb * OCB;
         const int valid = (int)(g->K - k0 < OCB ? g->K - k0 : OCB);
-        fwd_tiles[n](ib, g->HW, n_c, g->T, g->nv, c->wp + (kb * g->C + c0) * g->T * OCB, g->off,
-                     g->mk + v0, c0 == 0 ? c->bias + k0 : NULL, ob + k0 * g->HW, valid,
+        fwd_tiles[n](ib, g->iplane, g->oplane, n_c, g->T, g->nv, c->wp + (kb * g->C + c0) * g->T * OCB, g->off,
+                     g->mk + v0, c0 == 0 ? c->bias + k0 : NULL, ob + k0 * g->oplane, valid,
                      sm);
       }
     }
@@ -257,7 +285,7 @@ static void correlate(const c3geom *g, const float *in, float *out, const float 
   c.g = g, c.in = in, c.out = out, c.wp = wp, c.bias = bias;
   c.pb = block_vectors(g->nv), c.nvb = (g->nv + c.pb - 1) / c.pb;
   c.nkb = (g->K + OCB - 1) / OCB;
-  planeBytes = 4 * (16 * c.pb + (g->kH - 1) * g->W + g->kW + 16);
+  planeBytes = 4 * g->nph * (16 * c.pb + g->rspan * g->W + g->kW + 16);
   cc0 = C3_INPUT_BYTES / planeBytes < 1 ? 1 : C3_INPUT_BYTES / planeBytes;
   nch = (g->C + cc0 - 1) / cc0, c.cc = (g->C + nch - 1) / nch;
   kbBytes = c.cc * g->T * OCB * (int64_t)sizeof(float);
@@ -297,21 +325,22 @@ static void pack_weights(const float *w, int64_t nOut, int64_t nIn, int64_t T, i
    the forward's rate.) */
 typedef struct gwbuf {
   int64_t Kp, Hp, Wp, pplane;  /* planes rounded to 16; the padded plane */
+  int64_t rs;                  /* padded-input elements between output rows: sH * Wp */
   int64_t offp[KMAX * KMAX + GWT];  /* tap offsets in the padded plane (0 past T) */
   float *dwt, *xp, *got;       /* C x T x Kp sums, C padded planes, HW x Kp */
 } gwbuf;
 
 static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
-  const int64_t Kp = round_up(g->K, 16), pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
+  const int64_t Kp = round_up(g->K, 16);
   *dwtE = round_up(g->C * g->T * Kp, 16);
-  *xpE = round_up(g->C * (g->H + 2 * pH) * (g->W + 2 * pW) + 16, 16);
+  *xpE = round_up(g->C * (g->iH + 2 * g->pH) * (g->iW + 2 * g->pW) + 16, 16);
   return *dwtE + *xpE + round_up(g->HW * Kp, 16) + 16;
 }
 
 /* acc[c][t] (CB planes, 9 taps from t0, ntap of them real) over every
    pixel of one image for one vector of 16 output planes */
-#define C3_GW_TILE(CB)                                                                        \
-  TH_AVX512 static void gw_tile_##CB(const c3geom *g, const gwbuf *w, const float *xp,      \
+#define C3_GW_TILE(CB, S)                                                                     \
+  TH_AVX512 static void gw_tile_##CB##_##S(const c3geom *g, const gwbuf *w, const float *xp,      \
                                      const float *got, const int64_t *offp, int64_t ntap,    \
                                      float *dwt) {                                            \
     __m512 acc[CB][GWT];                                                                      \
@@ -322,12 +351,12 @@ static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
       _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
         acc[c][t] = t < ntap ? _mm512_loadu_ps(dwt + c * cs + t * w->Kp) : _mm512_setzero_ps();\
     for (y = 0; y < g->H; y++) {                                                              \
-      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      const float *xr = xp + y * w->rs, *gr = got + y * g->W * w->Kp;                         \
       for (x = 0; x < g->W; x++) {                                                            \
         const __m512 gv = _mm512_loadu_ps(gr + x * w->Kp);                                    \
         _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                      \
           _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                   \
-            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(xr[c * w->pplane + offp[t] + x]), gv,  \
+            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(xr[c * w->pplane + offp[t] + S * x]), gv,\
                                         acc[c][t]);                                           \
       }                                                                                       \
     }                                                                                         \
@@ -336,14 +365,17 @@ static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
         if (t < ntap) _mm512_storeu_ps(dwt + c * cs + t * w->Kp, acc[c][t]);                  \
   }
 
-C3_GW_TILE(1)
-C3_GW_TILE(2)
-C3_GW_TILE(3)
+C3_GW_TILE(1, 1)
+C3_GW_TILE(2, 1)
+C3_GW_TILE(3, 1)
+C3_GW_TILE(1, 2)
+C3_GW_TILE(2, 2)
+C3_GW_TILE(3, 2)
 
 /* NV vectors of output planes x one input plane x 9 taps: each
    broadcast input value feeds NV multiply-adds (K >= 16 NV) */
-#define C3_GW_WIDE(NV)                                                                        \
-  TH_AVX512 static void gw_wide_##NV(const c3geom *g, const gwbuf *w, const float *xp,      \
+#define C3_GW_WIDE(NV, S)                                                                     \
+  TH_AVX512 static void gw_wide_##NV##_##S(const c3geom *g, const gwbuf *w, const float *xp,      \
                                      const float *got, const int64_t *offp, int64_t ntap,    \
                                      float *dwt) {                                            \
     __m512 acc[NV][GWT];                                                                      \
@@ -353,13 +385,13 @@ C3_GW_TILE(3)
       _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
         acc[v][t] = t < ntap ? _mm512_loadu_ps(dwt + t * w->Kp + 16 * v) : _mm512_setzero_ps();\
     for (y = 0; y < g->H; y++) {                                                              \
-      const float *xr = xp + y * w->Wp, *gr = got + y * g->W * w->Kp;                         \
+      const float *xr = xp + y * w->rs, *gr = got + y * g->W * w->Kp;                         \
       for (x = 0; x < g->W; x++) {                                                            \
         __m512 gv[NV];                                                                        \
         _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                      \
           gv[v] = _mm512_loadu_ps(gr + x * w->Kp + 16 * v);                                   \
         _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++) {                                   \
-          const __m512 xv = _mm512_set1_ps(xr[offp[t] + x]);                                  \
+          const __m512 xv = _mm512_set1_ps(xr[offp[t] + S * x]);                              \
           _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                    \
             acc[v][t] = _mm512_fmadd_ps(xv, gv[v], acc[v][t]);                                \
         }                                                                                     \
@@ -370,8 +402,10 @@ C3_GW_TILE(3)
         if (t < ntap) _mm512_storeu_ps(dwt + t * w->Kp + 16 * v, acc[v][t]);                  \
   }
 
-C3_GW_WIDE(2)
-C3_GW_WIDE(3)
+C3_GW_WIDE(2, 1)
+C3_GW_WIDE(3, 1)
+C3_GW_WIDE(2, 2)
+C3_GW_WIDE(3, 2)
 
 /* the same two kernels for 3x3 taps: each (plane, kernel row) is a row
    pointer of the padded input and the three taps along it constant offsets
@@ -385,8 +419,8 @@ C3_GW_WIDE(3)
 #else
 #define TH_NO_PCOM
 #endif
-#define C3_GW_TILE33(CB)                                                                      \
-  TH_AVX512 TH_NO_PCOM static void gw_tile33_##CB(const c3geom *g, const gwbuf *w, const float *xp,    \
+#define C3_GW_TILE33(CB, S)                                                                   \
+  TH_AVX512 TH_NO_PCOM static void gw_tile33_##CB##_##S(const c3geom *g, const gwbuf *w, const float *xp,    \
                                        const float *got, float *dwt) {                        \
     __m512 acc[CB][9];                                                                        \
     const int64_t cs = 9 * w->Kp;                                                             \
@@ -400,12 +434,12 @@ C3_GW_WIDE(3)
       const float *row[CB][3];                                                                \
       _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                        \
         _Pragma("GCC unroll 3") for (r = 0; r < 3; r++)                                       \
-          row[c][r] = xp + c * w->pplane + (y + r) * w->Wp;                                   \
+          row[c][r] = xp + c * w->pplane + y * w->rs + r * w->Wp;                             \
       for (x = 0; x < g->W; x++) {                                                            \
         const __m512 gv = _mm512_loadu_ps(gr + x * w->Kp);                                    \
         _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                      \
           _Pragma("GCC unroll 9") for (t = 0; t < 9; t++)                                     \
-            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(row[c][t / 3][x + t % 3]), gv,         \
+            acc[c][t] = _mm512_fmadd_ps(_mm512_set1_ps(row[c][t / 3][S * x + t % 3]), gv,     \
                                         acc[c][t]);                                           \
       }                                                                                       \
     }                                                                                         \
@@ -414,12 +448,15 @@ C3_GW_WIDE(3)
         _mm512_storeu_ps(dwt + c * cs + t * w->Kp, acc[c][t]);                                \
   }
 
-C3_GW_TILE33(1)
-C3_GW_TILE33(2)
-C3_GW_TILE33(3)
+C3_GW_TILE33(1, 1)
+C3_GW_TILE33(2, 1)
+C3_GW_TILE33(3, 1)
+C3_GW_TILE33(1, 2)
+C3_GW_TILE33(2, 2)
+C3_GW_TILE33(3, 2)
 
-#define C3_GW_WIDE33(NV)                                                                      \
-  TH_AVX512 TH_NO_PCOM static void gw_wide33_##NV(const c3geom *g, const gwbuf *w, const float *xp,    \
+#define C3_GW_WIDE33(NV, S)                                                                   \
+  TH_AVX512 TH_NO_PCOM static void gw_wide33_##NV##_##S(const c3geom *g, const gwbuf *w, const float *xp,    \
                                        const float *got, float *dwt) {                        \
     __m512 acc[NV][9];                                                                        \
     int64_t y, x;                                                                             \
@@ -429,14 +466,14 @@ C3_GW_TILE33(3)
         acc[v][t] = _mm512_loadu_ps(dwt + t * w->Kp + 16 * v);                                \
     for (y = 0; y < g->H; y++) {                                                              \
       const float *gr = got + y * g->W * w->Kp;                                               \
-      const float *r0 = xp + y * w->Wp, *r1 = r0 + w->Wp, *r2 = r1 + w->Wp;                   \
+      const float *r0 = xp + y * w->rs, *r1 = r0 + w->Wp, *r2 = r1 + w->Wp;                   \
       for (x = 0; x < g->W; x++) {                                                            \
         __m512 gv[NV];                                                                        \
         _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                      \
           gv[v] = _mm512_loadu_ps(gr + x * w->Kp + 16 * v);                                   \
         _Pragma("GCC unroll 9") for (t = 0; t < 9; t++) {                                     \
           const float *rr = t < 3 ? r0 : t < 6 ? r1 : r2;                                     \
-          const __m512 xv = _mm512_set1_ps(rr[x + t % 3]);                                    \
+          const __m512 xv = _mm512_set1_ps(rr[S * x + t % 3]);                                \
           _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                    \
             acc[v][t] = _mm512_fmadd_ps(xv, gv[v], acc[v][t]);                                \
         }                                                                                     \
@@ -447,16 +484,30 @@ C3_GW_TILE33(3)
         _mm512_storeu_ps(dwt + t * w->Kp + 16 * v, acc[v][t]);                                \
   }
 
-C3_GW_WIDE33(2)
-C3_GW_WIDE33(3)
+C3_GW_WIDE33(2, 1)
+C3_GW_WIDE33(3, 1)
+C3_GW_WIDE33(2, 2)
+C3_GW_WIDE33(3, 2)
 
 typedef void (*gw_tile33_fn)(const c3geom *, const gwbuf *, const float *, const float *,
                              float *);
-static const gw_tile33_fn gw_tiles33[4] = {NULL, gw_tile33_1, gw_tile33_2, gw_tile33_3};
+typedef void (*gw_wide33_fn)(const c3geom *, const gwbuf *, const float *, const float *,
+                             float *);
+/* [stride - 1][planes or vectors]: stride 1 and 2 */
+static const gw_tile33_fn gw_tiles33[2][4] = {
+    {NULL, gw_tile33_1_1, gw_tile33_2_1, gw_tile33_3_1},
+    {NULL, gw_tile33_1_2, gw_tile33_2_2, gw_tile33_3_2}};
+static const gw_wide33_fn gw_wides33[2][4] = {{NULL, NULL, gw_wide33_2_1, gw_wide33_3_1},
+                                              {NULL, NULL, gw_wide33_2_2, gw_wide33_3_2}};
 
 typedef void (*gw_tile_fn)(const c3geom *, const gwbuf *, const float *, const float *,
                            const int64_t *, int64_t, float *);
-static const gw_tile_fn gw_tiles[4] = {NULL, gw_tile_1, gw_tile_2, gw_tile_3};
+typedef void (*gw_wide_fn)(const c3geom *, const gwbuf *, const float *, const float *,
+                           const int64_t *, int64_t, float *);
+static const gw_tile_fn gw_tiles[2][4] = {{NULL, gw_tile_1_1, gw_tile_2_1, gw_tile_3_1},
+                                          {NULL, gw_tile_1_2, gw_tile_2_2, gw_tile_3_2}};
+static const gw_wide_fn gw_wides[2][4] = {{NULL, NULL, gw_wide_2_1, gw_wide_3_1},
+                                          {NULL, NULL, gw_wide_2_2, gw_wide_3_2}};
 
 /* got[p][k0..k0+16) = go[k0..k0+16)[p0..p0+16) for the 16 pixels from p0
    (np of them real) of 16 planes from k0 (nk real; the others read as
@@ -496,12 +547,11 @@ TH_AVX512 static void transpose16(const float *go, int64_t HW, int64_t p0, int n
    gw_range zeroed once), and its gradOutput transposed into w->got
    (planes past K zero) */
 static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const float *go) {
-  const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
   int64_t c, y, k0, p0;
   for (c = 0; c < g->C; c++)
-    for (y = 0; y < g->H; y++)
-      memcpy(w->xp + c * w->pplane + (y + pH) * w->Wp + pW, in + (c * g->H + y) * g->W,
-             sizeof(float) * (size_t)g->W);
+    for (y = 0; y < g->iH; y++)
+      memcpy(w->xp + c * w->pplane + (y + g->pH) * w->Wp + g->pW, in + (c * g->iH + y) * g->iW,
+             sizeof(float) * (size_t)g->iW);
   for (k0 = 0; k0 < w->Kp; k0 += 16)
     for (p0 = 0; p0 < g->HW; p0 += 16)
       transpose16(go + k0 * g->HW, g->HW, p0, (int)(g->HW - p0 < 16 ? g->HW - p0 : 16),
@@ -512,22 +562,26 @@ static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const flo
    thread's buffers */
 static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go, int64_t b0,
                      int64_t b1, float *dw, float scale) {
+  /* the kernels for the stride (1 or 2; th_nn_convdirect_strided_chosen
+     takes no other) */
+  const int si = g->sW == 2;
   int64_t b, kv = 0, c0, t0, k, c, t, nw;
   memset(w->dwt, 0, sizeof(float) * (size_t)(g->C * g->T * w->Kp));
   memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
   for (b = b0; b < b1; b++) {
-    gw_stage(g, w, in + b * g->C * g->HW, go + b * g->K * g->HW);
+    gw_stage(g, w, in + b * g->C * g->iH * g->iW, go + b * g->K * g->HW);
     if (g->T == 9 && g->kW == 3) {
       for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
         nw = w->Kp - kv >= 48 ? 3 : 2;
         for (c0 = 0; c0 < g->C; c0++)
-          (nw == 3 ? gw_wide33_3 : gw_wide33_2)(g, w, w->xp + c0 * w->pplane, w->got + kv,
-                                                w->dwt + c0 * 9 * w->Kp + kv);
+          gw_wides33[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv,
+                             w->dwt + c0 * 9 * w->Kp + kv);
       }
       for (; kv < w->Kp; kv += 16)
         for (c0 = 0; c0 < g->C; c0 += 3) {
           const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
-          gw_tiles33[cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->dwt + c0 * 9 * w->Kp + kv);
+          gw_tiles33[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv,
+                             w->dwt + c0 * 9 * w->Kp + kv);
         }
       continue;
     }
@@ -535,16 +589,17 @@ static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go
       nw = w->Kp - kv >= 48 ? 3 : 2;
       for (c0 = 0; c0 < g->C; c0++)
         for (t0 = 0; t0 < g->T; t0 += GWT)
-          (nw == 3 ? gw_wide_3 : gw_wide_2)(g, w, w->xp + c0 * w->pplane, w->got + kv,
-                                            w->offp + t0, g->T - t0 < GWT ? g->T - t0 : GWT,
-                                            w->dwt + (c0 * g->T + t0) * w->Kp + kv);
+          gw_wides[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                           g->T - t0 < GWT ? g->T - t0 : GWT,
+                           w->dwt + (c0 * g->T + t0) * w->Kp + kv);
     }
     for (; kv < w->Kp; kv += 16)
       for (c0 = 0; c0 < g->C; c0 += 3) {
         const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
         for (t0 = 0; t0 < g->T; t0 += GWT)
-          gw_tiles[cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
-                       g->T - t0 < GWT ? g->T - t0 : GWT, w->dwt + (c0 * g->T + t0) * w->Kp + kv);
+          gw_tiles[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                           g->T - t0 < GWT ? g->T - t0 : GWT,
+                           w->dwt + (c0 * g->T + t0) * w->Kp + kv);
       }
   }
   for (k = 0; k < g->K; k++)
@@ -566,11 +621,11 @@ static void gw_share(void *arg, int me) {
   const gwjob *j = arg;
   const c3geom *g = j->g;
   const int64_t b0 = j->B * me / j->n, b1 = j->B * (me + 1) / j->n;
-  const int64_t pH = (g->kH - 1) / 2, pW = (g->kW - 1) / 2;
   gwbuf wb;
   int64_t t;
   wb.Kp = round_up(g->K, 16);
-  wb.Hp = g->H + 2 * pH, wb.Wp = g->W + 2 * pW, wb.pplane = wb.Hp * wb.Wp;
+  wb.Hp = g->iH + 2 * g->pH, wb.Wp = g->iW + 2 * g->pW, wb.pplane = wb.Hp * wb.Wp;
+  wb.rs = g->sH * wb.Wp;
   for (t = 0; t < g->TP; t++) wb.offp[t] = t < g->T ? (t / g->kW) * wb.Wp + t % g->kW : 0;
   wb.dwt = j->base + me * j->per;
   wb.xp = wb.dwt + j->dwtE;
