@@ -229,7 +229,8 @@ static int conv_chosen(lua_State *L, int direct) {
   oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
   for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++)
     lua_pushboolean(L, direct
-                           ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW)
+                           ? th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW) ||
+                                 th_nn_convdirect_strided_chosen(&w, input->dtype, p, nIn, nOut, H, W)
                            : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW) &&
                                  !th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW));
   return 3;

@@ -84,6 +84,25 @@ static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t 
   return planes < 65536;
 }
 
+/* The strided rule, from single-thread CPU time against im2col + gemm
+   (docs/dev/strided.md) */
+static int strided_shape_rule(int phase, int64_t planes, int64_t oH, int64_t oW) {
+  (void)phase, (void)planes, (void)oH, (void)oW;
+  return 1;
+}
+
+int th_nn_convdirect_strided_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+                                    int64_t nOut, int64_t iH, int64_t iW) {
+  int64_t oH, oW;
+  if (c3_mode == TH_NN_CONVDIRECT_OFF || dt != TH_FLOAT || !th_nn_convdirect_available()) return 0;
+  if (w->dW != 2 || w->dH != 2 || w->kW > KMAX || w->kH > KMAX || w->kW * w->kH == 1) return 0;
+  oH = (iH + 2 * w->padH - w->kH) / 2 + 1, oW = (iW + 2 * w->padW - w->kW) / 2 + 1;
+  /* every input pixel in one of the four oH x oW phase planes */
+  if (oH != (iH + 1) / 2 || oW != (iW + 1) / 2 || oH * oW > (1 << 26)) return 0;
+  if (c3_mode == TH_NN_CONVDIRECT_ON) return 1;
+  return strided_shape_rule(phase, nIn * nOut, oH, oW);
+}
+
 int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
                          int64_t nOut, int64_t oH, int64_t oW) {
   if (c3_mode == TH_NN_CONVDIRECT_OFF || dt != TH_FLOAT || !th_nn_convdirect_available()) return 0;
@@ -99,6 +118,9 @@ int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64
 /* scratch elements a phase needs beside nothing else: packed weights and
    bias for forward and gradInput, per-thread partial gradWeights */
 static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+/* 16 floats past a buffer's start, aligned to 64 bytes */
+static float *aligned(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
 #ifdef TH_CONVDIRECT_AVX512
 
@@ -633,6 +655,230 @@ static void gw_share(void *arg, int me) {
   gw_range(g, &wb, j->in, j->go, b0, b1, me == 0 ? j->dw : j->part + (me - 1) * j->KCT, j->scale);
 }
 
+
+/* --- stride 2 ---
+   An output pixel (y, x) of a stride-2 window reads the input at (2y + ky
+   - pH, 2x + kx - pW). Split into its four phase planes P[a][b](y', x') =
+   in(2y' + a, 2x' + b), each oH x oW, the input read by tap (ky, kx) is
+   phase (r mod 2, s mod 2) of r = ky - pH, s = kx - pW, shifted by
+   (floor(r / 2), floor(s / 2)): a stride-1 correlation of flat runs
+   again, with each tap's own plane, which fwd_tile does as it is
+   (geom_taps). With oH = ceil(iH / 2) and oW = ceil(iW / 2) every input
+   pixel lies in a phase plane, so a shift past the planes' edge is
+   padding, masked like the stride-1 path's. gradInput is the same per
+   phase of the input: input pixel (2y' + a, 2x' + b) takes the taps with
+   ky = a + pH (mod 2), from gradOutput shifted by ((a + pH - ky) / 2, ..):
+   four stride-1 correlations of gradOutput into phase planes, then
+   interleaved. gradWeight reads the padded input with a stride of 2 in
+   the kernels above. */
+
+/* images whose phase planes a forward call splits at a time: a bound on
+   the scratch (elements), at least one image */
+#define STRIDED_SPLIT_ELEMS (1 << 21)
+
+static int64_t floor_div2(int64_t r) { return r >= 0 ? r / 2 : -((1 - r) / 2); }
+
+/* the geometry of a stride-2 window over B images of iH x iW with oH x oW
+   = ceil(iH / 2) x ceil(iW / 2) output planes: C planes in and K out */
+static void strided_planes(c3geom *g, int64_t B, int64_t C, int64_t K, int64_t iH, int64_t iW,
+                           const th_nn_window *w) {
+  geom_planes(g, B, C, K, (iH + 1) / 2, (iW + 1) / 2, w);
+  g->iH = iH, g->iW = iW;
+  g->sH = 2, g->sW = 2, g->pH = w->padH, g->pW = w->padW;
+}
+
+/* forward's taps over the four phase planes of an input plane */
+static int strided_forward_taps(c3geom *g) {
+  int64_t base[KMAX * KMAX], dy[KMAX * KMAX], dx[KMAX * KMAX], t;
+  for (t = 0; t < g->kH * g->kW; t++) {
+    const int64_t r = t / g->kW - g->pH, s = t % g->kW - g->pW;
+    dy[t] = floor_div2(r), dx[t] = floor_div2(s);
+    base[t] = ((r - 2 * dy[t]) * 2 + (s - 2 * dx[t])) * g->HW;
+  }
+  g->iplane = 4 * g->HW, g->oplane = g->HW;
+  g->nph = 4, g->rspan = (g->kH + 1) / 2;
+  return geom_taps(g, g->kH * g->kW, base, dy, dx);
+}
+
+/* the four phase planes (oH x oW each, phase (a, b) at (2a + b) oH oW) of
+   the iH x iW plane src, zero past its edge */
+TH_AVX512 static void phase_split(const float *src, int64_t iH, int64_t iW, int64_t oH,
+                                  int64_t oW, float *dst) {
+  const int64_t h = iW / 2, HW = oH * oW;
+  int64_t a, y, x;
+  for (a = 0; a < 2; a++)
+    for (y = 0; y < oH; y++) {
+      float *d0 = dst + 2 * a * HW + y * oW, *d1 = d0 + HW;
+      const float *s = src + (2 * y + a) * iW;
+      if (2 * y + a >= iH) {
+        memset(d0, 0, sizeof(float) * (size_t)oW);
+        memset(d1, 0, sizeof(float) * (size_t)oW);
+        continue;
+      }
+      for (x = 0; x < h; x++) {
+        d0[x] = s[2 * x];
+        d1[x] = s[2 * x + 1];
+      }
+      if (oW > h) d0[h] = s[2 * h], d1[h] = 0;
+    }
+}
+
+/* the iH x iW plane dst from its four phase planes (phase_split's inverse) */
+TH_AVX512 static void phase_merge(const float *src, int64_t iH, int64_t iW, int64_t oH,
+                                  int64_t oW, float *dst) {
+  const int64_t h = iW / 2, HW = oH * oW;
+  int64_t y, x;
+  for (y = 0; y < iH; y++) {
+    const float *s0 = src + 2 * (y % 2) * HW + (y / 2) * oW, *s1 = s0 + HW;
+    float *d = dst + y * iW;
+    for (x = 0; x < h; x++) {
+      d[2 * x] = s0[x];
+      d[2 * x + 1] = s1[x];
+    }
+    if (oW > h) d[2 * h] = s0[h];
+  }
+}
+
+typedef struct phjob {
+  const float *src;
+  float *dst;
+  int64_t iH, iW, oH, oW;
+  int merge;
+} phjob;
+
+static void phase_plane(void *arg, int64_t i) {
+  const phjob *j = arg;
+  const int64_t in = j->iH * j->iW, ph = 4 * j->oH * j->oW;
+  if (j->merge) phase_merge(j->src + i * ph, j->iH, j->iW, j->oH, j->oW, j->dst + i * in);
+  else phase_split(j->src + i * in, j->iH, j->iW, j->oH, j->oW, j->dst + i * ph);
+}
+
+/* n planes split into (merge 0) or merged from (merge 1) phase planes */
+static void phase_planes(int nt, int64_t n, const float *src, float *dst, const c3geom *g,
+                         int merge) {
+  phjob j;
+  j.src = src, j.dst = dst, j.iH = g->iH, j.iW = g->iW, j.oH = g->H, j.oW = g->W;
+  j.merge = merge;
+  th_pool_for(nt, n, phase_plane, &j);
+}
+
+/* images per split: the scratch bound over one image's phase planes */
+static int64_t strided_chunk(int64_t B, int64_t planes, int64_t HW) {
+  const int64_t n = STRIDED_SPLIT_ELEMS / (planes * 4 * HW);
+  return n < 1 ? 1 : n > B ? B : n;
+}
+
+static int strided_forward(const float *in, float *out, const float *weight, const float *bias,
+                           th_tensor *scratch, const th_nn_window *w, int64_t B, int64_t nIn,
+                           int64_t nOut, int64_t iH, int64_t iW) {
+  const int64_t T = w->kH * w->kW, Kr = round_up(nOut, OCB);
+  c3geom g;
+  int64_t nb, b0;
+  float *wp, *bp, *split;
+  int nt;
+  strided_planes(&g, B, nIn, nOut, iH, iW, w);
+  nb = strided_chunk(B, nIn, g.HW);
+  if (th_scratch_take1d(scratch, Kr * (nIn * T + 1) + nb * nIn * 4 * g.HW + 32) != TH_OK)
+    return TH_ERR;
+  if (strided_forward_taps(&g) != TH_OK) return TH_ERR;
+  wp = aligned(th_tensor_data(scratch));
+  bp = wp + Kr * nIn * T;
+  split = aligned(bp + Kr);
+  pack_weights(weight, nOut, nIn, T, 0, wp);
+  memset(bp, 0, sizeof(float) * (size_t)Kr);
+  if (bias) memcpy(bp, bias, sizeof(float) * (size_t)nOut);
+  nt = th_nn_threads_for(B * g.nv, 2 * nOut * nIn * T * 16);
+  for (b0 = 0; b0 < B; b0 += nb) {
+    const int64_t n = B - b0 < nb ? B - b0 : nb;
+    phase_planes(nt, n * nIn, in + b0 * nIn * iH * iW, split, &g, 0);
+    g.B = n;
+    correlate(&g, split, out + b0 * nOut * g.HW, wp, bp, nt);
+  }
+  free(g.mk);
+  return TH_OK;
+}
+
+/* gradInput's taps for input phase (a, b): the kernel taps it takes into
+   tap[], their shifts over gradOutput; returns how many */
+static int64_t strided_input_taps(const c3geom *g, int64_t a, int64_t b, int64_t *tap,
+                                  int64_t *dy, int64_t *dx) {
+  int64_t ky, kx, n = 0;
+  for (ky = 0; ky < g->kH; ky++)
+    for (kx = 0; kx < g->kW; kx++)
+      if ((ky - g->pH - a) % 2 == 0 && (kx - g->pW - b) % 2 == 0) {
+        tap[n] = ky * g->kW + kx;
+        dy[n] = (a + g->pH - ky) / 2, dx[n] = (b + g->pW - kx) / 2;
+        n++;
+      }
+  return n;
+}
+
+/* wp[kb][c][t][o] = w[c][kb*OCB+o][tap[t]]: gradInput's kernel of one
+   phase, the roles of the planes swapped (C = nOut in, nIn out); zero
+   past nIn */
+static void pack_taps(const float *w, int64_t nOut, int64_t nIn, int64_t T, const int64_t *tap,
+                      int64_t n, float *wp) {
+  const int64_t nkb = (nIn + OCB - 1) / OCB;
+  int64_t kb, c, t, o;
+  for (kb = 0; kb < nkb; kb++)
+    for (c = 0; c < nOut; c++)
+      for (t = 0; t < n; t++)
+        for (o = 0; o < OCB; o++) {
+          const int64_t k = kb * OCB + o;
+          wp[((kb * nOut + c) * n + t) * OCB + o] = k < nIn ? w[(c * nIn + k) * T + tap[t]] : 0;
+        }
+}
+
+static int strided_backward_input(const float *go, float *gi, const float *weight,
+                                  th_tensor *scratch, const th_nn_window *w, int64_t B,
+                                  int64_t nIn, int64_t nOut, int64_t iH, int64_t iW) {
+  const int64_t T = w->kH * w->kW, Kr = round_up(nIn, OCB);
+  int64_t tap[4][KMAX * KMAX], dy[4][KMAX * KMAX], dx[4][KMAX * KMAX], nTap[4], base[KMAX * KMAX];
+  c3geom g[4];
+  int64_t nb, b0, ph, t, i;
+  float *wp, *bp, *buf;
+  int nt, rc = TH_OK;
+  for (ph = 0; ph < 4; ph++) {
+    strided_planes(&g[ph], B, nOut, nIn, iH, iW, w);
+    g[ph].mk = NULL;
+  }
+  nb = strided_chunk(B, nIn, g[0].HW);
+  if (th_scratch_take1d(scratch, Kr * (nOut * T + 1) + nb * nIn * 4 * g[0].HW + 32) != TH_OK)
+    return TH_ERR;
+  for (ph = 0; ph < 4 && rc == TH_OK; ph++) {
+    nTap[ph] = strided_input_taps(&g[ph], ph / 2, ph % 2, tap[ph], dy[ph], dx[ph]);
+    for (t = 0; t < nTap[ph]; t++) base[t] = 0;
+    g[ph].oplane = 4 * g[ph].HW;
+    g[ph].rspan = (g[ph].kH + 1) / 2;
+    rc = geom_taps(&g[ph], nTap[ph], base, dy[ph], dx[ph]);
+  }
+  if (rc != TH_OK) goto done;
+  wp = aligned(th_tensor_data(scratch));
+  bp = wp + Kr * nOut * T;
+  buf = aligned(bp + Kr);
+  memset(bp, 0, sizeof(float) * (size_t)Kr);
+  nt = th_nn_threads_for(B * g[0].nv, 2 * nOut * nIn * T * 16);
+  for (b0 = 0; b0 < B; b0 += nb) {
+    const int64_t n = B - b0 < nb ? B - b0 : nb;
+    for (ph = 0; ph < 4; ph++) {
+      float *dst = buf + ph * g[ph].HW;
+      if (nTap[ph] == 0) {
+        for (i = 0; i < n * nIn; i++) memset(dst + i * 4 * g[ph].HW, 0, sizeof(float) * (size_t)g[ph].HW);
+        continue;
+      }
+      /* the packed kernel of each phase is small beside the products:
+         packed again per chunk rather than kept four times */
+      pack_taps(weight, nOut, nIn, T, tap[ph], nTap[ph], wp);
+      g[ph].B = n;
+      correlate(&g[ph], go + b0 * nOut * g[ph].HW, dst, wp, bp, nt);
+    }
+    phase_planes(nt, n * nIn, buf, gi + b0 * nIn * iH * iW, &g[0], 1);
+  }
+done:
+  for (ph = 0; ph < 4; ph++) free(g[ph].mk);
+  return rc;
+}
+
 #endif /* TH_CONVDIRECT_AVX512 */
 
 int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T) {
@@ -643,8 +889,6 @@ int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut
   return round_up(K, OCB) * (C * T + 1) + 16;
 }
 
-/* 16 floats past a buffer's start, aligned to 64 bytes */
-static float *aligned(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
 /* out = corr(in, w) + bias for forward (flip 0: C = nIn planes in, K =
    nOut out) or gradInput (flip 1: the kernels rotated and the roles of the
@@ -680,12 +924,25 @@ static int run_correlation(const th_tensor *in, th_tensor *out, const th_tensor 
 int th_nn_convdirect_forward(const th_tensor *input, th_tensor *output, const th_tensor *weight,
                              const th_tensor *bias, th_tensor *finput, const th_nn_window *w,
                              int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  if (w->dW == 2)
+    return strided_forward(th_tensor_data(input), th_tensor_data(output), th_tensor_data(weight),
+                           bias ? th_tensor_data(bias) : NULL, finput, w, B, nIn, nOut,
+                           input->size[input->ndim - 2], input->size[input->ndim - 1]);
+#endif
   return run_correlation(input, output, weight, bias, finput, w, B, nIn, nOut, 0);
 }
 
 int th_nn_convdirect_backward_input(const th_tensor *gradOutput, th_tensor *gradInput,
                                     const th_tensor *weight, th_tensor *fgradInput,
                                     const th_nn_window *w, int64_t B, int64_t nIn, int64_t nOut) {
+#ifdef TH_CONVDIRECT_AVX512
+  if (w->dW == 2)
+    return strided_backward_input(th_tensor_data(gradOutput), th_tensor_data(gradInput),
+                                  th_tensor_data(weight), fgradInput, w, B, nIn, nOut,
+                                  gradInput->size[gradInput->ndim - 2],
+                                  gradInput->size[gradInput->ndim - 1]);
+#endif
   return run_correlation(gradOutput, gradInput, weight, NULL, fgradInput, w, B, nIn, nOut, 1);
 }
 
@@ -701,7 +958,13 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   const float *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   int nt = th_nn_threads_for(B, 2 * KCT * H * W), rows = th_nn_scratch_rows(B, nt);
   int64_t i, dwtE, xpE, per;
-  if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) return TH_ERR;
+  if (w->dW == 2) {
+    /* the taps' masks are forward's, unused here */
+    strided_planes(&g, B, nIn, nOut, H, W, w);
+    if (strided_forward_taps(&g) != TH_OK) return TH_ERR;
+  } else if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) {
+    return TH_ERR;
+  }
   per = gw_elems(&g, &dwtE, &xpE);
   if (th_scratch_take1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
     free(g.mk);
