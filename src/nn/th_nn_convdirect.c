@@ -84,11 +84,17 @@ static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t 
   return planes < 65536;
 }
 
-/* The strided rule, from single-thread CPU time against im2col + gemm
-   (docs/dev/strided.md) */
-static int strided_shape_rule(int phase, int64_t planes, int64_t oH, int64_t oW) {
-  (void)phase, (void)planes, (void)oH, (void)oW;
-  return 1;
+/* The stride-2 rule, from single-thread CPU time against im2col + gemm
+   on the zoo's shapes (docs/dev/strided.md): forward on outputs from
+   512 pixels (the 7x7 stem, 28x28 and larger) or with few channel pairs
+   (the cifar nets); gradInput with few pairs only; gradWeight from 16
+   input planes (not the stems: 3 planes, 49 taps) on outputs of 8x8 and
+   up. On smaller planes (14x14, 7x7 outputs with 32768+ pairs) a block
+   of vectors is mostly its last partial vector and the gemm wins. */
+static int strided_shape_rule(int phase, int64_t nIn, int64_t planes, int64_t oH, int64_t oW) {
+  if (phase == TH_NN_WINO_FORWARD) return oH * oW >= 512 || planes <= 4096;
+  if (phase == TH_NN_WINO_GRAD_INPUT) return planes <= 4096 && nIn >= 16;
+  return nIn >= 16 && oH * oW >= 64;
 }
 
 int th_nn_convdirect_strided_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
@@ -100,7 +106,7 @@ int th_nn_convdirect_strided_chosen(const th_nn_window *w, th_dtype dt, int phas
   /* every input pixel in one of the four oH x oW phase planes */
   if (oH != (iH + 1) / 2 || oW != (iW + 1) / 2 || oH * oW > (1 << 26)) return 0;
   if (c3_mode == TH_NN_CONVDIRECT_ON) return 1;
-  return strided_shape_rule(phase, nIn * nOut, oH, oW);
+  return strided_shape_rule(phase, nIn, nIn * nOut, oH, oW);
 }
 
 int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
@@ -672,9 +678,10 @@ static void gw_share(void *arg, int me) {
    interleaved. gradWeight reads the padded input with a stride of 2 in
    the kernels above. */
 
-/* images whose phase planes a forward call splits at a time: a bound on
-   the scratch (elements), at least one image */
-#define STRIDED_SPLIT_ELEMS (1 << 21)
+/* images whose phase planes are split (or merged) at a time: as many as
+   fit in half of L2 (at least one), so that the correlation reads them
+   (or the merge reads them) from there */
+#define STRIDED_SPLIT_BYTES (th_cpuinfo_get()->l2 / 2)
 
 static int64_t floor_div2(int64_t r) { return r >= 0 ? r / 2 : -((1 - r) / 2); }
 
@@ -764,7 +771,7 @@ static void phase_planes(int nt, int64_t n, const float *src, float *dst, const 
 
 /* images per split: the scratch bound over one image's phase planes */
 static int64_t strided_chunk(int64_t B, int64_t planes, int64_t HW) {
-  const int64_t n = STRIDED_SPLIT_ELEMS / (planes * 4 * HW);
+  const int64_t n = STRIDED_SPLIT_BYTES / (int64_t)sizeof(float) / (planes * 4 * HW);
   return n < 1 ? 1 : n > B ? B : n;
 }
 
