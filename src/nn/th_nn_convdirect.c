@@ -47,6 +47,8 @@
    where they were measured) */
 #define C3_INPUT_BYTES (th_cpuinfo_get()->l1d * 2 / 3)
 #define C3_KERNEL_BYTES (th_cpuinfo_get()->l2 / 8)
+/* gradWeight: transposed gradOutput bytes of a band of output rows */
+#define GW_BAND_BYTES (th_cpuinfo_get()->l2 / 4)
 
 static int c3_mode = TH_NN_CONVDIRECT_AUTO;
 
@@ -370,7 +372,7 @@ static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
 #define C3_GW_TILE(CB, S)                                                                     \
   TH_AVX512 static void gw_tile_##CB##_##S(const c3geom *g, const gwbuf *w, const float *xp,      \
                                      const float *got, const int64_t *offp, int64_t ntap,    \
-                                     float *dwt) {                                            \
+                                     float *dwt, int64_t y0, int64_t y1) {                    \
     __m512 acc[CB][GWT];                                                                      \
     const int64_t cs = g->T * w->Kp;                                                          \
     int64_t y, x;                                                                             \
@@ -378,7 +380,7 @@ static int64_t gw_elems(const c3geom *g, int64_t *dwtE, int64_t *xpE) {
     _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
       _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
         acc[c][t] = t < ntap ? _mm512_loadu_ps(dwt + c * cs + t * w->Kp) : _mm512_setzero_ps();\
-    for (y = 0; y < g->H; y++) {                                                              \
+    for (y = y0; y < y1; y++) {                                                               \
       const float *xr = xp + y * w->rs, *gr = got + y * g->W * w->Kp;                         \
       for (x = 0; x < g->W; x++) {                                                            \
         const __m512 gv = _mm512_loadu_ps(gr + x * w->Kp);                                    \
@@ -405,14 +407,14 @@ C3_GW_TILE(3, 2)
 #define C3_GW_WIDE(NV, S)                                                                     \
   TH_AVX512 static void gw_wide_##NV##_##S(const c3geom *g, const gwbuf *w, const float *xp,      \
                                      const float *got, const int64_t *offp, int64_t ntap,    \
-                                     float *dwt) {                                            \
+                                     float *dwt, int64_t y0, int64_t y1) {                    \
     __m512 acc[NV][GWT];                                                                      \
     int64_t y, x;                                                                             \
     int v, t;                                                                                 \
     _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
       _Pragma("GCC unroll 9") for (t = 0; t < GWT; t++)                                       \
         acc[v][t] = t < ntap ? _mm512_loadu_ps(dwt + t * w->Kp + 16 * v) : _mm512_setzero_ps();\
-    for (y = 0; y < g->H; y++) {                                                              \
+    for (y = y0; y < y1; y++) {                                                               \
       const float *xr = xp + y * w->rs, *gr = got + y * g->W * w->Kp;                         \
       for (x = 0; x < g->W; x++) {                                                            \
         __m512 gv[NV];                                                                        \
@@ -449,7 +451,7 @@ C3_GW_WIDE(3, 2)
 #endif
 #define C3_GW_TILE33(CB, S)                                                                   \
   TH_AVX512 TH_NO_PCOM static void gw_tile33_##CB##_##S(const c3geom *g, const gwbuf *w, const float *xp,    \
-                                       const float *got, float *dwt) {                        \
+                                       const float *got, float *dwt, int64_t y0, int64_t y1) {\
     __m512 acc[CB][9];                                                                        \
     const int64_t cs = 9 * w->Kp;                                                             \
     int64_t y, x;                                                                             \
@@ -457,7 +459,7 @@ C3_GW_WIDE(3, 2)
     _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                          \
       _Pragma("GCC unroll 9") for (t = 0; t < 9; t++)                                         \
         acc[c][t] = _mm512_loadu_ps(dwt + c * cs + t * w->Kp);                                \
-    for (y = 0; y < g->H; y++) {                                                              \
+    for (y = y0; y < y1; y++) {                                                               \
       const float *gr = got + y * g->W * w->Kp;                                               \
       const float *row[CB][3];                                                                \
       _Pragma("GCC unroll 4") for (c = 0; c < CB; c++)                                        \
@@ -485,14 +487,14 @@ C3_GW_TILE33(3, 2)
 
 #define C3_GW_WIDE33(NV, S)                                                                   \
   TH_AVX512 TH_NO_PCOM static void gw_wide33_##NV##_##S(const c3geom *g, const gwbuf *w, const float *xp,    \
-                                       const float *got, float *dwt) {                        \
+                                       const float *got, float *dwt, int64_t y0, int64_t y1) {\
     __m512 acc[NV][9];                                                                        \
     int64_t y, x;                                                                             \
     int v, t;                                                                                 \
     _Pragma("GCC unroll 4") for (v = 0; v < NV; v++)                                          \
       _Pragma("GCC unroll 9") for (t = 0; t < 9; t++)                                         \
         acc[v][t] = _mm512_loadu_ps(dwt + t * w->Kp + 16 * v);                                \
-    for (y = 0; y < g->H; y++) {                                                              \
+    for (y = y0; y < y1; y++) {                                                               \
       const float *gr = got + y * g->W * w->Kp;                                               \
       const float *r0 = xp + y * w->rs, *r1 = r0 + w->Wp, *r2 = r1 + w->Wp;                   \
       for (x = 0; x < g->W; x++) {                                                            \
@@ -518,9 +520,9 @@ C3_GW_WIDE33(2, 2)
 C3_GW_WIDE33(3, 2)
 
 typedef void (*gw_tile33_fn)(const c3geom *, const gwbuf *, const float *, const float *,
-                             float *);
+                             float *, int64_t, int64_t);
 typedef void (*gw_wide33_fn)(const c3geom *, const gwbuf *, const float *, const float *,
-                             float *);
+                             float *, int64_t, int64_t);
 /* [stride - 1][planes or vectors]: stride 1 and 2 */
 static const gw_tile33_fn gw_tiles33[2][4] = {
     {NULL, gw_tile33_1_1, gw_tile33_2_1, gw_tile33_3_1},
@@ -529,9 +531,9 @@ static const gw_wide33_fn gw_wides33[2][4] = {{NULL, NULL, gw_wide33_2_1, gw_wid
                                               {NULL, NULL, gw_wide33_2_2, gw_wide33_3_2}};
 
 typedef void (*gw_tile_fn)(const c3geom *, const gwbuf *, const float *, const float *,
-                           const int64_t *, int64_t, float *);
+                           const int64_t *, int64_t, float *, int64_t, int64_t);
 typedef void (*gw_wide_fn)(const c3geom *, const gwbuf *, const float *, const float *,
-                           const int64_t *, int64_t, float *);
+                           const int64_t *, int64_t, float *, int64_t, int64_t);
 static const gw_tile_fn gw_tiles[2][4] = {{NULL, gw_tile_1_1, gw_tile_2_1, gw_tile_3_1},
                                           {NULL, gw_tile_1_2, gw_tile_2_2, gw_tile_3_2}};
 static const gw_wide_fn gw_wides[2][4] = {{NULL, NULL, gw_wide_2_1, gw_wide_3_1},
@@ -586,6 +588,14 @@ static void gw_stage(const c3geom *g, const gwbuf *w, const float *in, const flo
                   (int)(g->K - k0 < 16 ? g->K - k0 : 16), w->got + k0, w->Kp);
 }
 
+/* vectors of output planes for the wide kernels at 'left' planes to go
+   (at least 32): 64 planes as 2 + 2 rather than 3 + a one-vector tile,
+   whose 27 broadcasts per pixel feed one multiply-add each (1-2% on
+   64-plane gradWeights, docs/dev/strided.md) */
+static int64_t gw_vectors(int64_t left) {
+  return left >= 48 && left != 64 ? 3 : 2;
+}
+
 /* dw (K x C x T) += scale * sum over images [b0, b1), through the
    thread's buffers */
 static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go, int64_t b0,
@@ -593,42 +603,52 @@ static void gw_range(const c3geom *g, gwbuf *w, const float *in, const float *go
   /* the kernels for the stride (1 or 2; th_nn_convdirect_strided_chosen
      takes no other) */
   const int si = g->sW == 2;
-  int64_t b, kv = 0, c0, t0, k, c, t, nw;
+  /* output rows per pass over the taps: the transposed gradOutput of a
+     band in a quarter of L2, where the passes (one per plane and 9 taps)
+     read it again; a whole 112x112 plane's (3.2 MB at 64 planes) came
+     from memory on every pass. The band's sums go through dwt in the
+     same order: the results do not change */
+  const int64_t rb0 = GW_BAND_BYTES / (g->W * w->Kp * (int64_t)sizeof(float));
+  const int64_t rb = rb0 < 1 ? 1 : rb0;
+  int64_t b, kv = 0, c0, t0, k, c, t, nw, y0;
   memset(w->dwt, 0, sizeof(float) * (size_t)(g->C * g->T * w->Kp));
   memset(w->xp, 0, sizeof(float) * (size_t)(g->C * w->pplane));
   for (b = b0; b < b1; b++) {
     gw_stage(g, w, in + b * g->C * g->iH * g->iW, go + b * g->K * g->HW);
-    if (g->T == 9 && g->kW == 3) {
+    for (y0 = 0; y0 < g->H; y0 += rb) {
+      const int64_t y1 = y0 + rb < g->H ? y0 + rb : g->H;
+      if (g->T == 9 && g->kW == 3) {
+        for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
+          nw = gw_vectors(w->Kp - kv);
+          for (c0 = 0; c0 < g->C; c0++)
+            gw_wides33[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv,
+                               w->dwt + c0 * 9 * w->Kp + kv, y0, y1);
+        }
+        for (; kv < w->Kp; kv += 16)
+          for (c0 = 0; c0 < g->C; c0 += 3) {
+            const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
+            gw_tiles33[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv,
+                               w->dwt + c0 * 9 * w->Kp + kv, y0, y1);
+          }
+        continue;
+      }
       for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
-        nw = w->Kp - kv >= 48 ? 3 : 2;
+        nw = gw_vectors(w->Kp - kv);
         for (c0 = 0; c0 < g->C; c0++)
-          gw_wides33[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv,
-                             w->dwt + c0 * 9 * w->Kp + kv);
+          for (t0 = 0; t0 < g->T; t0 += GWT)
+            gw_wides[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                             g->T - t0 < GWT ? g->T - t0 : GWT,
+                             w->dwt + (c0 * g->T + t0) * w->Kp + kv, y0, y1);
       }
       for (; kv < w->Kp; kv += 16)
         for (c0 = 0; c0 < g->C; c0 += 3) {
           const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
-          gw_tiles33[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv,
-                             w->dwt + c0 * 9 * w->Kp + kv);
+          for (t0 = 0; t0 < g->T; t0 += GWT)
+            gw_tiles[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
+                             g->T - t0 < GWT ? g->T - t0 : GWT,
+                             w->dwt + (c0 * g->T + t0) * w->Kp + kv, y0, y1);
         }
-      continue;
     }
-    for (kv = 0; kv + 32 <= w->Kp; kv += nw * 16) {
-      nw = w->Kp - kv >= 48 ? 3 : 2;
-      for (c0 = 0; c0 < g->C; c0++)
-        for (t0 = 0; t0 < g->T; t0 += GWT)
-          gw_wides[si][nw](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
-                           g->T - t0 < GWT ? g->T - t0 : GWT,
-                           w->dwt + (c0 * g->T + t0) * w->Kp + kv);
-    }
-    for (; kv < w->Kp; kv += 16)
-      for (c0 = 0; c0 < g->C; c0 += 3) {
-        const int64_t cb = g->C - c0 < 3 ? g->C - c0 : 3;
-        for (t0 = 0; t0 < g->T; t0 += GWT)
-          gw_tiles[si][cb](g, w, w->xp + c0 * w->pplane, w->got + kv, w->offp + t0,
-                           g->T - t0 < GWT ? g->T - t0 : GWT,
-                           w->dwt + (c0 * g->T + t0) * w->Kp + kv);
-      }
   }
   for (k = 0; k < g->K; k++)
     for (c = 0; c < g->C; c++)
@@ -965,13 +985,11 @@ int th_nn_convdirect_backward_params(const th_tensor *input, const th_tensor *gr
   const float *in = th_tensor_data(input), *go = th_tensor_data(gradOutput);
   int nt = th_nn_threads_for(B, 2 * KCT * H * W), rows = th_nn_scratch_rows(B, nt);
   int64_t i, dwtE, xpE, per;
-  if (w->dW == 2) {
-    /* the taps' masks are forward's, unused here */
-    strided_planes(&g, B, nIn, nOut, H, W, w);
-    if (strided_forward_taps(&g) != TH_OK) return TH_ERR;
-  } else if (geom_init(&g, B, nIn, nOut, H, W, w) != TH_OK) {
-    return TH_ERR;
-  }
+  /* the planes and the tap count: the taps' shifts and masks are the
+     correlation's (gradWeight's kernels take offsets in the padded input) */
+  if (w->dW == 2) strided_planes(&g, B, nIn, nOut, H, W, w);
+  else geom_planes(&g, B, nIn, nOut, H, W, w);
+  g.T = w->kH * w->kW, g.TP = round_up(g.T, GWT), g.mk = NULL;
   per = gw_elems(&g, &dwtE, &xpE);
   if (th_scratch_take1d(fgradInput, rows * per + (rows - 1) * KCT + 16) != TH_OK) {
     free(g.mk);
