@@ -89,13 +89,15 @@ static int shape_rule(const th_nn_window *w, int phase, int64_t planes, int64_t 
 /* The stride-2 rule, from single-thread CPU time against im2col + gemm
    on the zoo's shapes (docs/dev/strided.md): forward on outputs from
    512 pixels (the 7x7 stem, 28x28 and larger) or with few channel pairs
-   (the cifar nets); gradInput with few pairs only; gradWeight from 16
+   (the cifar nets); gradInput with few pairs, or on 28x28+ outputs with
+   as many input planes as output planes (ResNet-50's); gradWeight from 16
    input planes (not the stems: 3 planes, 49 taps) on outputs of 8x8 and
    up. On smaller planes (14x14, 7x7 outputs with 32768+ pairs) a block
    of vectors is mostly its last partial vector and the gemm wins. */
 static int strided_shape_rule(int phase, int64_t nIn, int64_t planes, int64_t oH, int64_t oW) {
   if (phase == TH_NN_WINO_FORWARD) return oH * oW >= 512 || planes <= 4096;
-  if (phase == TH_NN_WINO_GRAD_INPUT) return planes <= 4096 && nIn >= 16;
+  if (phase == TH_NN_WINO_GRAD_INPUT)
+    return nIn >= 16 && (planes <= 4096 || (oH * oW >= 784 && nIn * nIn >= planes));
   return nIn >= 16 && oH * oW >= 64;
 }
 
@@ -863,7 +865,7 @@ static int strided_backward_input(const float *go, float *gi, const float *weigh
   int64_t tap[4][KMAX * KMAX], dy[4][KMAX * KMAX], dx[4][KMAX * KMAX], nTap[4], base[KMAX * KMAX];
   c3geom g[4];
   int64_t nb, b0, ph, t, i;
-  float *wp, *bp, *buf;
+  float *wp, *bp, *buf, *wph[4];
   int nt, rc = TH_OK;
   for (ph = 0; ph < 4; ph++) {
     strided_planes(&g[ph], B, nOut, nIn, iH, iW, w);
@@ -884,6 +886,9 @@ static int strided_backward_input(const float *go, float *gi, const float *weigh
   bp = wp + Kr * nOut * T;
   buf = aligned(bp + Kr);
   memset(bp, 0, sizeof(float) * (size_t)Kr);
+  /* the phases' kernels side by side: their taps are the kernel's, once */
+  for (ph = 0, i = 0; ph < 4; i += Kr * nOut * nTap[ph], ph++)
+    wph[ph] = wp + i, pack_taps(weight, nOut, nIn, T, tap[ph], nTap[ph], wph[ph]);
   nt = th_nn_threads_for(B * g[0].nv, 2 * nOut * nIn * T * 16);
   for (b0 = 0; b0 < B; b0 += nb) {
     const int64_t n = B - b0 < nb ? B - b0 : nb;
@@ -893,11 +898,8 @@ static int strided_backward_input(const float *go, float *gi, const float *weigh
         for (i = 0; i < n * nIn; i++) memset(dst + i * 4 * g[ph].HW, 0, sizeof(float) * (size_t)g[ph].HW);
         continue;
       }
-      /* the packed kernel of each phase is small beside the products:
-         packed again per chunk rather than kept four times */
-      pack_taps(weight, nOut, nIn, T, tap[ph], nTap[ph], wp);
       g[ph].B = n;
-      correlate(&g[ph], go + b0 * nOut * g[ph].HW, dst, wp, bp, nt);
+      correlate(&g[ph], go + b0 * nOut * g[ph].HW, dst, wph[ph], bp, nt);
     }
     phase_planes(nt, n * nIn, buf, gi + b0 * nIn * iH * iW, &g[0], 1);
   }
