@@ -89,6 +89,8 @@ describe('nn.SpatialConvolution stride-2 direct kernels', function()
     assert.are.same({true, false, true}, chosen(16, 64, 56, 128, 3, 1))      -- ResNet-18
     assert.are.same({false, false, true}, chosen(16, 128, 28, 256, 3, 1))
     assert.are.same({false, false, false}, chosen(16, 256, 14, 512, 3, 1))
+    assert.are.same({true, true, true}, chosen(16, 128, 56, 128, 3, 1))      -- ResNet-50
+    assert.are.same({false, false, true}, chosen(16, 256, 28, 256, 3, 1))
     assert.are.same({true, true, true}, chosen(64, 16, 32, 32, 3, 1))        -- cifar
     assert.are.same({true, true, true}, chosen(64, 32, 16, 64, 3, 1))
   end)
