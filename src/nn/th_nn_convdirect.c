@@ -3,6 +3,9 @@
 ** size up to 7x7 with "same" padding ((k-1)/2: ResNet's and VGG's 3x3,
 ** GoogLeNet's and AlexNet's 5x5), written with AVX-512 intrinsics and taken
 ** only on a CPU that has them (th_nn_conv.c asks th_nn_convdirect_chosen).
+** Stride-2 windows up to 7x7 with a ceil(n / 2) output run the same
+** kernels over the input's four phase planes (th_nn_convdirect_strided_chosen;
+** the "stride 2" section below).
 ** No im2col and no layout change: an image plane is read as a flat run of
 ** H*W floats cut into vectors of 16 output pixels. The input a tap (ky,kx)
 ** needs for a vector is the same run shifted by (ky-pad)*W + (kx-pad), with
