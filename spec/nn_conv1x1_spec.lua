@@ -103,8 +103,12 @@ local SHAPES = {
   {'9x11, stride 2', 5, 41, 200, 9, 11, 2, true},
   {'11x10, stride 3', 4, 61, 260, 11, 10, 3, true},
   {'one 3D image, stride 2', 0, 3, 4, 8, 7, 2, false},
-  -- 61x62 stride 2: 31x31 outputs, the gradInput in two tiles of rows, a last odd row
-  {'61x62, stride 2, two tiles', 2, 20, 60, 61, 62, 2, true},
+  -- 61x62 stride 2: 31x31 outputs (961 columns, up to two tiles' worth),
+  -- the subsampled image whole in one product, a last odd input row
+  {'61x62, stride 2, whole image', 2, 20, 60, 61, 62, 2, true},
+  -- 81x82 stride 2: 41x41 outputs, more than two tiles' columns: the
+  -- gradInput in three tiles of rows, a last odd row
+  {'81x82, stride 2, tiles of rows', 2, 20, 60, 81, 82, 2, true},
   {'13x13, stride 2, grouped', 7, 9, 512, 13, 13, 2, true},
 }
 

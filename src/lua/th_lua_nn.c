@@ -229,7 +229,8 @@ static int conv_chosen(lua_State *L, int direct) {
   oH = (H + 2 * w.padH - w.kH) / (w.dH > 0 ? w.dH : 1) + 1;
   oW = (W + 2 * w.padW - w.kW) / (w.dW > 0 ? w.dW : 1) + 1;
   for (p = TH_NN_WINO_FORWARD; p <= TH_NN_WINO_GRAD_WEIGHT; p++) {
-    int d = th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW);
+    int d = th_nn_convdirect_chosen(&w, input->dtype, p, nIn, nOut, oH, oW) ||
+            th_nn_convdirect_strided_chosen(&w, input->dtype, p, nIn, nOut, H, W);
     int m = direct || d ? 0 : th_nn_winograd_chosen(&w, p, nIn, nOut, oH, oW);
     if (m) lua_pushinteger(L, m);
     else lua_pushboolean(L, direct && d);

@@ -61,6 +61,11 @@ int th_nn_convdirect_get_mode(void);
 int th_nn_convdirect_available(void);
 int th_nn_convdirect_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
                          int64_t nOut, int64_t oH, int64_t oW);
+/* the same for stride-2 float convolutions of kernels up to 7x7 (not 1x1)
+   whose padding gives a ceil(iH / 2) x ceil(iW / 2) output: ResNet's
+   downsampling 3x3 and the 7x7 stems */
+int th_nn_convdirect_strided_chosen(const th_nn_window *w, th_dtype dt, int phase, int64_t nIn,
+                                    int64_t nOut, int64_t iH, int64_t iW);
 
 /* --- full (transposed) convolution (nn.SpatialFullConvolution) ---
    weight: nIn x nOut x kH x kW; bias: nOut or NULL; output size

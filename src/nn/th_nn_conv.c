@@ -97,6 +97,12 @@ static int check_geom(const th_tensor *input, const th_tensor *weight, const th_
   return TH_OK;
 }
 
+/* the direct kernels (th_nn_convdirect.c), stride 1 or 2 */
+static int direct_chosen(const geom *g, const th_nn_window *w, th_dtype dt, int phase) {
+  return th_nn_convdirect_chosen(w, dt, phase, g->nIn, g->nOut, g->oH, g->oW) ||
+         th_nn_convdirect_strided_chosen(w, dt, phase, g->nIn, g->nOut, g->iH, g->iW);
+}
+
 /* tiles for nt threads: rows of one image when an image has TILE_COLS
    positions or more (or is direct: its columns are the image), else G
    whole images, with at least as many tiles as threads */
@@ -111,6 +117,12 @@ static void plan_tiles(geom *g, int nt, int64_t group_out) {
   if (g->direct || g->N >= TILE_COLS) {
     g->G = 1;
     g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, g->K * TILE_COLS);
+    /* a strided 1x1's columns are the subsampled image: taken whole, one
+       gemm per image as the stride-1 1x1 does with the image itself, up
+       to two tiles' columns (the ResNet shortcuts from 56x56: 0.75-0.9 of
+       the time of two 392-column tiles, docs/dev/strided.md) */
+    if (g->one && !g->direct && g->N <= 2 * TILE_COLS && g->K * g->N <= TILE_MAX_ELEMS)
+      g->rows = g->oH;
     cap = TILE_MAX_ELEMS / (g->K * g->oW);
     if (g->rows > cap) g->rows = th_nn_tile_rows(g->K, g->oH, g->oW, TILE_MAX_ELEMS);
     g->tn = g->rows * g->oW;
@@ -181,7 +193,7 @@ int th_nn_conv_update_output(const th_tensor *input, th_tensor *output, const th
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       (bias && th_nn_contiguous(&bs, bias) != TH_OK) || th_tensor_resize(output, nd, size) != TH_OK)
     goto done;
-  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_FORWARD, g.nIn, g.nOut, g.oH, g.oW)) {
+  if (direct_chosen(&g, w, input->dtype, TH_NN_WINO_FORWARD)) {
     rc = th_nn_convdirect_forward(&in, output, &wt, bias ? &bs : NULL, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
@@ -225,7 +237,7 @@ int th_nn_conv_update_grad_input(const th_tensor *input, const th_tensor *gradOu
   if (th_nn_contiguous(&go, gradOutput) != TH_OK || th_nn_contiguous(&wt, weight) != TH_OK ||
       th_tensor_resize(gradInput, input->ndim, input->size) != TH_OK)
     goto done;
-  if (th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_INPUT, g.nIn, g.nOut, g.oH, g.oW)) {
+  if (direct_chosen(&g, w, input->dtype, TH_NN_WINO_GRAD_INPUT)) {
     rc = th_nn_convdirect_backward_input(&go, gradInput, &wt, &ws, w, g.B, g.nIn, g.nOut);
     goto done;
   }
@@ -269,7 +281,7 @@ int th_nn_conv_acc_grad_params(const th_tensor *input, const th_tensor *gradOutp
   if (th_nn_contiguous(&in, input) != TH_OK || th_nn_contiguous(&go, gradOutput) != TH_OK ||
       begin_accum(&gw, gradWeight) != TH_OK || (gradBias && begin_accum(&gb, gradBias) != TH_OK))
     goto done;
-  direct = th_nn_convdirect_chosen(w, input->dtype, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
+  direct = direct_chosen(&g, w, input->dtype, TH_NN_WINO_GRAD_WEIGHT);
   m = direct ? 0 : th_nn_winograd_chosen(w, TH_NN_WINO_GRAD_WEIGHT, g.nIn, g.nOut, g.oH, g.oW);
   if (direct || m) {
     rc = direct ? th_nn_convdirect_backward_params(&in, &go, &gw, &ws, w, g.B, g.nIn,

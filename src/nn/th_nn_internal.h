@@ -153,7 +153,8 @@ int th_nn_winograd_backward_params(const th_tensor *input, const th_tensor *grad
 
 /* direct convolution (th_nn_convdirect.c; th_nn_convdirect_chosen in
    th_nn.h), float, contiguous operands of a checked geometry that it
-   chose (stride 1, odd kernel, "same" padding). 'finput' / 'fgradInput' hold the packed kernel (forward,
+   chose (stride 1, odd kernel, "same" padding; or stride 2 with a
+   ceil(n / 2) output, th_nn_convdirect_strided_chosen). 'finput' / 'fgradInput' hold the packed kernel (forward,
    gradInput) or the threads' partial gradWeights; gradWeight is
    accumulated into (scaled), gradBias left to the caller. */
 int64_t th_nn_convdirect_scratch(int phase, int64_t B, int64_t nIn, int64_t nOut, int64_t T);
