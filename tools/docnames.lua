@@ -8,7 +8,7 @@
 -- cannot land without its entry.
 require 'torch'
 require 'nn'
-for _, lib in ipairs{'optim', 'optnet', 'image', 'paths', 'xlua', 'sys', 'nngraph', 'thrnn', 'dataset', 'dataparallel'} do
+for _, lib in ipairs{'optim', 'optnet', 'image', 'paths', 'xlua', 'sys', 'nngraph', 'thrnn', 'dataset', 'dataparallel', 'md5'} do
   _G[lib] = _G[lib] or require(lib)
 end
 local hasmpi = pcall(require, 'mpi')
@@ -80,7 +80,7 @@ for k, v in pairs(nn) do
 end
 
 -- the other libraries: every field; their classes' methods
-for _, lib in ipairs{'optim', 'optnet', 'image', 'paths', 'xlua', 'sys', 'nngraph', 'thrnn', 'dataset', 'dataparallel'} do
+for _, lib in ipairs{'optim', 'optnet', 'image', 'paths', 'xlua', 'sys', 'nngraph', 'thrnn', 'dataset', 'dataparallel', 'md5'} do
   fields(lib, package.loaded[lib])
 end
 if hasmpi then fields('mpi', package.loaded.mpi) end
