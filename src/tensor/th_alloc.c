@@ -74,18 +74,25 @@ static void policy_once(void) {
   pthread_once(&once, set_policy);
 }
 
-/* a block for a request of 'bytes': a cached one of its class, else a new
-   one (the cache emptied and the request tried again before giving up) */
+/* a large block of class 'cbytes': a cached one of its class, a cached
+   one resized, else a new one (the cache emptied and the request tried
+   again before giving up) */
+static void *obtain_large(size_t bytes, size_t cbytes) {
+  void *p = th_blockcache_take(bytes, cbytes);
+  if (p == NULL) p = th_blockcache_reshape(cbytes);
+  if (p != NULL) return p;
+  p = th_blockcache_map(cbytes);
+  if (p == NULL && (th_blockcache_flush() == 0 || (p = th_blockcache_map(cbytes)) == NULL)) return NULL;
+  th_blockcache_mapped(cbytes);
+  return p;
+}
+
+/* a block for a request of 'bytes' */
 static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
-  void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(bytes, cbytes) : NULL;
-  if (p != NULL) return p;
-  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
-  if (posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) {
-    p = NULL;
-    if (th_blockcache_flush() == 0 || posix_memalign(&p, ALIGNMENT, cbytes) != 0 || p == NULL) return NULL;
-  }
-  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_mapped(cbytes);
+  void *p = NULL;
+  if (cbytes >= TH_BLOCKCACHE_MIN) return obtain_large(bytes, cbytes);
+  if (posix_memalign(&p, ALIGNMENT, cbytes) != 0) return NULL;
   return p;
 }
 
@@ -127,7 +134,8 @@ void *th_realloc(void *p, size_t oldbytes, size_t newbytes, th_memcat cat) {
 void th_free(void *p, size_t bytes, th_memcat cat) {
   if (p == NULL) return;
   if (bytes == 0) bytes = 1;
-  if (!th_blockcache_put(p, th_blockcache_class(bytes))) free(p);
+  if (th_blockcache_class(bytes) >= TH_BLOCKCACHE_MIN) th_blockcache_put(p, th_blockcache_class(bytes));
+  else free(p);
   pthread_mutex_lock(&stats_lock);
   account(-(int64_t)bytes, cat);
   stats.live_count--;

@@ -10,7 +10,12 @@
 ** channels from one layer to the next). Such a block is 'lent': its true
 ** size is kept in 'lent' until it comes back, since th_free only knows the
 ** size asked for.
+** Large blocks are anonymous mappings of their own (th_blockcache_map), not
+** malloc's: a cached block of another class can then be resized in place
+** (mremap), keeping its resident pages, where freeing it and mapping a new
+** block would fault every page of the new one in again.
 */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -23,19 +28,21 @@
    a training step reuses its sizes within one step; one that is not
    reused holds resident memory for nothing */
 #define MAX_AGE 512
-/* before a new block is mapped, cached blocks are freed until the blocks
-   out, cached and new fit under the high-water mark plus 1/SLACK_DIV of
-   it. With no slack, a training step whose frees and requests interleave
-   a little differently from step to step freed blocks only to map and
-   fault them again the next step (about 4,000 page faults and 15% of a
-   ResNet-18 step, docs/dev/gradrel.md); a quarter of slack keeps the
-   step's blocks resident for the cost of that quarter at most */
-#define SLACK_DIV 4
+/* a request with no block of its class whose new block would take the
+   large blocks out and cached above their high-water mark is given a
+   cached block resized (th_blockcache_reshape) instead, and older cached
+   blocks are freed until the rest fits under the mark: the cache never
+   raises the peak of resident large blocks. (A quarter of slack above the
+   mark, the rule before resizing, cost DenseNet-BC b64 450 MiB of peak;
+   with no slack and no resizing a training step faulted its blocks in
+   again each step, docs/dev/densenet.md) */
 /* the default cap (torch.blockCacheLimit changes it): the gradients of a
    training step of the bench's larger nets take several hundred MiB of
    blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
    raising the peak, the cap bounds what it holds after the steps end */
 #define DEFAULT_LIMIT ((size_t)1 << 30)
+/* blocks from this size on ask for huge pages (th_blockcache_map) */
+#define HUGE_MIN ((size_t)4 << 20)
 
 typedef struct entry {
   void *p;
@@ -49,6 +56,7 @@ static int n;                 /* entries in use: cache[0..n-1] */
 static size_t cached;         /* sum of their bytes */
 static size_t cap = DEFAULT_LIMIT;
 static uint64_t tick;
+static uint64_t reshaped;     /* blocks resized for another class, ever */
 static entry lent[ENTRIES];   /* blocks handed out for a smaller class */
 static int nlent;
 /* bytes of large blocks handed out now (true sizes) and the most ever */
@@ -71,12 +79,32 @@ size_t th_blockcache_class(size_t bytes) {
   return (bytes + step - 1) & ~(step - 1);
 }
 
-/* under lock: removes entry i, returns its block */
-static void *drop(int i) {
-  void *p = cache[i].p;
-  cached -= cache[i].bytes;
-  cache[i] = cache[--n];
+void *th_blockcache_map(size_t cbytes) {
+  void *p = mmap(NULL, cbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  /* a block this large is faulted in by 2 MiB pages where the kernel
+     allows (transparent huge pages in 'madvise' mode): a block resized or
+     lent faults its pages in again, 512 times fewer faults */
+  if (cbytes >= HUGE_MIN) madvise(p, cbytes, MADV_HUGEPAGE);
   return p;
+}
+
+static void unmap(void *p, size_t bytes) {
+  munmap(p, bytes);
+}
+
+/* under lock: removes entry i, returns it */
+static entry drop(int i) {
+  entry e = cache[i];
+  cached -= e.bytes;
+  cache[i] = cache[--n];
+  return e;
+}
+
+/* under lock: frees entry i */
+static void discard(int i) {
+  entry e = drop(i);
+  unmap(e.p, e.bytes);
 }
 
 /* under lock, n > 0: the index of the entry freed longest ago */
@@ -92,10 +120,10 @@ static int oldest(void) {
 static void evict(size_t extra) {
   int i = 0;
   while (i < n) {
-    if (tick - cache[i].tick > MAX_AGE) free(drop(i));
+    if (tick - cache[i].tick > MAX_AGE) discard(i);
     else i++;
   }
-  while (n > 0 && (cached + extra > cap || n == ENTRIES)) free(drop(oldest()));
+  while (n > 0 && (cached + extra > cap || n == ENTRIES)) discard(oldest());
 }
 
 /* gives back the whole pages of block p (of 'bytes') past 'used' */
@@ -128,7 +156,7 @@ void *th_blockcache_take(size_t bytes, size_t cbytes) {
   if (best >= 0) {
     got = cache[best].bytes;
     handed(got);
-    p = drop(best);
+    p = drop(best).p;
   }
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
@@ -136,7 +164,7 @@ void *th_blockcache_take(size_t bytes, size_t cbytes) {
   return p;
 }
 
-int th_blockcache_put(void *p, size_t cbytes) {
+void th_blockcache_put(void *p, size_t cbytes) {
   int i, kept = 0;
   pthread_mutex_lock(&lock);
   for (i = 0; i < nlent; i++)
@@ -156,13 +184,45 @@ int th_blockcache_put(void *p, size_t cbytes) {
     kept = 1;
   }
   pthread_mutex_unlock(&lock);
-  return kept;
+  if (!kept) unmap(p, cbytes);
 }
 
-void th_blockcache_reclaim(size_t cbytes) {
+/* under lock, n > 0: the block to resize for class 'cbytes': the closest
+   in size (a block grown faults its new pages in; one shrunk gives pages
+   back that a later request may fault in again) */
+static int reshape_candidate(size_t cbytes) {
+  int i, best = 0;
+  size_t d, bestd = SIZE_MAX;
+  for (i = 0; i < n; i++) {
+    d = cache[i].bytes > cbytes ? cache[i].bytes - cbytes : cbytes - cache[i].bytes;
+    if (d < bestd) {
+      best = i;
+      bestd = d;
+    }
+  }
+  return best;
+}
+
+void *th_blockcache_reshape(size_t cbytes) {
+  entry e;
+  void *q;
   pthread_mutex_lock(&lock);
-  while (n > 0 && out + cached + cbytes > out_hwm + out_hwm / SLACK_DIV) free(drop(oldest()));
+  if (n == 0 || out + cached + cbytes <= out_hwm) {
+    pthread_mutex_unlock(&lock);
+    return NULL;
+  }
+  e = drop(reshape_candidate(cbytes));
+  while (n > 0 && out + cached + cbytes > out_hwm) discard(oldest());
+  handed(cbytes);
+  reshaped++;
   pthread_mutex_unlock(&lock);
+  q = mremap(e.p, e.bytes, cbytes, MREMAP_MAYMOVE);
+  if (q != MAP_FAILED) return q;
+  unmap(e.p, e.bytes);
+  pthread_mutex_lock(&lock);
+  out -= cbytes;
+  pthread_mutex_unlock(&lock);
+  return NULL;
 }
 
 void th_blockcache_mapped(size_t cbytes) {
@@ -175,13 +235,14 @@ size_t th_blockcache_flush(void) {
   size_t freed;
   pthread_mutex_lock(&lock);
   freed = cached;
-  while (n > 0) free(drop(n - 1));
+  while (n > 0) discard(n - 1);
   pthread_mutex_unlock(&lock);
   return freed;
 }
 
-void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm) {
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm, int64_t *resized) {
   pthread_mutex_lock(&lock);
+  *resized = (int64_t)reshaped;
   *bytes = (int64_t)cached;
   *count = n;
   *outb = (int64_t)out;
