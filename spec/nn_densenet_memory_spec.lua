@@ -1,6 +1,7 @@
 -- DenseNet-BC's plain training memory (docs/dev/densenet.md): the block
 -- cache resizes a cached block for a request of another class instead of
--- keeping blocks above the high-water mark of large blocks handed out.
+-- keeping blocks more than 1/16 above the high-water mark of large blocks
+-- handed out (a quarter before).
 require 'torch'
 require 'nn'
 
@@ -43,7 +44,7 @@ local function watch(net, check)
 end
 
 describe('DenseNet-BC plain training memory', function()
-  it('resident large blocks (handed out + cached) never pass the high-water mark of those handed out', function()
+  it('resident large blocks (handed out + cached) stay within 1/16 of the high-water mark of those handed out', function()
     settle()
     local net, input = smallDenseNet(16)
     local target = torch.LongTensor(16):random(1, 10)
@@ -51,12 +52,13 @@ describe('DenseNet-BC plain training memory', function()
     local worst, where = 0, nil
     watch(net, function(name)
       local s = torch.memoryStats()
-      local over = s.large_bytes + s.cached_bytes - s.large_high_water_bytes
+      local hwm = s.large_high_water_bytes
+      local over = s.large_bytes + s.cached_bytes - (hwm + hwm // 16)
       if over > worst then worst, where = over, name end
     end)
     for _ = 1, 3 do trainStep(net, crit, input, target) end
     -- with a quarter of slack above the mark (the rule before resizing)
-    -- the cache held several MiB above it here
+    -- the cache held more than a sixteenth above it here
     assert.are.equal(0, worst, tostring(where))
     assert.is_true(torch.memoryStats().resized_count > 0)
   end)
@@ -90,9 +92,10 @@ describe('DenseNet-BC plain training memory', function()
     a = nil
     collectgarbage(); collectgarbage()
     assert.are.equal(4 * MiB, torch.memoryStats().cached_bytes)
-    -- a request past the mark: the cached block, grown
+    -- a request past the mark plus a sixteenth: the cached block, grown
     local n = 1
-    while 4 * n <= st.large_high_water_bytes - st.large_bytes do n = n * 2 end
+    local hwm = st.large_high_water_bytes
+    while 4 * n <= hwm + hwm // 16 - st.large_bytes do n = n * 2 end
     n = n + 12345
     local t = torch.FloatTensor(n)
     assert.are.equal(st.resized_count + 1, torch.memoryStats().resized_count)

@@ -77,8 +77,8 @@ static void policy_once(void) {
 /* a large block of class 'cbytes': a cached one of its class, a cached
    one resized, else a new one (the cache emptied and the request tried
    again before giving up) */
-static void *obtain_large(size_t bytes, size_t cbytes) {
-  void *p = th_blockcache_take(bytes, cbytes);
+static void *obtain_large(size_t cbytes) {
+  void *p = th_blockcache_take(cbytes);
   if (p == NULL) p = th_blockcache_reshape(cbytes);
   if (p != NULL) return p;
   p = th_blockcache_map(cbytes);
@@ -91,7 +91,7 @@ static void *obtain_large(size_t bytes, size_t cbytes) {
 static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
   void *p = NULL;
-  if (cbytes >= TH_BLOCKCACHE_MIN) return obtain_large(bytes, cbytes);
+  if (cbytes >= TH_BLOCKCACHE_MIN) return obtain_large(cbytes);
   if (posix_memalign(&p, ALIGNMENT, cbytes) != 0) return NULL;
   return p;
 }

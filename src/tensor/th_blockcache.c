@@ -29,13 +29,14 @@
    reused holds resident memory for nothing */
 #define MAX_AGE 512
 /* a request with no block of its class whose new block would take the
-   large blocks out and cached above their high-water mark is given a
-   cached block resized (th_blockcache_reshape) instead, and older cached
-   blocks are freed until the rest fits under the mark: the cache never
-   raises the peak of resident large blocks. (A quarter of slack above the
-   mark, the rule before resizing, cost DenseNet-BC b64 450 MiB of peak;
-   with no slack and no resizing a training step faulted its blocks in
-   again each step, docs/dev/densenet.md) */
+   large blocks out and cached above their high-water mark plus
+   1/SLACK_DIV of it is given a cached block resized (th_blockcache_reshape)
+   instead, and older cached blocks are freed until the rest fits: the
+   cache raises the peak of resident large blocks by at most that
+   sixteenth. (A quarter, the rule before resizing, cost DenseNet-BC b64
+   480 MiB of peak; no slack at all doubled the kernel time a step spends
+   faulting pages in, docs/dev/densenet.md) */
+#define SLACK_DIV 16
 /* the default cap (torch.blockCacheLimit changes it): the gradients of a
    training step of the bench's larger nets take several hundred MiB of
    blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
@@ -126,18 +127,7 @@ static void evict(size_t extra) {
   while (n > 0 && (cached + extra > cap || n == ENTRIES)) discard(oldest());
 }
 
-/* gives back the whole pages of block p (of 'bytes') past 'used' */
-static void trim(void *p, size_t used, size_t bytes) {
-  long ps = sysconf(_SC_PAGESIZE);
-  uintptr_t from, to = (uintptr_t)p + bytes;
-  if (ps <= 0) return;
-  from = ((uintptr_t)p + used + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
-  to &= ~((uintptr_t)ps - 1);
-  if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
-}
-
-void *th_blockcache_take(size_t bytes, size_t cbytes) {
-  size_t got = 0;
+void *th_blockcache_take(size_t cbytes) {
   void *p = NULL;
   int i, best = -1;
   pthread_mutex_lock(&lock);
@@ -154,13 +144,15 @@ void *th_blockcache_take(size_t bytes, size_t cbytes) {
     if (best >= 0) lent[nlent++] = cache[best];
   }
   if (best >= 0) {
-    got = cache[best].bytes;
-    handed(got);
+    /* a lent block keeps its pages past the request resident: they count
+       in 'out' at its true size, so the bound on the resident blocks
+       holds, and giving them back faulted them in again when the block
+       next served its own class */
+    handed(cache[best].bytes);
     p = drop(best).p;
   }
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
-  if (p != NULL) trim(p, bytes, got);
   return p;
 }
 
@@ -207,12 +199,12 @@ void *th_blockcache_reshape(size_t cbytes) {
   entry e;
   void *q;
   pthread_mutex_lock(&lock);
-  if (n == 0 || out + cached + cbytes <= out_hwm) {
+  if (n == 0 || out + cached + cbytes <= out_hwm + out_hwm / SLACK_DIV) {
     pthread_mutex_unlock(&lock);
     return NULL;
   }
   e = drop(reshape_candidate(cbytes));
-  while (n > 0 && out + cached + cbytes > out_hwm) discard(oldest());
+  while (n > 0 && out + cached + cbytes > out_hwm + out_hwm / SLACK_DIV) discard(oldest());
   handed(cbytes);
   reshaped++;
   pthread_mutex_unlock(&lock);
