@@ -29,14 +29,17 @@
    reused holds resident memory for nothing */
 #define MAX_AGE 512
 /* a request with no block of its class whose new block would take the
-   large blocks out and cached above their high-water mark plus
-   1/SLACK_DIV of it is given a cached block resized (th_blockcache_reshape)
-   instead, and older cached blocks are freed until the rest fits: the
-   cache raises the peak of resident large blocks by at most that
-   sixteenth. (A quarter, the rule before resizing, cost DenseNet-BC b64
-   480 MiB of peak; no slack at all doubled the kernel time a step spends
-   faulting pages in, docs/dev/densenet.md) */
+   large blocks out and cached above their high-water mark plus the slack
+   is given a cached block resized (th_blockcache_reshape) instead, and
+   older cached blocks are freed until the rest fits: the cache raises the
+   peak of resident large blocks by at most the slack, a sixteenth of the
+   mark, or up to SLACK_FLOOR bytes while that is under a quarter. (A
+   quarter, the rule before resizing, cost DenseNet-BC b64 480 MiB of
+   peak; no slack doubled the kernel time a DenseNet step spends faulting
+   pages in, and a sixteenth alone cost ResNet-18 b16 8,000 faults a step
+   where a quarter had none, docs/dev/densenet.md) */
 #define SLACK_DIV 16
+#define SLACK_FLOOR ((size_t)128 << 20)
 /* the default cap (torch.blockCacheLimit changes it): the gradients of a
    training step of the bench's larger nets take several hundred MiB of
    blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
@@ -179,6 +182,12 @@ void th_blockcache_put(void *p, size_t cbytes) {
   if (!kept) unmap(p, cbytes);
 }
 
+static size_t slack(void) {
+  size_t s = out_hwm / SLACK_DIV, q = out_hwm / 4;
+  size_t floor = q < SLACK_FLOOR ? q : SLACK_FLOOR;
+  return s > floor ? s : floor;
+}
+
 /* under lock, n > 0: the block to resize for class 'cbytes': the closest
    in size (a block grown faults its new pages in; one shrunk gives pages
    back that a later request may fault in again) */
@@ -199,12 +208,12 @@ void *th_blockcache_reshape(size_t cbytes) {
   entry e;
   void *q;
   pthread_mutex_lock(&lock);
-  if (n == 0 || out + cached + cbytes <= out_hwm + out_hwm / SLACK_DIV) {
+  if (n == 0 || out + cached + cbytes <= out_hwm + slack()) {
     pthread_mutex_unlock(&lock);
     return NULL;
   }
   e = drop(reshape_candidate(cbytes));
-  while (n > 0 && out + cached + cbytes > out_hwm + out_hwm / SLACK_DIV) discard(oldest());
+  while (n > 0 && out + cached + cbytes > out_hwm + slack()) discard(oldest());
   handed(cbytes);
   reshaped++;
   pthread_mutex_unlock(&lock);
