@@ -54,7 +54,7 @@ static void setint(lua_State *L, const char *k, int64_t v) {
 static int sys_memstats(lua_State *L) {
   th_memstats m;
   th_scratch_stats sc;
-  int64_t cbytes, ccount, lout, lhwm;
+  int64_t cbytes, ccount, lout, lhwm, lresized;
   int c;
   th_alloc_stats(&m);
   lua_newtable(L);
@@ -77,11 +77,12 @@ static int sys_memstats(lua_State *L) {
   setint(L, "blocks", sc.blocks);
   lua_setfield(L, -2, "scratch");
   lua_setfield(L, -2, "categories");
-  th_blockcache_stats(&cbytes, &ccount, &lout, &lhwm);
+  th_blockcache_stats(&cbytes, &ccount, &lout, &lhwm, &lresized);
   setint(L, "cached_bytes", cbytes);
   setint(L, "cached_count", ccount);
   setint(L, "large_bytes", lout);
   setint(L, "large_high_water_bytes", lhwm);
+  setint(L, "resized_count", lresized);
   return 1;
 }
 

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -75,50 +74,25 @@ static void policy_once(void) {
   pthread_once(&once, set_policy);
 }
 
-/* Blocks of 4 MiB and more start on a 2 MiB boundary and are offered to
-   the kernel's transparent huge pages (Debian's default: only where asked,
-   "madvise"). A step streams activations and weights of tens of MiB: with
-   4 KiB pages every page is a TLB entry and, once another process has run
-   (the bench alternates with PyTorch step by step), a page walk from
-   memory; ResNet-18 b16 forward in that alternation 148 -> 136 ms
-   (docs/dev/benchmark-notes.md). The alignment costs address space only:
-   the pages before the boundary are never touched. TH_HUGEPAGES=0 at
-   start-up turns it off. */
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_MIN ((size_t)4 << 20)
-
-static int huge_on = -1;  /* -1 until the first large block reads TH_HUGEPAGES */
-
-static size_t align_for(size_t cbytes) {
-  if (cbytes < HUGE_MIN) return ALIGNMENT;
-  if (__atomic_load_n(&huge_on, __ATOMIC_RELAXED) < 0) {
-    const char *e = getenv("TH_HUGEPAGES");
-    __atomic_store_n(&huge_on, !(e && e[0] == '0'), __ATOMIC_RELAXED);
-  }
-  return __atomic_load_n(&huge_on, __ATOMIC_RELAXED) ? HUGE_PAGE : ALIGNMENT;
+/* a large block of class 'cbytes': a cached one of its class, a cached
+   one resized, else a new one (the cache emptied and the request tried
+   again before giving up) */
+static void *obtain_large(size_t cbytes) {
+  void *p = th_blockcache_take(cbytes);
+  if (p == NULL) p = th_blockcache_reshape(cbytes);
+  if (p != NULL) return p;
+  p = th_blockcache_map(cbytes);
+  if (p == NULL && (th_blockcache_flush() == 0 || (p = th_blockcache_map(cbytes)) == NULL)) return NULL;
+  th_blockcache_mapped(cbytes);
+  return p;
 }
 
-/* asks for huge pages over the block's whole 2 MiB pages (a hint: the
-   kernel may decline, and "never" turns it off) */
-static void advise(void *p, size_t cbytes) {
-#ifdef MADV_HUGEPAGE
-  if (align_for(cbytes) == HUGE_PAGE) madvise(p, cbytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-}
-
-/* a block for a request of 'bytes': a cached one of its class, else a new
-   one (the cache emptied and the request tried again before giving up) */
+/* a block for a request of 'bytes' */
 static void *obtain(size_t bytes) {
   size_t cbytes = th_blockcache_class(bytes);
-  void *p = cbytes >= TH_BLOCKCACHE_MIN ? th_blockcache_take(bytes, cbytes) : NULL;
-  if (p != NULL) return p;
-  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_reclaim(cbytes);
-  if (posix_memalign(&p, align_for(cbytes), cbytes) != 0 || p == NULL) {
-    p = NULL;
-    if (th_blockcache_flush() == 0 || posix_memalign(&p, align_for(cbytes), cbytes) != 0 || p == NULL) return NULL;
-  }
-  advise(p, cbytes);
-  if (cbytes >= TH_BLOCKCACHE_MIN) th_blockcache_mapped(cbytes);
+  void *p = NULL;
+  if (cbytes >= TH_BLOCKCACHE_MIN) return obtain_large(cbytes);
+  if (posix_memalign(&p, ALIGNMENT, cbytes) != 0) return NULL;
   return p;
 }
 
@@ -160,7 +134,8 @@ void *th_realloc(void *p, size_t oldbytes, size_t newbytes, th_memcat cat) {
 void th_free(void *p, size_t bytes, th_memcat cat) {
   if (p == NULL) return;
   if (bytes == 0) bytes = 1;
-  if (!th_blockcache_put(p, th_blockcache_class(bytes))) free(p);
+  if (th_blockcache_class(bytes) >= TH_BLOCKCACHE_MIN) th_blockcache_put(p, th_blockcache_class(bytes));
+  else free(p);
   pthread_mutex_lock(&stats_lock);
   account(-(int64_t)bytes, cat);
   stats.live_count--;

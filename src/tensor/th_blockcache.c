@@ -10,8 +10,14 @@
 ** channels from one layer to the next). Such a block is 'lent': its true
 ** size is kept in 'lent' until it comes back, since th_free only knows the
 ** size asked for.
+** Large blocks are anonymous mappings of their own (th_blockcache_map), not
+** malloc's: a cached block of another class can then be resized in place
+** (mremap), keeping its resident pages, where freeing it and mapping a new
+** block would fault every page of the new one in again.
 */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,19 +29,25 @@
    a training step reuses its sizes within one step; one that is not
    reused holds resident memory for nothing */
 #define MAX_AGE 512
-/* before a new block is mapped, cached blocks are freed until the blocks
-   out, cached and new fit under the high-water mark plus 1/SLACK_DIV of
-   it. With no slack, a training step whose frees and requests interleave
-   a little differently from step to step freed blocks only to map and
-   fault them again the next step (about 4,000 page faults and 15% of a
-   ResNet-18 step, docs/dev/gradrel.md); a quarter of slack keeps the
-   step's blocks resident for the cost of that quarter at most */
-#define SLACK_DIV 4
+/* a request with no block of its class whose new block would take the
+   large blocks out and cached above their high-water mark plus the slack
+   is given a cached block resized (th_blockcache_reshape) instead, and
+   older cached blocks are freed until the rest fits: the cache raises the
+   peak of resident large blocks by at most the slack, a sixteenth of the
+   mark, or up to SLACK_FLOOR bytes while that is under a quarter. (A
+   quarter, the rule before resizing, cost DenseNet-BC b64 480 MiB of
+   peak; no slack doubled the kernel time a DenseNet step spends faulting
+   pages in, and a sixteenth alone cost ResNet-18 b16 8,000 faults a step
+   where a quarter had none, docs/dev/densenet.md) */
+#define SLACK_DIV 16
+#define SLACK_FLOOR ((size_t)128 << 20)
 /* the default cap (torch.blockCacheLimit changes it): the gradients of a
    training step of the bench's larger nets take several hundred MiB of
    blocks (docs/dev/gradrel.md); the high-water rule keeps the cache from
    raising the peak, the cap bounds what it holds after the steps end */
 #define DEFAULT_LIMIT ((size_t)1 << 30)
+/* blocks from this size on ask for huge pages (th_blockcache_map) */
+#define HUGE_MIN ((size_t)4 << 20)
 
 typedef struct entry {
   void *p;
@@ -49,6 +61,7 @@ static int n;                 /* entries in use: cache[0..n-1] */
 static size_t cached;         /* sum of their bytes */
 static size_t cap = DEFAULT_LIMIT;
 static uint64_t tick;
+static uint64_t reshaped;     /* blocks resized for another class, ever */
 static entry lent[ENTRIES];   /* blocks handed out for a smaller class */
 static int nlent;
 /* bytes of large blocks handed out now (true sizes) and the most ever */
@@ -71,12 +84,57 @@ size_t th_blockcache_class(size_t bytes) {
   return (bytes + step - 1) & ~(step - 1);
 }
 
-/* under lock: removes entry i, returns its block */
-static void *drop(int i) {
-  void *p = cache[i].p;
-  cached -= cache[i].bytes;
-  cache[i] = cache[--n];
+/* Blocks of HUGE_MIN and more start on a 2 MiB boundary and ask for
+   transparent huge pages (Debian's setting gives them only on request):
+   activations and weights of tens of MiB then take one TLB entry per 2 MiB,
+   which keeps a step fast after another process used the caches (the bench
+   alternates with PyTorch step by step: ResNet-18 b16 forward 148 -> 136
+   ms, docs/dev/benchmark-notes.md), and a block resized or lent faults its
+   pages in 512 times less often. TH_HUGEPAGES=0 at start-up turns it off */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int huge_on = -1;  /* -1 until the first large block reads TH_HUGEPAGES */
+
+static int huge(size_t cbytes) {
+  if (cbytes < HUGE_MIN) return 0;
+  if (__atomic_load_n(&huge_on, __ATOMIC_RELAXED) < 0) {
+    const char *e = getenv("TH_HUGEPAGES");
+    __atomic_store_n(&huge_on, !(e && e[0] == '0'), __ATOMIC_RELAXED);
+  }
+  return __atomic_load_n(&huge_on, __ATOMIC_RELAXED);
+}
+
+void *th_blockcache_map(size_t cbytes) {
+  const size_t extra = huge(cbytes) ? HUGE_PAGE : 0;
+  char *p = mmap(NULL, cbytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  if (extra) {
+    /* the 2 MiB boundary inside, the pages before it and past the block unmapped */
+    char *q = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (q > p) munmap(p, (size_t)(q - p));
+    if (q + cbytes < p + cbytes + extra) munmap(q + cbytes, (size_t)(p + cbytes + extra - (q + cbytes)));
+    madvise(q, cbytes, MADV_HUGEPAGE);
+    p = q;
+  }
   return p;
+}
+
+static void unmap(void *p, size_t bytes) {
+  munmap(p, bytes);
+}
+
+/* under lock: removes entry i, returns it */
+static entry drop(int i) {
+  entry e = cache[i];
+  cached -= e.bytes;
+  cache[i] = cache[--n];
+  return e;
+}
+
+/* under lock: frees entry i */
+static void discard(int i) {
+  entry e = drop(i);
+  unmap(e.p, e.bytes);
 }
 
 /* under lock, n > 0: the index of the entry freed longest ago */
@@ -92,24 +150,13 @@ static int oldest(void) {
 static void evict(size_t extra) {
   int i = 0;
   while (i < n) {
-    if (tick - cache[i].tick > MAX_AGE) free(drop(i));
+    if (tick - cache[i].tick > MAX_AGE) discard(i);
     else i++;
   }
-  while (n > 0 && (cached + extra > cap || n == ENTRIES)) free(drop(oldest()));
+  while (n > 0 && (cached + extra > cap || n == ENTRIES)) discard(oldest());
 }
 
-/* gives back the whole pages of block p (of 'bytes') past 'used' */
-static void trim(void *p, size_t used, size_t bytes) {
-  long ps = sysconf(_SC_PAGESIZE);
-  uintptr_t from, to = (uintptr_t)p + bytes;
-  if (ps <= 0) return;
-  from = ((uintptr_t)p + used + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
-  to &= ~((uintptr_t)ps - 1);
-  if (to > from) madvise((void *)from, to - from, MADV_DONTNEED);
-}
-
-void *th_blockcache_take(size_t bytes, size_t cbytes) {
-  size_t got = 0;
+void *th_blockcache_take(size_t cbytes) {
   void *p = NULL;
   int i, best = -1;
   pthread_mutex_lock(&lock);
@@ -126,17 +173,19 @@ void *th_blockcache_take(size_t bytes, size_t cbytes) {
     if (best >= 0) lent[nlent++] = cache[best];
   }
   if (best >= 0) {
-    got = cache[best].bytes;
-    handed(got);
-    p = drop(best);
+    /* a lent block keeps its pages past the request resident: they count
+       in 'out' at its true size, so the bound on the resident blocks
+       holds, and giving them back faulted them in again when the block
+       next served its own class */
+    handed(cache[best].bytes);
+    p = drop(best).p;
   }
   if (n > 0) evict(0);
   pthread_mutex_unlock(&lock);
-  if (p != NULL) trim(p, bytes, got);
   return p;
 }
 
-int th_blockcache_put(void *p, size_t cbytes) {
+void th_blockcache_put(void *p, size_t cbytes) {
   int i, kept = 0;
   pthread_mutex_lock(&lock);
   for (i = 0; i < nlent; i++)
@@ -156,13 +205,51 @@ int th_blockcache_put(void *p, size_t cbytes) {
     kept = 1;
   }
   pthread_mutex_unlock(&lock);
-  return kept;
+  if (!kept) unmap(p, cbytes);
 }
 
-void th_blockcache_reclaim(size_t cbytes) {
+static size_t slack(void) {
+  size_t s = out_hwm / SLACK_DIV, q = out_hwm / 4;
+  size_t floor = q < SLACK_FLOOR ? q : SLACK_FLOOR;
+  return s > floor ? s : floor;
+}
+
+/* under lock, n > 0: the block to resize for class 'cbytes': the closest
+   in size (a block grown faults its new pages in; one shrunk gives pages
+   back that a later request may fault in again) */
+static int reshape_candidate(size_t cbytes) {
+  int i, best = 0;
+  size_t d, bestd = SIZE_MAX;
+  for (i = 0; i < n; i++) {
+    d = cache[i].bytes > cbytes ? cache[i].bytes - cbytes : cbytes - cache[i].bytes;
+    if (d < bestd) {
+      best = i;
+      bestd = d;
+    }
+  }
+  return best;
+}
+
+void *th_blockcache_reshape(size_t cbytes) {
+  entry e;
+  void *q;
   pthread_mutex_lock(&lock);
-  while (n > 0 && out + cached + cbytes > out_hwm + out_hwm / SLACK_DIV) free(drop(oldest()));
+  if (n == 0 || out + cached + cbytes <= out_hwm + slack()) {
+    pthread_mutex_unlock(&lock);
+    return NULL;
+  }
+  e = drop(reshape_candidate(cbytes));
+  while (n > 0 && out + cached + cbytes > out_hwm + slack()) discard(oldest());
+  handed(cbytes);
+  reshaped++;
   pthread_mutex_unlock(&lock);
+  q = mremap(e.p, e.bytes, cbytes, MREMAP_MAYMOVE);
+  if (q != MAP_FAILED) return q;
+  unmap(e.p, e.bytes);
+  pthread_mutex_lock(&lock);
+  out -= cbytes;
+  pthread_mutex_unlock(&lock);
+  return NULL;
 }
 
 void th_blockcache_mapped(size_t cbytes) {
@@ -175,13 +262,14 @@ size_t th_blockcache_flush(void) {
   size_t freed;
   pthread_mutex_lock(&lock);
   freed = cached;
-  while (n > 0) free(drop(n - 1));
+  while (n > 0) discard(n - 1);
   pthread_mutex_unlock(&lock);
   return freed;
 }
 
-void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm) {
+void th_blockcache_stats(int64_t *bytes, int64_t *count, int64_t *outb, int64_t *hwm, int64_t *resized) {
   pthread_mutex_lock(&lock);
+  *resized = (int64_t)reshaped;
   *bytes = (int64_t)cached;
   *count = n;
   *outb = (int64_t)out;
