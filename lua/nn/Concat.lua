@@ -97,11 +97,13 @@ end
 
 -- runs 'method' on every child with its part of gradOutput, in run order;
 -- returns the children's results by module index
-local function eachChild(self, method, input, gradOutput, arg)
+local function eachChild(self, method, input, gradOutput, arg, windows)
   local at, res = offsets(self), {}
   for _, i in ipairs(self:_runOrder()) do
     local module = self.modules[i]
-    res[i] = self:rethrowErrors(module, i, method, input, self:_window(gradOutput, module.output, at[i]), arg)
+    local w = self:_window(gradOutput, module.output, at[i])
+    if windows then windows[i] = w end
+    res[i] = self:rethrowErrors(module, i, method, input, w, arg)
   end
   return res
 end
@@ -112,7 +114,9 @@ end
 local function backward(self, method, input, gradOutput, scale)
   local who = torch.type(self) .. ':' .. method
   self:_checkGradOutput(gradOutput, who)
-  local gis = eachChild(self, method, input, gradOutput, scale)
+  local release = method == 'backward' and gradrelease.active(self)
+  local windows = release and {} or nil
+  local gis = eachChild(self, method, input, gradOutput, scale, windows)
   local first = true
   for i = 1, #self.modules do
     local gi = gis[i]
@@ -128,6 +132,18 @@ local function backward(self, method, input, gradOutput, scale)
   end
   -- consumed: the children's gradInputs (nn/gradrelease.lua)
   if method == 'backward' then gradrelease.releaseChildren(self, input, gradOutput) else gradrelease.kept(self) end
+  -- and the windows of gradOutput the children were given: each is a view
+  -- of the gradOutput's storage, which the caller may release next (a
+  -- Sequential releases the gradInput it came from); a dead window kept
+  -- that storage alive until Lua's collector found it, up to a step later
+  -- in generational mode (DenseNet-BC b64: 600 MiB of its peak,
+  -- docs/dev/densenet.md). A window that is a child's gradInput (an
+  -- nn.Identity's) is the release's to decide
+  if windows then
+    for i, w in pairs(windows) do
+      if not rawequal(rawget(self.modules[i], 'gradInput'), w) then w:set() end
+    end
+  end
   return self.gradInput
 end
 

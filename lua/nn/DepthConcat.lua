@@ -48,7 +48,11 @@ function DepthConcat:_window(whole, o, offset)
     local cur = o:size(k)
     if k ~= self.dimension and whole:size(k) ~= cur then
       -- 5 vs 3 -> start 2 (one each side); 9 vs 4 -> start 3 (2 before, 3 after)
-      w = w:narrow(k, math.floor((whole:size(k) - cur) / 2) + 1, cur)
+      -- narrowed in place: an intermediate view left to the collector
+      -- would keep the storage alive after the window is emptied
+      local n = w:narrow(k, math.floor((whole:size(k) - cur) / 2) + 1, cur)
+      w:set(n)
+      n:set()
     end
   end
   return w
