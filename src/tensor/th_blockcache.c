@@ -86,11 +86,12 @@ size_t th_blockcache_class(size_t bytes) {
 
 /* Blocks of HUGE_MIN and more start on a 2 MiB boundary and ask for
    transparent huge pages (Debian's setting gives them only on request):
-   activations and weights of tens of MiB then take one TLB entry per 2 MiB,
-   which keeps a step fast after another process used the caches (the bench
-   alternates with PyTorch step by step: ResNet-18 b16 forward 148 -> 136
-   ms, docs/dev/benchmark-notes.md), and a block resized or lent faults its
-   pages in 512 times less often. TH_HUGEPAGES=0 at start-up turns it off */
+   a block resized or lent faults its pages in 512 times less often
+   (DenseNet-BC b64: 10,400 faults a step against 50,000 with 4 KiB pages,
+   docs/dev/densenet.md), and activations and weights of tens of MiB take
+   one TLB entry per 2 MiB (step times with and without: within the bench's
+   spread, docs/dev/benchmark-notes.md). TH_HUGEPAGES=0 at start-up turns
+   it off */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 static int huge_on = -1;  /* -1 until the first large block reads TH_HUGEPAGES */
