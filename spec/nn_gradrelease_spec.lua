@@ -577,6 +577,32 @@ describe('nn gradInput release, misuse', function()
     end
   end)
 
+  it('a child whose gradInput is a table (JoinTable\'s) is made again too, or named (found by the fuzzer, seed 30)', function()
+    local function build(inplace)
+      torch.manualSeed(30)
+      return nn.Sequential():add(nn.Linear(6, 3))
+        :add(nn.Sequential()
+          :add(nn.ConcatTable():add(nn.Sequential():add(nn.Dropout(0.2, nil, inplace)))
+                              :add(nn.Sequential():add(nn.Tanh()):add(nn.Linear(3, 4))))
+          :add(nn.JoinTable(2)))
+    end
+    local x, g = torch.randn(2, 6), torch.randn(2, 7)
+    local function twice(net)
+      net:zeroGradParameters()
+      torch.manualSeed(1)
+      net:forward(x)
+      net:backward(x, g)
+      net:accGradParameters(x, g)
+      local _, gp = net:parameters()
+      return gp
+    end
+    local got, want = twice(build(false)), twice(build(false):keepGradInputs(true))
+    for k = 1, #want do assert.is_true(got[k]:equal(want[k]), 'gradient ' .. k) end
+    local ok, err = pcall(twice, build(true))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find('nn.Sequential:accGradParameters: the gradInput of module 2 is empty', 1, true), err)
+  end)
+
   it('with an in-place module a second run would repeat, names the released gradInput and the way out', function()
     torch.manualSeed(10)
     local net = nn.Sequential():add(nn.Linear(4, 5)):add(nn.MulConstant(2, true)):add(nn.Linear(5, 3))

@@ -528,11 +528,60 @@ STEPS.step_noinplace = {'sgd', {inplace = false}}
 STEPS.step_blocks = {'sgd', {blockBytes = 64}, true, 1e-9}
 STEPS.step_twopass = {'adam', {twoPass = true}}
 
+-- the plain engine, no optnet: containers (nngraph's gModule too) let go
+-- of consumed gradInputs and Concat of its gradOutput windows; against a
+-- second build keeping everything, two training passes, one at another
+-- batch, then accGradParameters after backward (Torch7 code taking the
+-- gradients twice): the released gradInputs are made again, or, with an
+-- in-place module a second run would repeat, an error says so
+local PLAIN = {plain_release = true}
+
+local function plainReleaseCheck(desc)
+  local A, x = fresh(desc, 'training')
+  local R = fresh(desc, 'training'):keepGradInputs(true)
+  local go = probeLike(desc, x, desc.seed + 12)
+  stage('plain release: a training pass')
+  samePass(pass(A, x, go, true), refPass(R, x, go, true))
+  stage('plain release: again')
+  samePass(pass(A, x, go, true), refPass(R, x, go, true))
+  local v = variants(desc, x)[1]
+  local okRef, rv = pcall(function()
+    local g = probeLike(desc, v[2], desc.seed + 13)
+    return {pass(R, v[2], g, true), g}
+  end)
+  if okRef then
+    stage('plain release: ' .. v[1])
+    samePass(pass(A, v[2], rv[2], true), rv[1])
+  end
+  stage('plain release: accGradParameters after backward')
+  local function twice(net)
+    torch.manualSeed(PASS_SEED)
+    net:zeroGradParameters()
+    local xx, gg = copyOf(x), copyOf(go)
+    net:forward(xx)
+    net:backward(xx, gg)
+    torch.manualSeed(PASS_SEED)
+    net:accGradParameters(xx, gg)
+    local _, g = params(net)
+    return g
+  end
+  local okR, gR = pcall(twice, R)
+  if not okR then return end
+  local okA, gA = pcall(twice, A)
+  if not okA then
+    local msg = tostring(gA)
+    if msg:find('keeps them from being made again', 1, true) then return end
+    error(gA, 0)
+  end
+  same(gA, gR, 'gradParameters')
+end
+
 -- ---------------------------------------------------------------- list
 
 checks.names = {}
 for k in pairs(OPT) do checks.names[#checks.names + 1] = k end
 for k in pairs(STEPS) do checks.names[#checks.names + 1] = k end
+for k in pairs(PLAIN) do checks.names[#checks.names + 1] = k end
 table.sort(checks.names)
 
 local function optsText(o)
@@ -613,6 +662,10 @@ function checks.explain(name)
     if OPT[name][4] then s = s .. '; the net first: ' .. PREP[OPT[name][4]][2] end
     return s
   end
+  if PLAIN[name] then
+    return 'no optnet: the plain net (containers release consumed gradInputs) against a second build keeping them, '
+      .. 'two training passes, one at another batch, then accGradParameters after backward'
+  end
   if STEPS[name] then
     local st = STEPS[name]
     return string.format('optnet.trainStep(net, nn.MSECriterion(), input, {method = optim.%s, config = %s, ...%s}) '
@@ -632,6 +685,8 @@ function checks.run(desc, name, report)
     elseif STEPS[name] then
       local st = STEPS[name]
       stepCheck(desc, st[1], st[2], st[4], st[3])
+    elseif PLAIN[name] then
+      plainReleaseCheck(desc)
     else
       error('fuzz: no check named ' .. tostring(name))
     end

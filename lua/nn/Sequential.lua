@@ -79,13 +79,12 @@ end
 
 function Sequential:accGradParameters(input, gradOutput, scale)
   scale = scale or 1
-  gradrelease.remake(self, input, gradOutput)
+  gradrelease.ensureKept(self, input, gradOutput, 'accGradParameters')
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accGradParameters', self.modules[i - 1].output, current, scale)
     current = m.gradInput
-    gradrelease.checkKept(self, i, current, 'accGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accGradParameters', input, current, scale)
@@ -119,13 +118,12 @@ function Sequential:backward(input, gradOutput, scale)
 end
 
 function Sequential:accUpdateGradParameters(input, gradOutput, lr)
-  gradrelease.remake(self, input, gradOutput)
+  gradrelease.ensureKept(self, input, gradOutput, 'accUpdateGradParameters')
   local current = gradOutput
   for i = #self.modules, 2, -1 do
     local m = self.modules[i]
     self:rethrowErrors(m, i, 'accUpdateGradParameters', self.modules[i - 1].output, current, lr)
     current = m.gradInput
-    gradrelease.checkKept(self, i, current, 'accUpdateGradParameters')
   end
   if #self.modules > 0 then
     self:rethrowErrors(self.modules[1], 1, 'accUpdateGradParameters', input, current, lr)

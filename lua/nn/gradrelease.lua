@@ -100,7 +100,7 @@ end
 -- bookkeeping only (the numbers never depend on it), so a side table
 local skipped = setmetatable({}, {__mode = 'k'})
 -- tensors this module emptied -> {key, bytes}: what each held, for
--- checkKept's message and for optnet.countUsedMemory, which counts a
+-- the accGradParameters error and for optnet.countUsedMemory, which counts a
 -- released gradInput at the size it had (OptNet's measure of a net's
 -- tensors, as Torch7 held them). Tensors that viewed one storage share its
 -- key: aliveKey maps a storage (by its serial, never reused) still held by
@@ -179,16 +179,12 @@ end
 -- 'needed' (a list of gradients the container's accGradParameters reads;
 -- by default its children's gradInputs after the first)
 function gradrelease.remake(container, input, gradOutput, needed)
-  local any = false
-  if needed then
-    any = gradrelease.anyReleased(needed)
-  else
-    for i = 2, #container.modules do
-      local gi = rawget(container.modules[i], 'gradInput')
-      if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then any = true; break end
-    end
+  if not needed then
+    -- a child's gradInput may be a table (CAddTable's), released leaf by leaf
+    needed = {}
+    for i = 2, #container.modules do needed[#needed + 1] = rawget(container.modules[i], 'gradInput') end
   end
-  if not any then return true end
+  if not gradrelease.anyReleased(needed) then return true end
   for _, m in ipairs(container:listModules()) do
     if rawget(m, 'inplace') and not IDEMPOTENT[torch.type(m)] then return false end
   end
@@ -196,14 +192,19 @@ function gradrelease.remake(container, input, gradOutput, needed)
   return true
 end
 
--- Says so, where the child would report an empty gradOutput (remake could
--- not make the gradInputs again).
-function gradrelease.checkKept(container, i, gi, method)
-  if torch.isTensor(gi) and released[gi] and gi:nElement() == 0 then
-    error(string.format("%s:%s: the gradInput of module %d is empty: backward releases the children's gradInputs "
-      .. 'once consumed, and an in-place module inside keeps them from being made again; call updateGradInput '
-      .. 'before %s, or keep them with nn.keepGradInputs(true) or module:keepGradInputs(true)',
-      torch.type(container), method, i, method), 3)
+-- Sequential's accGradParameters or accUpdateGradParameters ('method')
+-- after a backward: the released gradInputs made again (remake), or an
+-- error naming the first released one when an in-place module forbids it
+-- (the child would otherwise report an empty gradOutput, deep inside)
+function gradrelease.ensureKept(container, input, gradOutput, method)
+  if gradrelease.remake(container, input, gradOutput) then return end
+  for i = #container.modules, 2, -1 do  -- the first the loop would meet
+    if gradrelease.anyReleased(rawget(container.modules[i], 'gradInput')) then
+      error(string.format("%s:%s: the gradInput of module %d is empty: backward releases the children's gradInputs "
+        .. 'once consumed, and an in-place module inside keeps them from being made again; call updateGradInput '
+        .. 'before %s, or keep them with nn.keepGradInputs(true) or module:keepGradInputs(true)',
+        torch.type(container), method, i, method), 3)
+    end
   end
 end
 

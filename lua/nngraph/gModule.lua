@@ -173,68 +173,36 @@ local function checkGradOutput(self, gradOutput, who)
   end
 end
 
-function gModule:updateGradInput(input, gradOutput)
-  checkGradOutput(self, gradOutput, 'updateGradInput')
+-- the backward graph in order: each node's module gets the sum of what its
+-- successors sent (step(module, input, gradOutput) returns its gradInput)
+-- and sends its gradInput on. With 'release', a node's received gradients
+-- (its successors' gradInputs and the buffer it summed them in) are let go
+-- of once no node still to run holds them (nn/gradrelease.lua)
+local function backwardPass(self, input, gradOutput, step, release)
   for _, node in ipairs(self.backwardnodes) do
     local g = node.data.gradOutput
     while g and #g > 0 do table.remove(g) end
   end
   self.outnode.data.gradOutput = self.outnode.data.gradOutput or {}
   self.outnode.data.gradOutput[1] = gradOutput
-
-  local function neteval(node)
-    local d = node.data
-    if d.selectindex then
-      local child = node.children[1]
-      local cd = child.data
-      cd.gradOutput = cd.gradOutput or {}
-      cd.gradOutput[1] = cd.gradOutput[1] or {}
-      cd.gradOutput[1][d.selectindex] = totalGradOutput(node)
-    else
-      local go = totalGradOutput(node)
-      local gi = go
-      if d.module then gi = d.module:updateGradInput(nodeInput(node), go) end
-      -- a module whose gradInput is nil (it computes none: a first layer)
-      -- sends nothing, as in Torch7, whose inputs then get no gradient
-      for _, child in ipairs(node.children) do
-        local cd = child.data
-        cd.gradOutput = cd.gradOutput or {}
-        local g = gi
-        if g ~= nil and #node.children > 1 then g = gi[d.mapindex[cd]] end
-        cd.gradOutput[#cd.gradOutput + 1] = g
-      end
-    end
-    if self.verbose then print(' V : ' .. node:label()) end
-  end
-  for _, node in ipairs(self.backwardnodes) do neteval(node) end
-  self.gradInput = self.innode.data.gradOutput[1]
-  return self.gradInput
-end
-
--- backward runs each node's module backward (its derivative step and its
--- gradient step together), as Sequential does, not every updateGradInput
--- and then every accGradParameters (Torch7's Module:backward on a
--- gModule): the numbers are the same, except that a module that puts its
--- input back in its derivative step (an in-place AddConstant) no longer
--- hands the restored values to an earlier node's gradient step. And it lets
--- go of the gradients a node consumed once no node still to run reads
--- them (nn/gradrelease.lua; nn.keepGradInputs(true) or
--- gm:keepGradInputs(true) keep them)
-function gModule:backward(input, gradOutput, scale)
-  checkGradOutput(self, gradOutput, 'backward')
-  for _, node in ipairs(self.backwardnodes) do
-    local g = node.data.gradOutput
-    while g and #g > 0 do table.remove(g) end
-  end
-  self.outnode.data.gradOutput = self.outnode.data.gradOutput or {}
-  self.outnode.data.gradOutput[1] = gradOutput
-  local release = gradrelease.active(self)
   local protected = release and gradrelease.protect(gradOutput, input) or nil
   -- tensor -> how many gradOutput entries of nodes still to run hold it
   local pending = {}
   local function hold(v, by)
     if not release then return end
     for t in pairs(gradrelease.collect(v)) do pending[t] = (pending[t] or 0) + by end
+  end
+  local function consume(d)
+    local consumed = {}
+    for _, g in ipairs(d.gradOutput or {}) do
+      hold(g, -1)
+      gradrelease.collect(g, consumed)
+    end
+    if d.gradOutputBuffer then gradrelease.collect(d.gradOutputBuffer, consumed) end
+    for t in pairs(consumed) do
+      if (pending[t] or 0) > 0 then consumed[t] = nil end
+    end
+    gradrelease.releaseTensors(consumed, protected)
   end
 
   local function neteval(node)
@@ -250,7 +218,9 @@ function gModule:backward(input, gradOutput, scale)
     else
       local go = totalGradOutput(node)
       local gi = go
-      if d.module then gi = d.module:backward(nodeInput(node), go, scale) end
+      if d.module then gi = step(d.module, nodeInput(node), go) end
+      -- a module whose gradInput is nil (it computes none: a first layer)
+      -- sends nothing, as in Torch7, whose inputs then get no gradient
       for _, child in ipairs(node.children) do
         local cd = child.data
         cd.gradOutput = cd.gradOutput or {}
@@ -260,23 +230,31 @@ function gModule:backward(input, gradOutput, scale)
         hold(g, 1)
       end
     end
-    if release and node.data ~= self.innode.data then
-      local consumed = {}
-      for _, g in ipairs(d.gradOutput or {}) do
-        hold(g, -1)
-        gradrelease.collect(g, consumed)
-      end
-      if d.gradOutputBuffer then gradrelease.collect(d.gradOutputBuffer, consumed) end
-      for t in pairs(consumed) do
-        if (pending[t] or 0) > 0 then consumed[t] = nil end
-      end
-      gradrelease.releaseTensors(consumed, protected)
-    end
+    if release and d ~= self.innode.data then consume(d) end
     if self.verbose then print(' V : ' .. node:label()) end
   end
   for _, node in ipairs(self.backwardnodes) do neteval(node) end
   self.gradInput = self.innode.data.gradOutput[1]
   return self.gradInput
+end
+
+function gModule:updateGradInput(input, gradOutput)
+  checkGradOutput(self, gradOutput, 'updateGradInput')
+  return backwardPass(self, input, gradOutput, function(m, x, go) return m:updateGradInput(x, go) end, false)
+end
+
+-- backward runs each node's module backward (its derivative step and its
+-- gradient step together), as Sequential does, not every updateGradInput
+-- and then every accGradParameters (Torch7's Module:backward on a
+-- gModule): the numbers are the same, except that a module that puts its
+-- input back in its derivative step (an in-place AddConstant) no longer
+-- hands the restored values to an earlier node's gradient step. And it lets
+-- go of the gradients a node consumed once no node still to run reads
+-- them (nn.keepGradInputs(true) or gm:keepGradInputs(true) keep them)
+function gModule:backward(input, gradOutput, scale)
+  checkGradOutput(self, gradOutput, 'backward')
+  return backwardPass(self, input, gradOutput, function(m, x, go) return m:backward(x, go, scale) end,
+                      gradrelease.active(self))
 end
 
 function gModule:accGradParameters(input, gradOutput, scale)

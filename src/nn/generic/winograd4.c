@@ -259,44 +259,33 @@ static inline void TH_R(wino4_grad_stage)(const real *go, const wplan *p, int64_
   }
 }
 
-/* (A y) of a 4-vector: y0, y0+y1+y2+y3, y0-y1+y2-y3, y0+2y1+4y2+8y3, y0-2y1+4y2-8y3, y3 */
+/* (A y) of nb 4-vectors: y0, y0+y1+y2+y3, y0-y1+y2-y3, y0+2y1+4y2+8y3, y0-2y1+4y2-8y3, y3;
+   y_i at y + i * ys, (A y)_i at f + i * fs */
+static inline __attribute__((always_inline)) void TH_R(wino4_a6)(const real *y, int64_t ys, real *f,
+                                                                  int64_t fs, int64_t nb) {
+  const real *restrict y0 = y, *restrict y1 = y + ys, *restrict y2 = y + 2 * ys, *restrict y3 = y + 3 * ys;
+  real *restrict f0 = f, *restrict f1 = f + fs, *restrict f2 = f + 2 * fs;
+  real *restrict f3 = f + 3 * fs, *restrict f4 = f + 4 * fs, *restrict f5 = f + 5 * fs;
+  int64_t j;
+#pragma omp simd
+  for (j = 0; j < nb; j++) {
+    const real a0 = y0[j], a1 = y1[j], a2 = y2[j], a3 = y3[j];
+    const real s02 = a0 + a2, s13 = a1 + a3, q02 = a0 + 4 * a2, q13 = 2 * a1 + 8 * a3;
+    f0[j] = a0;
+    f1[j] = s02 + s13;
+    f2[j] = s02 - s13;
+    f3[j] = q02 + q13;
+    f4[j] = q02 - q13;
+    f5[j] = a3;
+  }
+}
+
+/* A y A^T per tile: down the columns into F[6 r + k], then along the rows into Yh[6 k + l] */
 TH_CPU_CLONES static void TH_R(wino4_grad_tiles)(const real *E, int64_t nb, real *Yh, int64_t S,
                                                  real *F) {
-  int64_t j, k;
-  for (k = 0; k < 4; k++) {  /* A down the columns: F[6 r + k] */
-    const real *restrict y0 = E + k * nb, *restrict y1 = y0 + 4 * nb, *restrict y2 = y1 + 4 * nb;
-    const real *restrict y3 = y2 + 4 * nb;
-    real *restrict f0 = F + k * nb, *restrict f1 = f0 + 4 * nb, *restrict f2 = f1 + 4 * nb;
-    real *restrict f3 = f2 + 4 * nb, *restrict f4 = f3 + 4 * nb, *restrict f5 = f4 + 4 * nb;
-#pragma omp simd
-    for (j = 0; j < nb; j++) {
-      const real a0 = y0[j], a1 = y1[j], a2 = y2[j], a3 = y3[j];
-      const real s02 = a0 + a2, s13 = a1 + a3, q02 = a0 + 4 * a2, q13 = 2 * a1 + 8 * a3;
-      f0[j] = a0;
-      f1[j] = s02 + s13;
-      f2[j] = s02 - s13;
-      f3[j] = q02 + q13;
-      f4[j] = q02 - q13;
-      f5[j] = a3;
-    }
-  }
-  for (k = 0; k < 6; k++) {  /* A along the rows: Yh[6 k + l] */
-    const real *restrict y0 = F + 4 * k * nb, *restrict y1 = y0 + nb, *restrict y2 = y1 + nb;
-    const real *restrict y3 = y2 + nb;
-    real *restrict h0 = Yh + 6 * k * S, *restrict h1 = h0 + S, *restrict h2 = h1 + S;
-    real *restrict h3 = h2 + S, *restrict h4 = h3 + S, *restrict h5 = h4 + S;
-#pragma omp simd
-    for (j = 0; j < nb; j++) {
-      const real a0 = y0[j], a1 = y1[j], a2 = y2[j], a3 = y3[j];
-      const real s02 = a0 + a2, s13 = a1 + a3, q02 = a0 + 4 * a2, q13 = 2 * a1 + 8 * a3;
-      h0[j] = a0;
-      h1[j] = s02 + s13;
-      h2[j] = s02 - s13;
-      h3[j] = q02 + q13;
-      h4[j] = q02 - q13;
-      h5[j] = a3;
-    }
-  }
+  int64_t k;
+  for (k = 0; k < 4; k++) TH_R(wino4_a6)(E + k * nb, 4 * nb, F + k * nb, 4 * nb, nb);
+  for (k = 0; k < 6; k++) TH_R(wino4_a6)(F + 4 * k * nb, nb, Yh + 6 * k * S, S, nb);
 }
 
 /* the block's Yh (36 x K x nb), plane by plane; D: 40 x nb of scratch */
